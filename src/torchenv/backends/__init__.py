@@ -1,0 +1,1 @@
+"""Environment backends: venv and conda."""

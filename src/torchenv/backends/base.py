@@ -1,0 +1,44 @@
+"""A backend makes and fills one environment kind (venv or conda prefix).
+
+Why a small base class (pipx's backends/_base.py): ``up``, ``lock`` and ``bundle`` never
+ask which backend they hold. Keyword-only methods keep call sites readable.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..lock.model import LockTarget
+    from ..resolve.plan import Plan
+    from ..ui import Ui
+
+
+class Backend(ABC):
+    name: str = "base"
+
+    def __init__(self, *, plan: "Plan", env_path: Path, ui: "Ui") -> None:
+        self.plan = plan
+        self.env_path = env_path
+        self.ui = ui
+
+    @abstractmethod
+    def lock_target(self, *, requirements: list[str]) -> "LockTarget":
+        """Resolve the plan (+ project requirements) to exact files, without installing."""
+
+    @abstractmethod
+    def create(self) -> None:
+        """Create an empty environment at ``env_path`` with the planned Python."""
+
+    @abstractmethod
+    def install(self, *, target: "LockTarget") -> None:
+        """Install exactly the target's files (hash-checked) into the environment."""
+
+    @abstractmethod
+    def python(self) -> Path:
+        """The environment's interpreter."""
+
+    @abstractmethod
+    def installed(self) -> dict[str, str]:
+        """name -> version of what is installed now (cheap: reads metadata dirs, imports nothing)."""

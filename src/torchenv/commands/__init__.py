@@ -1,0 +1,1 @@
+"""One module per verb: ``register(subparsers)`` and ``run(args) -> int``."""

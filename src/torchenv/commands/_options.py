@@ -1,0 +1,74 @@
+"""Flag groups shared by several verbs, so ``plan``, ``up`` and ``lock`` accept the same words."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..intent.model import Intent
+    from ..machine import Machine
+
+
+def add_project(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-C", "--project", default=".", metavar="DIR",
+                   help="project directory holding torchenv.toml (default: current directory)")
+
+
+def add_quiet(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-q", "--quiet", action="store_true", help="print only errors and the final result")
+
+
+def add_json(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
+
+
+def add_intent_overrides(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("intent overrides (win over torchenv.toml)")
+    g.add_argument("--torch", metavar="SPEC", help='torch version: PEP 440 spec or bare minor, e.g. "2.4"')
+    g.add_argument("--cuda", metavar="TIER", help="auto | cpu | 12.1 | cu121 | rocm6.2")
+    g.add_argument("--python", metavar="X.Y", help="Python version for the environment")
+    g.add_argument("--with", dest="with_", action="append", metavar="NAME",
+                   help="companion package (repeatable): torchvision, torchaudio")
+    g.add_argument("--policy", choices=["compat", "strict"],
+                   help="driver policy: compat = NVIDIA minor-version floors (default), strict = toolkit drivers")
+    g.add_argument("--experimental", action="store_true", help="allow experimental CUDA tiers")
+    g.add_argument("--backend", choices=["venv", "conda", "auto"], help="environment backend")
+    g.add_argument("--installer", choices=["uv", "pip"], help="wheel installer engine")
+
+
+def add_machine_assumptions(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("machine (assume instead of probing)")
+    g.add_argument("--machine", metavar="FILE", help="a saved probe (torchenv probe --save FILE)")
+    g.add_argument("--assume-os", choices=["linux", "windows", "macos"])
+    g.add_argument("--assume-arch", choices=["x86_64", "aarch64", "arm64"])
+    g.add_argument("--assume-driver", metavar="VERSION", help="NVIDIA driver version, e.g. 550.54.14")
+    g.add_argument("--assume-gpu", action="append", metavar="CC",
+                   help="a GPU's compute capability, e.g. 8.6 (repeat once per GPU)")
+    g.add_argument("--assume-no-gpu", action="store_true", help="plan for a machine with no GPU")
+    g.add_argument("--assume-python", action="append", metavar="X.Y",
+                   help="a Python version available on the target machine (repeatable)")
+    g.add_argument("--assume-glibc", metavar="X.Y", help="glibc version of the target machine")
+
+
+def add_mirror_flags(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("mirrors")
+    g.add_argument("--mirror", metavar="NAME", help="mirror preset (tuna, aliyun, ...), 'auto' or 'official'")
+    g.add_argument("--pypi-mirror", metavar="URL", help="PyPI-side simple index URL")
+    g.add_argument("--torch-mirror", metavar="URL", help="torch wheel base URL (<base>/<tier>/)")
+    g.add_argument("--torch-layout", choices=["index", "flat"], help="layout of --torch-mirror")
+
+
+def intent_from_args(args: argparse.Namespace) -> "Intent":
+    """torchenv.toml of the project (or defaults), with command-line overrides applied."""
+    from ..intent.load import apply_overrides, load_project_intent
+
+    intent = load_project_intent(Path(getattr(args, "project", ".") or "."))
+    return apply_overrides(intent, args)
+
+
+def machine_from_args(args: argparse.Namespace) -> "Machine":
+    """The probed machine, or the one the --machine/--assume-* flags describe."""
+    from ..probe.assume import machine_from_args as build
+
+    return build(args)

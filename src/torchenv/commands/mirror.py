@@ -1,0 +1,15 @@
+"""`torchenv mirror` (placeholder until implemented)."""
+from __future__ import annotations
+
+import argparse
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("mirror", help="(not implemented yet)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..errors import TorchenvError
+
+    raise TorchenvError("torchenv mirror is not implemented yet")

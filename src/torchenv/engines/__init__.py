@@ -1,0 +1,1 @@
+"""Installer engines: uv, pip, rattler, conda binaries."""

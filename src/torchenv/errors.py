@@ -1,0 +1,101 @@
+"""One exception family, each carrying a message written for the user.
+
+Why: every failure a user can hit must say what is wrong, where (file, line, key,
+source URL) and what to try instead. Commands catch ``TorchenvError`` at the top
+and print ``message`` + ``hint``; nothing else needs to format errors.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+
+class TorchenvError(Exception):
+    """Base error. ``exit_code`` is what the CLI returns (2 for refusals/bad input)."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, *, hint: str | None = None, **details: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+        self.details = details
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"error": self.message}
+        if self.hint:
+            out["hint"] = self.hint
+        out.update({k: v for k, v in self.details.items() if v is not None})
+        return out
+
+    def __str__(self) -> str:
+        return self.message if not self.hint else f"{self.message}\n  hint: {self.hint}"
+
+
+class IntentError(TorchenvError):
+    """torchenv.toml (or a flag) is malformed: names file, line and key."""
+
+    exit_code = 2
+
+    def __init__(self, message: str, *, file: str | None = None, line: int | None = None,
+                 key: str | None = None, hint: str | None = None) -> None:
+        where = file or "<flags>"
+        if line is not None:
+            where += f":{line}"
+        if key:
+            where += f": [{key}]" if "." not in key else f": {key}"
+        super().__init__(f"{where}: {message}", hint=hint, file=file, line=line, key=key)
+        self.file, self.line, self.key = file, line, key
+
+
+class MachineFileError(TorchenvError):
+    """A saved probe (--machine FILE) or an --assume-* value is invalid."""
+
+    exit_code = 2
+
+
+class PlanRefused(TorchenvError):
+    """The intent cannot be met on this machine. Carries alternatives that would work."""
+
+    exit_code = 2
+
+    def __init__(self, message: str, *, reasons: list[str] | None = None,
+                 alternatives: list[dict[str, Any]] | None = None, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.reasons = reasons or []
+        self.alternatives = alternatives or []
+
+    def to_json(self) -> dict[str, Any]:
+        out = {"error": self.message, "reasons": self.reasons, "alternatives": self.alternatives}
+        if self.hint:
+            out["hint"] = self.hint
+        return out
+
+
+class SourceError(TorchenvError):
+    """An index/mirror could not be reached, lacked a file, or served wrong bytes."""
+
+    def __init__(self, message: str, *, url: str | None = None, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint, url=url)
+        self.url = url
+
+
+class HashMismatch(SourceError):
+    """Bytes on disk or from a source do not match the sha256 the lock/plan names."""
+
+
+class LockError(TorchenvError):
+    """torchenv.lock is malformed, from a newer torchenv, edited by hand, or lacks a target."""
+
+    exit_code = 2
+
+
+class EnvError(TorchenvError):
+    """The environment path holds something torchenv must not touch, or is broken."""
+
+
+class BackendError(TorchenvError):
+    """An engine (uv, pip, rattler, conda) failed; message carries its output tail."""
+
+
+class ConcurrentRun(TorchenvError):
+    """Another torchenv process holds the project lock."""

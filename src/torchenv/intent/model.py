@@ -1,0 +1,75 @@
+"""The intent: what a project asks for in ``torchenv.toml`` (after parsing and normalising).
+
+Why frozen dataclasses: the resolver, lock (intent hash) and commands all read the
+same object; flags produce a modified copy with ``dataclasses.replace``.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+INTENT_FILE = "torchenv.toml"
+
+
+@dataclass(frozen=True)
+class TorchIntent:
+    version: str | None = None          # PEP 440 spec as written ("2.4" is normalised to "==2.4.*")
+    cuda: str = "auto"                  # auto | cpu | cuXYZ | rocmX.Y (normalised: "12.1" -> "cu121")
+    python: str | None = None           # "3.11"; None = let the resolver choose
+    with_: tuple[str, ...] = ()         # companions: torchvision, torchaudio
+    policy: str = "compat"              # compat (NVIDIA minor-version floors) | strict (toolkit driver)
+    allow_experimental: bool = False    # allow experimental tiers even when a stable one fits
+
+
+@dataclass(frozen=True)
+class EnvIntent:
+    path: str = ".venv"
+    backend: str = "venv"               # venv | conda | auto
+    installer: str = "uv"               # uv | pip
+    requirements: tuple[str, ...] = ()  # requirement files of the project; () = autodetect
+
+
+@dataclass(frozen=True)
+class MirrorIntent:
+    use: str | None = None              # preset name or "auto"
+    pypi: str | None = None
+    torch: str | None = None            # base: <base>/<tier>/ is the tier's index
+    torch_layout: str | None = None     # index | flat
+    conda: dict[str, str] = field(default_factory=dict)
+    fallback: tuple[str, ...] = ()      # preset names tried after the chosen one
+
+
+@dataclass(frozen=True)
+class CondaIntent:
+    channels: tuple[str, ...] = ("conda-forge",)
+    packages: tuple[str, ...] = ()
+    torch_source: str = "wheels"        # wheels | conda
+
+
+@dataclass(frozen=True)
+class Intent:
+    torch: TorchIntent = field(default_factory=TorchIntent)
+    env: EnvIntent = field(default_factory=EnvIntent)
+    mirror: MirrorIntent = field(default_factory=MirrorIntent)
+    conda: CondaIntent = field(default_factory=CondaIntent)
+    file: Path | None = None            # the torchenv.toml it came from, if any
+
+    @property
+    def project_dir(self) -> Path:
+        return self.file.parent if self.file else Path.cwd()
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["file"] = str(self.file) if self.file else None
+        data["torch"]["with"] = list(data["torch"].pop("with_"))
+        return data
+
+    def hash(self) -> str:
+        """Hash of the *meaning* (not the bytes): comments or key order do not force a re-resolve."""
+        data = self.to_json()
+        data.pop("file", None)
+        blob = json.dumps(data, sort_keys=True, separators=(",", ":"), default=list)
+        return "sha256:" + hashlib.sha256(blob.encode()).hexdigest()

@@ -1,0 +1,74 @@
+"""torchenv.lock in memory: one file, several targets, every artifact with its sha256.
+
+Why one file with targets: a team locks once for the cluster (linux-x86_64-cu126), the
+laptops (macos-arm64-cpu) and CI (linux-x86_64-cpu); ``up`` picks the target matching
+the machine and installs exactly those files, checking every hash.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+LOCK_FILE = "torchenv.lock"
+LOCK_VERSION = 1
+
+
+@dataclass(frozen=True)
+class LockedWheel:
+    name: str                  # normalised project name
+    version: str               # exact, with local tag when the file has one
+    filename: str
+    url: str                   # canonical URL (never the mirror that happened to serve it)
+    sha256: str
+    index: str                 # canonical index/source the file belongs to
+    source: str = "pypi"       # torch-index | pypi (routing class, see resolve.plan)
+    size: int | None = None
+
+
+@dataclass(frozen=True)
+class LockedCondaPackage:
+    name: str
+    version: str
+    build: str
+    subdir: str                # linux-64 / noarch
+    url: str                   # canonical channel URL
+    sha256: str
+    md5: str | None = None
+    channel: str = ""
+    size: int | None = None
+
+
+@dataclass(frozen=True)
+class LockTarget:
+    name: str                  # linux-x86_64-cu121
+    os: str
+    arch: str
+    tier: str
+    python: str                # "3.11"
+    backend: str               # venv | conda
+    torch: str                 # "2.4.1+cu121"
+    wheels: tuple[LockedWheel, ...] = ()
+    conda: tuple[LockedCondaPackage, ...] = ()
+    virtual_packages: tuple[str, ...] = ()   # conda: "__cuda=12.8", "__glibc=2.36"
+    channels: tuple[str, ...] = ()           # conda channels, canonical
+
+    def wheel(self, name: str) -> LockedWheel | None:
+        return next((w for w in self.wheels if w.name == name), None)
+
+
+@dataclass(frozen=True)
+class Lockfile:
+    intent_hash: str
+    targets: tuple[LockTarget, ...]
+    machine: dict = field(default_factory=dict)   # facts the plan used: os, arch, driver, compute_capabilities
+    torchenv_version: str = ""
+    version: int = LOCK_VERSION
+
+    def target(self, name: str) -> LockTarget | None:
+        return next((t for t in self.targets if t.name == name), None)
+
+    def with_target(self, target: LockTarget) -> "Lockfile":
+        """Replace (or add) one target, keeping the others; targets stay sorted by name."""
+        others = [t for t in self.targets if t.name != target.name]
+        return Lockfile(intent_hash=self.intent_hash, machine=self.machine,
+                        torchenv_version=self.torchenv_version, version=self.version,
+                        targets=tuple(sorted([*others, target], key=lambda t: t.name)))

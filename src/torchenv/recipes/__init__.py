@@ -1,0 +1,1 @@
+"""Knowledge base as data (TOML), shipped as the package torchenv.recipes."""

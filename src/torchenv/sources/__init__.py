@@ -1,0 +1,1 @@
+"""Package sources: torch index/mirrors, the PyPI side, local wheelhouses, conda mirrors."""

@@ -1,0 +1,85 @@
+"""Human output (rich, imported lazily) and machine output (--json) in one place.
+
+Why lazy: rich costs ~70-90 ms to import; the no-op ``up`` path and ``--json``
+commands must not pay for it.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from contextlib import contextmanager
+from typing import Any, Iterator
+
+
+class Ui:
+    def __init__(self, *, quiet: bool = False, json_mode: bool = False) -> None:
+        self.quiet = quiet
+        self.json_mode = json_mode
+        self._console = None
+        self._err = None
+
+    @property
+    def console(self):
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(stderr=self.json_mode, highlight=False)
+        return self._console
+
+    @property
+    def err(self):
+        if self._err is None:
+            from rich.console import Console
+
+            self._err = Console(stderr=True, highlight=False)
+        return self._err
+
+    def info(self, text: str) -> None:
+        if not self.quiet and not self.json_mode:
+            self.console.print(text)
+
+    def step(self, text: str) -> None:
+        if not self.quiet and not self.json_mode:
+            self.console.print(f"[bold cyan]>[/] {text}")
+
+    def warn(self, text: str) -> None:
+        if not self.json_mode or True:
+            self.err.print(f"[yellow]warning:[/] {text}")
+
+    def error(self, text: str, hint: str | None = None) -> None:
+        self.err.print(f"[bold red]error:[/] {text}")
+        if hint:
+            self.err.print(f"[dim]hint:[/] {hint}")
+
+    def emit_json(self, data: Any) -> None:
+        sys.stdout.write(json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
+        sys.stdout.flush()
+
+    @contextmanager
+    def progress(self, description: str, total: float | None = None, *, bytes_: bool = False) -> Iterator[Any]:
+        """A rich progress bar, or a silent stand-in when quiet/json. Yields ``advance(n)``."""
+        if self.quiet or self.json_mode or not sys.stderr.isatty() and not self.console.is_terminal:
+            done = [0.0]
+
+            def advance(n: float = 1, total: float | None = None) -> None:  # noqa: ARG001
+                done[0] += n
+
+            if not (self.quiet or self.json_mode):
+                self.step(description)
+            yield advance
+            return
+        from rich.progress import (BarColumn, DownloadColumn, Progress, SpinnerColumn, TextColumn,
+                                   TimeElapsedColumn, TransferSpeedColumn)
+
+        columns = [SpinnerColumn(), TextColumn("{task.description}"), BarColumn()]
+        columns += [DownloadColumn(), TransferSpeedColumn()] if bytes_ else []
+        columns += [TimeElapsedColumn()]
+        with Progress(*columns, console=self.console, transient=False) as prog:
+            task = prog.add_task(description, total=total)
+
+            def advance(n: float = 1, total: float | None = None) -> None:
+                if total is not None:
+                    prog.update(task, total=total)
+                prog.advance(task, n)
+
+            yield advance
