@@ -42,7 +42,7 @@ class IntentError(TorchenvError):
         if line is not None:
             where += f":{line}"
         if key:
-            where += f": [{key}]" if "." not in key else f": {key}"
+            where += f": {key}" if ("." in key or key.startswith("-")) else f": [{key}]"
         super().__init__(f"{where}: {message}", hint=hint, file=file, line=line, key=key)
         self.file, self.line, self.key = file, line, key
 

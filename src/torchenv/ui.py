@@ -11,6 +11,13 @@ from contextlib import contextmanager
 from typing import Any, Iterator
 
 
+def _escape(text: str) -> str:
+    """User-facing text names TOML tables like ``[torch]``; rich would eat them as markup."""
+    from rich.markup import escape
+
+    return escape(text)
+
+
 class Ui:
     def __init__(self, *, quiet: bool = False, json_mode: bool = False) -> None:
         self.quiet = quiet
@@ -34,22 +41,22 @@ class Ui:
             self._err = Console(stderr=True, highlight=False)
         return self._err
 
-    def info(self, text: str) -> None:
+    def info(self, text: str, *, markup: bool = True) -> None:
+        """Print a line; ``markup=False`` for text that may contain ``[brackets]`` (TOML tables)."""
         if not self.quiet and not self.json_mode:
-            self.console.print(text)
+            self.console.print(text, markup=markup)
 
     def step(self, text: str) -> None:
         if not self.quiet and not self.json_mode:
-            self.console.print(f"[bold cyan]>[/] {text}")
+            self.console.print(f"[bold cyan]>[/] {_escape(text)}")
 
     def warn(self, text: str) -> None:
-        if not self.json_mode or True:
-            self.err.print(f"[yellow]warning:[/] {text}")
+        self.err.print(f"[yellow]warning:[/] {_escape(text)}")
 
     def error(self, text: str, hint: str | None = None) -> None:
-        self.err.print(f"[bold red]error:[/] {text}")
+        self.err.print(f"[bold red]error:[/] {_escape(text)}")
         if hint:
-            self.err.print(f"[dim]hint:[/] {hint}")
+            self.err.print(f"[dim]hint:[/] {_escape(hint)}")
 
     def emit_json(self, data: Any) -> None:
         sys.stdout.write(json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")

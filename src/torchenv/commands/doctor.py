@@ -1,15 +1,128 @@
-"""`torchenv doctor` (placeholder until implemented)."""
+"""``torchenv doctor``: what is wrong with an environment (any venv/conda/system Python) and the command that fixes it.
+
+Exit code: 1 when a finding of severity ``error`` remains, else 0 (so CI can gate on it); 2 for bad input.
+"""
 from __future__ import annotations
 
 import argparse
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from . import _options
+
+if TYPE_CHECKING:
+    from ..doctor.model import Diagnosis
+    from ..machine import Machine
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("doctor", help="(not implemented yet)")
+    p = sub.add_parser("doctor", help="diagnose a PyTorch environment and print the commands that fix it",
+                       description="Inspect an environment (default: the active one, the project's .venv, or this "
+                                   "Python) without importing torch, check it against the machine, and print each "
+                                   "problem with an exact fix.")
+    p.add_argument("--env", metavar="PATH", help="env to inspect: a venv/conda prefix or its python")
+    p.add_argument("--explain", metavar="TEXT", help="explain an error message ('-' reads a traceback from stdin)")
+    p.add_argument("--report", metavar="FILE", help="write a shareable Markdown report (secrets redacted)")
+    p.add_argument("--include-paths", action="store_true", help="keep home-directory paths and user names in --report")
+    p.add_argument("--no-import", action="store_true",
+                   help="skip the import check in the env's interpreter (only read files)")
+    _options.add_project(p)
+    _options.add_json(p)
+    _options.add_machine_assumptions(p)
+    p.add_argument("--torch-mirror", metavar="URL", help="torch wheel base URL used in fix commands (<base>/<tier>)")
     p.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    from ..errors import TorchenvError
+def _machine(args: argparse.Namespace) -> "Machine":
+    """Probe or --assume-*/--machine via torchenv.probe; a minimal stand-in only while probe.assume is absent."""
+    try:
+        import torchenv.probe.assume  # noqa: F401
+    except ImportError:
+        return _fallback_machine(args)
+    return _options.machine_from_args(args)
 
-    raise TorchenvError("torchenv doctor is not implemented yet")
+
+def _fallback_machine(args: argparse.Namespace) -> "Machine":
+    import dataclasses
+    import platform
+
+    from ..machine import Gpu, Machine, NvidiaInfo
+
+    if args.machine:
+        return Machine.load(args.machine)
+    system = {"Linux": "linux", "Windows": "windows", "Darwin": "macos"}.get(platform.system(), "linux")
+    arch = {"AMD64": "x86_64", "arm64": "arm64", "aarch64": "aarch64"}.get(platform.machine(), platform.machine())
+    m = Machine(os=args.assume_os or system, arch=args.assume_arch or arch,
+                findings=["torchenv.probe is not available: machine facts come from --assume-* flags only"])
+    gpus = [Gpu(name=f"GPU {i} (assumed CC {cc})", compute_capability=cc, index=i)
+            for i, cc in enumerate(args.assume_gpu or [])]
+    if gpus or args.assume_driver:
+        m = dataclasses.replace(m, nvidia=NvidiaInfo(driver=args.assume_driver, cuda_driver_version=None,
+                                                     gpus=gpus, source="assumed"))
+    assumed = bool(gpus or args.assume_driver or args.assume_no_gpu or args.assume_os)
+    return dataclasses.replace(m, assumed=assumed)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..doctor import envscan
+    from ..doctor.diagnose import diagnose
+    from ..doctor.model import Context
+    from ..errors import EnvError
+
+    ctx = Context(environ=dict(os.environ), torch_mirror=args.torch_mirror)
+    machine = _machine(args)
+    prefix, _how = envscan.find_prefix(args.env, Path(args.project))
+    if args.env and not prefix.is_dir():
+        raise EnvError(f"{args.env}: no such environment",
+                       hint="pass a venv or conda prefix (the folder holding bin/python or conda-meta/)")
+    text = None
+    if args.explain is not None:
+        text = sys.stdin.read() if args.explain == "-" else args.explain
+    diag = diagnose(machine, prefix, ctx, import_check=not args.no_import and text is None)
+    if text is not None:
+        from ..doctor.explain import explain
+
+        found_env = diag.env if args.env or (diag.env and diag.env.torch_version) else None
+        diag.findings, diag.machine, diag.env = explain(text, diag.machine, found_env, diag.findings, ctx)
+    if args.report:
+        from ..doctor.report import write_report
+
+        path = write_report(Path(args.report), diag, ctx.environ, include_paths=args.include_paths)
+        if not args.json:
+            sys.stderr.write(f"report written to {path}\n")
+    if args.json:
+        from ..ui import Ui
+
+        Ui(json_mode=True).emit_json(diag.to_json())
+    else:
+        _print(diag)
+    return 1 if any(f.severity == "error" for f in diag.findings) else 0
+
+
+def _print(diag: "Diagnosis") -> None:
+    from rich.markup import escape
+
+    from ..ui import Ui
+
+    ui = Ui()
+    e = diag.env
+    if e is not None:
+        torch = f"torch {e.torch_version} ({e.tier})" if e.torch_version else "no torch"
+        ui.info(f"[bold]env[/] {escape(e.prefix)} [dim]({e.kind})[/]: {escape(torch)}"
+                + (f", archs {' '.join(e.archs)}" if e.archs else ""))
+    m = diag.machine
+    gpus = ", ".join(f"{g.name} CC {g.compute_capability}" for g in m.gpus) or "no NVIDIA GPU"
+    ui.info(f"[bold]machine[/] {m.os}-{m.arch}, driver {m.driver or 'none'}, {escape(gpus)}"
+            + (" [dim](assumed)[/]" if m.assumed else ""))
+    if not diag.findings:
+        ui.info("[green]no problems found[/]")
+    colors = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+    for f in diag.findings:
+        ui.info(f"\n[{colors.get(f.severity, 'white')}]{f.severity}[/]: [bold]{escape(f.title)}[/]")
+        ui.info(f"  {escape(f.detail)}")
+        if f.fix:
+            ui.info(f"  [green]fix:[/] {escape(f.fix)}")
+        for alt in f.alternatives:
+            ui.info(f"  [dim]or:[/] {escape(alt)}")

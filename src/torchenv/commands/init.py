@@ -1,15 +1,88 @@
-"""`torchenv init` (placeholder until implemented)."""
+"""``torchenv init``: write a commented torchenv.toml from what the project already says.
+
+Why: a project's first torchenv.toml should keep the torch pin it already had (in
+requirements.txt or pyproject.toml) rather than silently pick another, and the user should
+see which line each value came from.
+"""
 from __future__ import annotations
 
 import argparse
 
+from . import _options
+
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("init", help="(not implemented yet)")
+    p = sub.add_parser("init", help="write a torchenv.toml for this project",
+                       description="Write a commented torchenv.toml, carrying over the torch pin, CUDA "
+                                   "tier and companions found in requirements.txt / pyproject.toml. "
+                                   "Flags override what was found.")
+    _options.add_project(p)
+    p.add_argument("--force", action="store_true",
+                   help="replace an existing torchenv.toml (the old one is kept as torchenv.toml.bak)")
+    _options.add_intent_overrides(p)
+    _options.add_mirror_flags(p)
+    _options.add_quiet(p)
+    _options.add_json(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..errors import TorchenvError
+    from dataclasses import replace
+    from pathlib import Path
 
-    raise TorchenvError("torchenv init is not implemented yet")
+    from ..errors import IntentError
+    from ..intent.detect import detect_project
+    from ..intent.init_writer import refuse_existing, render_intent, write_intent_file
+    from ..intent.load import apply_overrides, intent_from_text
+    from ..intent.model import INTENT_FILE, Intent
+    from ..ui import Ui
+
+    ui = Ui(quiet=args.quiet, json_mode=args.json)
+    project = Path(args.project or ".").resolve()
+    if not project.is_dir():
+        raise IntentError("project directory does not exist", file=str(project),
+                          hint="pass an existing directory with -C DIR")
+    target = project / INTENT_FILE
+    if not args.force:
+        refuse_existing(target)             # before any work, so the refusal is the only output
+
+    found = detect_project(project)
+    base = Intent(project=project)
+    torch = replace(base.torch, version=found.version, cuda=found.cuda or "auto", python=found.python,
+                    with_=tuple(sorted(set(found.with_))))
+    env = replace(base.env, requirements=tuple(found.requirements))
+    intent = apply_overrides(replace(base, torch=torch, env=env), args)
+
+    notes = _notes(found, intent)
+    text = render_intent(intent, notes)
+    intent_from_text(text, str(target))       # what init writes must load; a failure here is a bug
+    backup = write_intent_file(project, text, force=args.force)
+
+    if args.json:
+        ui.emit_json({"file": str(target), "backup": str(backup) if backup else None,
+                      "found": [f.__dict__ for f in found.findings], "intent": intent.to_json()})
+        return 0
+    if not found.findings:
+        ui.step("No torch pin found in requirements.txt or pyproject.toml: torchenv will choose "
+                "the newest torch that fits each machine (cuda = \"auto\")")
+    for f in found.findings:                 # Ui.step escapes markup: "[env]" prints as text
+        ui.step(f"{f.where}: {f.seen}  ->  {f.meaning}")
+    if backup:
+        ui.step(f"Kept the previous {INTENT_FILE} as {backup.name}")
+    ui.info(f"Wrote {target}. Next: `torchenv plan` to see what it resolves to, "
+            "`torchenv up` to build it.", markup=False)
+    return 0
+
+
+def _notes(found, intent) -> dict[str, str]:
+    """End-of-line comments for keys whose value came from a project file (not from a flag)."""
+    taken = {"torch.version": (found.version, intent.torch.version, "version ="),
+             "torch.cuda": (found.cuda, intent.torch.cuda, "cuda ="),
+             "torch.python": (found.python, intent.torch.python, "python ="),
+             "torch.with": (tuple(sorted(set(found.with_))), intent.torch.with_, "with +=")}
+    notes: dict[str, str] = {}
+    for key, (was_found, final, prefix) in taken.items():
+        sources = [f.where for f in found.findings if f.meaning.startswith(prefix)]
+        if sources and was_found == final:
+            notes[key] = "from " + (sources[-1] if key == "torch.cuda" else ", ".join(dict.fromkeys(sources)))
+    return notes

@@ -1,15 +1,31 @@
-"""`torchenv lock` (placeholder until implemented)."""
+"""`torchenv lock`: resolve and write torchenv.lock (this machine, or --target NAME for others) without installing."""
 from __future__ import annotations
 
 import argparse
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("lock", help="(not implemented yet)")
+    from ._options import add_intent_overrides, add_machine_assumptions, add_mirror_flags, add_project, add_quiet
+
+    p = sub.add_parser("lock", help="write torchenv.lock without installing (add targets for other machines)",
+                       description="Resolve the plan to exact files with sha256 and write torchenv.lock. "
+                                   "Without --target: this machine's target. Other targets are kept.")
+    add_project(p)
+    add_quiet(p)
+    add_intent_overrides(p)
+    add_machine_assumptions(p)
+    add_mirror_flags(p)
+    p.add_argument("--target", action="append", metavar="NAME",
+                   help="lock for another machine: OS-ARCH-TIER, e.g. linux-x86_64-cu126, windows-x86_64-cpu, "
+                        "macos-arm64-cpu (repeatable)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..errors import TorchenvError
+    from pathlib import Path
 
-    raise TorchenvError("torchenv lock is not implemented yet")
+    from ..install.lockcmd import run_lock
+    from ..ui import Ui
+
+    run_lock(Path(args.project or "."), args, Ui(quiet=getattr(args, "quiet", False)))
+    return 0

@@ -1,15 +1,286 @@
-"""`torchenv mirror` (placeholder until implemented)."""
+"""`torchenv mirror list|test|use NAME|auto`: see, measure and choose package mirrors.
+
+Why a verb: in China the right mirror depends on the network the user is on today; this
+makes the choice visible (which layer chose what), measurable (latency, speed, and whether
+the exact files of the plan are there) and persistent (user config / 24 h auto choice).
+"""
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
+from typing import Any
+
+from ._options import add_json, add_project, add_quiet
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("mirror", help="(not implemented yet)")
-    p.set_defaults(func=run)
+    p = sub.add_parser("mirror", help="list, test and choose package mirrors (PyPI, PyTorch wheels, conda)")
+    verbs = p.add_subparsers(dest="mirror_cmd", metavar="ACTION")
+
+    ls = verbs.add_parser("list", help="presets per kind of source, and which one is active (and why)")
+    add_project(ls)
+    add_json(ls)
+
+    test = verbs.add_parser("test", help="measure mirrors concurrently and rank them")
+    use = verbs.add_parser("use", help="remember a preset (or 'auto': the fastest, re-measured daily) "
+                                       "in your user config")
+    use.add_argument("name", metavar="NAME|auto|official")
+    for q in (test, use):
+        add_project(q)
+        add_json(q)
+        add_quiet(q)
+        q.add_argument("--torch", metavar="VERSION", help="check the files of this exact torch version")
+        q.add_argument("--cuda", metavar="TIER", help="tier to test torch mirrors for (cu121, cpu, 12.1, rocm6.2)")
+        q.add_argument("--python", metavar="X.Y", help="Python version of the files to check (default: this one)")
+        q.add_argument("--platform", metavar="OS-ARCH", help="platform of the files to check, e.g. linux-x86_64")
+        q.add_argument("--kind", action="append", choices=["pypi", "torch", "conda"],
+                       help="only test this kind of source (repeatable)")
+        q.add_argument("--candidates-file", metavar="FILE",
+                       help="mirrors to test instead of the presets (schema of recipes/mirrors.toml)")
+        q.add_argument("--timeout", type=float, default=5.0, metavar="S", help="per-request timeout (default 5)")
+    p.set_defaults(func=run, mirror_cmd=None)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..errors import TorchenvError
+    from ..ui import Ui
 
-    raise TorchenvError("torchenv mirror is not implemented yet")
+    ui = Ui(quiet=getattr(args, "quiet", False), json_mode=getattr(args, "json", False))
+    if args.mirror_cmd == "list":
+        return _list(args, ui)
+    if args.mirror_cmd == "test":
+        return _test(args, ui)
+    if args.mirror_cmd == "use":
+        return _use(args, ui)
+    ui.info("usage: torchenv mirror list|test|use NAME|auto  (see torchenv mirror -h)")
+    return 2
+
+
+# --- list ------------------------------------------------------------------------------------
+
+def _intent(args: argparse.Namespace) -> Any:
+    from ..intent.load import load_project_intent
+
+    return load_project_intent(Path(getattr(args, "project", ".") or "."))
+
+
+def active(intent: Any) -> dict[str, dict[str, Any]]:
+    """Per kind: the preset/URL in force and the layer that chose it."""
+    from ..sources.mirrors import config_layers, pick
+
+    layers = config_layers(intent)
+    out: dict[str, dict[str, Any]] = {}
+    for kind in ("pypi", "torch", "conda"):
+        p = pick(kind, layers)
+        if p.layer is None:
+            layer = "your pip config" if kind == "pypi" else ("your .condarc" if kind == "conda" else "default")
+            out[kind] = {"name": "official" if kind == "torch" else None, "url": None, "layer": layer}
+        else:
+            out[kind] = {"name": p.preset or "custom", "url": p.explicit if isinstance(p.explicit, str) else None,
+                         "layer": p.layer.label}
+        out[kind]["fallback"] = list(p.fallback)
+    return out
+
+
+def _list(args: argparse.Namespace, ui: Any) -> int:
+    from ..sources.mirrors import presets
+
+    table = presets()
+    now = active(_intent(args))
+    data = {"presets": {kind: [] for kind in ("pypi", "torch", "conda")}, "active": now}
+    for name, p in sorted(table.items()):
+        for kind in ("pypi", "torch", "conda"):
+            if not p.has(kind):
+                continue
+            entry = {"name": name, "verified": p.verified.get(kind, False), "source": p.source.get(kind, "")}
+            if kind == "pypi":
+                entry["url"] = p.pypi
+            elif kind == "torch":
+                entry.update(url=p.torch, layout=p.torch_layout)
+            else:
+                entry["channels"] = dict(p.conda)
+            data["presets"][kind].append(entry)
+    if ui.json_mode:
+        ui.emit_json(data)
+        return 0
+    from rich.table import Table
+
+    for kind, rows in data["presets"].items():
+        t = Table(title=f"{kind} mirrors (active: {now[kind]['name'] or 'not set'} — from {now[kind]['layer']})")
+        for col in ("", "name", "where", "verified"):
+            t.add_column(col)
+        for r in rows:
+            where = r.get("url") or ", ".join(sorted({v.split('/anaconda')[0] for v in r["channels"].values()}))
+            if kind == "torch":
+                where += f" ({r['layout']})"
+            mark = "*" if r["name"] == now[kind]["name"] else ""
+            t.add_row(mark, r["name"], where, "yes" if r["verified"] else "no")
+        ui.console.print(t)
+    return 0
+
+
+# --- test --------------------------------------------------------------------------------------
+
+def _tier(args: argparse.Namespace) -> str:
+    cuda = (getattr(args, "cuda", None) or "").strip().lower()
+    if not cuda:
+        return "cpu"
+    if cuda[0].isdigit():
+        return "cu" + cuda.replace(".", "")
+    return cuda
+
+
+def _needs(args: argparse.Namespace, tier: str) -> tuple[list[Any], str | None]:
+    """Files to look for: from --torch, else the project's lock. (needs, note)."""
+    import platform as _platform
+    import sys
+
+    from ..sources.mirrortest import Need
+
+    python = getattr(args, "python", None) or f"{sys.version_info.major}.{sys.version_info.minor}"
+    plat = getattr(args, "platform", None) or _this_platform(_platform)
+    if getattr(args, "torch", None):
+        version = args.torch.lstrip("=")
+        if "+" not in version and tier:
+            version = f"{version}+{tier}"
+        return [Need("torch", "torch", version=version, python=python, platform=plat)], None
+    lock_path = Path(getattr(args, "project", ".") or ".") / "torchenv.lock"
+    if not lock_path.is_file():
+        return [], None
+    try:
+        from ..lock.io import read_lock
+
+        lock = read_lock(lock_path)
+    except Exception as exc:  # noqa: BLE001 - file checks are an extra; report and go on
+        return [], f"not checking files: cannot read {lock_path} ({exc})"
+    needs = []
+    for target in lock.targets:
+        if target.tier != tier:
+            continue
+        for w in target.wheels:
+            needs.append(Need("torch" if w.source == "torch-index" else "pypi", w.name, filename=w.filename))
+    pypi = [n for n in needs if n.kind == "pypi"][:10]
+    return [n for n in needs if n.kind == "torch"] + pypi, None
+
+
+def _this_platform(_platform: Any) -> str:
+    import sys
+
+    os_ = "linux" if sys.platform.startswith("linux") else "macos" if sys.platform == "darwin" else "windows"
+    arch = _platform.machine().lower()
+    arch = {"amd64": "x86_64", "aarch64": "aarch64" if os_ == "linux" else "arm64"}.get(arch, arch)
+    return f"{os_}-{arch}"
+
+
+def _measure(args: argparse.Namespace, ui: Any) -> tuple[dict[str, Any], dict[str, list[Any]]]:
+    from ..sources.mirrors import KINDS, load_candidates, presets
+    from ..sources.mirrortest import measure_mirrors, rank
+
+    table = load_candidates(Path(args.candidates_file)) if args.candidates_file else presets()
+    tier = _tier(args)
+    needs, note = _needs(args, tier)
+    kinds = tuple(args.kind) if args.kind else KINDS
+    if note:
+        ui.warn(note)
+    ui.step(f"testing {len(table)} mirror(s) for {', '.join(kinds)} (tier {tier}, timeout {args.timeout:g} s)")
+    results = measure_mirrors(table, tier=tier, needs=needs, kinds=kinds, timeout=args.timeout)
+    ranked = rank(results)
+    best = {k: next((r.name for r in rows if r.ok and not r.files_missing), None) for k, rows in ranked.items()}
+    data = {
+        "tier": tier,
+        "needs": [n.label() for n in needs],
+        "results": [r.to_json() for k in KINDS for r in ranked[k]],
+        "ranking": {k: [r.name for r in rows] for k, rows in ranked.items()},
+        "best": best,
+    }
+    return data, ranked
+
+
+def _print_results(ui: Any, data: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    if ui.quiet:
+        return
+    t = Table(title=f"mirror test (tier {data['tier']})")
+    for col in ("kind", "rank", "mirror", "url", "latency", "speed", "files", "status"):
+        t.add_column(col, overflow="fold")
+    rank_in_kind: dict[str, int] = {}
+    for r in data["results"]:
+        rank_in_kind[r["kind"]] = rank_in_kind.get(r["kind"], 0) + 1
+        files = "-" if r["files_needed"] is None else \
+            f"{len(r['files_needed']) - len(r['files_missing'] or [])}/{len(r['files_needed'])}"
+        status = "ok" if r["ok"] and not r["files_missing"] else (
+            f"missing {', '.join(r['files_missing'])}" if r["ok"] else r["error"])
+        t.add_row(r["kind"], str(rank_in_kind[r["kind"]]), r["name"], r["url"],
+                  f"{r['latency_ms']:.0f} ms" if r["latency_ms"] is not None else "-",
+                  f"{r['throughput_kibps']:.0f} KiB/s" if r["throughput_kibps"] is not None else "-",
+                  files, status)
+    ui.console.print(t)
+    best = ", ".join(f"{k}: {v}" for k, v in data["best"].items() if v) or "none reachable"
+    ui.info(f"best: {best}")
+
+
+def _test(args: argparse.Namespace, ui: Any) -> int:
+    data, _ranked = _measure(args, ui)
+    if ui.json_mode:
+        ui.emit_json(data)
+    else:
+        _print_results(ui, data)
+    return 0 if any(data["best"].values()) else 1
+
+
+# --- use ---------------------------------------------------------------------------------------
+
+def write_user_choice(name: str) -> Path:
+    """Set ``[mirror] use = NAME`` in the user's config.toml, keeping everything else (comments too)."""
+    import os
+    import tempfile
+
+    import tomlkit
+
+    from ..errors import IntentError
+    from ..sources.mirrors import user_config_file
+
+    path = user_config_file()
+    try:
+        text = path.read_text(encoding="utf-8") if path.exists() else ""
+        doc = tomlkit.parse(text)
+    except Exception as exc:  # noqa: BLE001 - tomlkit raises its own ParseError family
+        raise IntentError(f"not valid TOML, not rewriting it: {exc}", file=str(path),
+                          hint="fix the file by hand (nothing was changed)") from None
+    if "mirror" not in doc:
+        doc["mirror"] = tomlkit.table()
+    doc["mirror"]["use"] = name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".config.toml.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(tomlkit.dumps(doc))
+        os.replace(tmp, path)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+    return path
+
+
+def _use(args: argparse.Namespace, ui: Any) -> int:
+    from ..sources.mirrors import Layer, check_name, save_choice
+
+    name = args.name.strip()
+    out: dict[str, Any] = {"use": name}
+    if name == "auto":
+        data, ranked = _measure(args, ui)
+        from ..sources.mirrortest import choice_from
+
+        out["choice_file"] = str(save_choice(choice_from(ranked)))
+        out["best"] = data["best"]
+        out["results"] = data["results"]
+        if not ui.json_mode:
+            _print_results(ui, data)
+    else:
+        check_name(name, Layer(label="torchenv mirror use", keys={"use": "NAME"}))
+    out["config_file"] = str(write_user_choice(name))
+    if ui.json_mode:
+        ui.emit_json(out)
+    else:
+        ui.info(f"[mirror] use = \"{name}\" written to {out['config_file']}"
+                + (" (re-measured when older than 24 h: `torchenv mirror use auto`)" if name == "auto" else ""))
+    return 0

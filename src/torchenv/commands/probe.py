@@ -1,15 +1,128 @@
-"""`torchenv probe` (placeholder until implemented)."""
+"""``torchenv probe [--json] [--save FILE]``: what this machine offers, as the planner sees it.
+
+Why ``--save``: the file is what ``--machine FILE`` reads, so a plan or lock can be made for a
+GPU server from a laptop. It is written atomically (temp file + ``os.replace``): an interrupted
+run never leaves half a machine file behind.
+"""
 from __future__ import annotations
 
 import argparse
+import os
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ._options import add_json, add_quiet
+
+if TYPE_CHECKING:
+    from ..machine import Machine
+    from ..ui import Ui
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("probe", help="(not implemented yet)")
+    p = sub.add_parser("probe", help="show this machine: driver, GPUs and compute capability, Pythons",
+                       description="Probe this machine (NVIDIA driver and GPUs, ROCm, Apple MPS, Pythons, "
+                                   "conda, CUDA toolkits). Problems found are reported, never fatal.")
+    add_json(p)
+    add_quiet(p)
+    p.add_argument("--save", metavar="FILE",
+                   help="also write the probe as JSON to FILE, for `--machine FILE` on another machine")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..errors import TorchenvError
+    from ..probe import probe_machine
+    from ..ui import Ui
 
-    raise TorchenvError("torchenv probe is not implemented yet")
+    ui = Ui(quiet=getattr(args, "quiet", False), json_mode=args.json)
+    machine = probe_machine()
+    if args.save:
+        save_machine(machine, Path(args.save))
+    if args.json:
+        ui.emit_json(machine.to_json())
+    else:
+        render(ui, machine)
+        if args.save:
+            ui.info(f"saved to {args.save} (use it with --machine {args.save})")
+    return 0
+
+
+def save_machine(machine: "Machine", path: Path) -> None:
+    """Write the machine file atomically; errors name the file."""
+    from ..errors import MachineFileError
+
+    path = path.expanduser()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w") as fh:
+                fh.write(machine.dumps() + "\n")
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise MachineFileError(f"{path}: cannot write the machine file ({exc.strerror or exc})",
+                               hint="choose a writable path for --save") from None
+
+
+def arch_needed(cc: str | None) -> str:
+    """What a build must contain to run on a GPU: SASS of the same major and ≤ minor, or PTX."""
+    if not cc:
+        return "unknown"
+    major, _, minor = cc.partition(".")
+    if minor in ("", "0"):
+        return f"sm_{major}0 (or PTX)"
+    return f"sm_{major}0…sm_{major}{minor} (or PTX)"
+
+
+def render(ui: "Ui", machine: "Machine") -> None:
+    from rich.table import Table
+
+    con = ui.console
+    platform = f"{machine.os}-{machine.arch}"
+    extras = [f"glibc {machine.glibc}" if machine.glibc else None, "WSL2" if machine.wsl else None]
+    con.print(f"[bold]Machine[/] {platform}" + "".join(f", {e}" for e in extras if e))
+
+    nv = machine.nvidia
+    if nv is None:
+        con.print("[bold]NVIDIA[/] no GPU")
+    else:
+        con.print(f"[bold]NVIDIA[/] driver {nv.driver or 'unknown'}, supports CUDA up to "
+                  f"{nv.cuda_driver_version or 'unknown'} [dim](from {nv.source})[/]")
+        if nv.gpus:
+            table = Table("#", "GPU", "compute capability", "memory", "a build needs", box=None, pad_edge=False)
+            for gpu in nv.gpus:
+                memory = f"{gpu.memory_mib / 1024:.0f} GiB" if gpu.memory_mib else "?"
+                table.add_row(str(gpu.index), gpu.name, gpu.compute_capability or "[yellow]unknown[/]",
+                              memory, arch_needed(gpu.compute_capability))
+            con.print(table)
+        if nv.hidden_by_cuda_visible_devices:
+            con.print(f"  [dim]{nv.hidden_by_cuda_visible_devices} more hidden by "
+                      f"CUDA_VISIBLE_DEVICES={machine.cuda_visible_devices}[/]")
+    if machine.rocm is not None:
+        con.print(f"[bold]ROCm[/] {machine.rocm.version or 'not installed'}; GPUs: "
+                  f"{', '.join(machine.rocm.gfx) or 'none'}")
+    if machine.apple is not None:
+        con.print(f"[bold]Apple[/] {machine.apple.chip or 'Apple silicon'}, MPS "
+                  f"{'available' if machine.apple.mps else 'unavailable'}")
+
+    if machine.pythons:
+        table = Table("Python", "from", "path", box=None, pad_edge=False, title_justify="left")
+        for py in machine.pythons:
+            table.add_row(py.version, py.source, py.path)
+        con.print(table)
+    else:
+        con.print("[bold]Python[/] none found (torchenv can use a uv-managed Python)")
+    if machine.conda:
+        con.print("[bold]conda[/] " + ", ".join(f"{c.kind} {c.version or ''} ({c.path})".replace("  ", " ")
+                                                 for c in machine.conda))
+    if machine.cuda_toolkits:
+        table = Table("CUDA toolkit", "from", "path", box=None, pad_edge=False)
+        for tk in machine.cuda_toolkits:
+            table.add_row(tk.version or "?", tk.source, tk.path)
+        con.print(table)
+        con.print("  [dim]torch wheels bring their own CUDA runtime; a toolkit matters only for compiling extensions[/]")
+    for finding in machine.findings:
+        ui.warn(finding)

@@ -1,15 +1,84 @@
-"""`torchenv up` (placeholder until implemented)."""
+"""`torchenv up`: create or update the project's environment from torchenv.toml and torchenv.lock, then verify it."""
 from __future__ import annotations
 
 import argparse
+import sys
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("up", help="(not implemented yet)")
+    from ._options import add_intent_overrides, add_machine_assumptions, add_mirror_flags, add_project, add_quiet
+
+    p = sub.add_parser("up", help="create/update the project's environment (locked, verified)",
+                       description="Plan, lock and install the project's PyTorch environment, then verify it. "
+                                   "When nothing changed this is a no-op that takes a fraction of a second.")
+    add_project(p)
+    add_quiet(p)
+    add_intent_overrides(p)
+    add_machine_assumptions(p)
+    add_mirror_flags(p)
+    p.add_argument("--no-verify", action="store_true", help="skip the verification step after installing")
+    p.add_argument("--force", action="store_true",
+                   help="replace an existing folder at the env path that torchenv did not create "
+                        "(deleted only after the new environment works)")
+    p.add_argument("--frozen", action="store_true",
+                   help="install exactly what torchenv.lock says; fail instead of re-resolving")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..errors import TorchenvError
+    from pathlib import Path
 
-    raise TorchenvError("torchenv up is not implemented yet")
+    from ..install.up import run_up
+
+    ui = _LazyUi(quiet=getattr(args, "quiet", False))
+    result = run_up(Path(args.project or "."), args, ui)
+    if result.status == "up-to-date":
+        # plain write: the no-op path must not import rich
+        sys.stdout.write(f"{_rel(result.env_path)} is up to date with {result.lock_path.name} "
+                         f"(target {result.target})\n")
+        return 0
+    if result.verify_ok is False:
+        ui.error(f"{result.env_path} was installed but did not pass verification",
+                 "see the report above (saved in .torchenv/verify.json); `torchenv doctor` explains common causes")
+        return result.exit_code
+    _activation_hint(result, ui)
+    return result.exit_code
+
+
+def _rel(path) -> str:
+    import os
+
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return str(path)
+    return rel if not rel.startswith("..") else str(path)
+
+
+def _activation_hint(result, ui) -> None:
+    try:
+        from ..activation import activation_command, find_env
+
+        import os
+
+        line = activation_command(find_env(result.env_path), os.environ.get("SHELL", "bash"))
+    except Exception:   # noqa: BLE001 - a hint must never turn success into failure
+        line = f"source {result.env_path}/bin/activate"
+    ui.info(f"[bold green]ready:[/] {result.env_path} (target {result.target}, {result.status})")
+    ui.info(f"  activate: {line}\n  or run:   torchenv run -- python your_script.py")
+
+
+class _LazyUi:
+    """Builds the real Ui (and imports rich) only when something is printed."""
+
+    def __init__(self, *, quiet: bool) -> None:
+        self.quiet = quiet
+        self.json_mode = False
+        self._ui = None
+
+    def __getattr__(self, name: str):
+        if self._ui is None:
+            from ..ui import Ui
+
+            self._ui = Ui(quiet=self.quiet)
+        return getattr(self._ui, name)

@@ -56,14 +56,18 @@ class Intent:
     mirror: MirrorIntent = field(default_factory=MirrorIntent)
     conda: CondaIntent = field(default_factory=CondaIntent)
     file: Path | None = None            # the torchenv.toml it came from, if any
+    project: Path | None = None         # the project directory (-C DIR) even when it has no torchenv.toml
 
     @property
     def project_dir(self) -> Path:
-        return self.file.parent if self.file else Path.cwd()
+        if self.file:
+            return self.file.parent
+        return self.project if self.project else Path.cwd()
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["file"] = str(self.file) if self.file else None
+        data["project"] = str(self.project) if self.project else None
         data["torch"]["with"] = list(data["torch"].pop("with_"))
         return data
 
@@ -71,5 +75,6 @@ class Intent:
         """Hash of the *meaning* (not the bytes): comments or key order do not force a re-resolve."""
         data = self.to_json()
         data.pop("file", None)
+        data.pop("project", None)
         blob = json.dumps(data, sort_keys=True, separators=(",", ":"), default=list)
         return "sha256:" + hashlib.sha256(blob.encode()).hexdigest()

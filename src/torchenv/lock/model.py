@@ -35,6 +35,14 @@ class LockedCondaPackage:
     md5: str | None = None
     channel: str = ""
     size: int | None = None
+    # Added for the conda backend: what an install without a solve (and conda-meta, and the
+    # conda-lock export's `dependencies`) needs from the repodata record.
+    build_number: int = 0
+    depends: tuple[str, ...] = ()
+    constrains: tuple[str, ...] = ()
+    noarch: str | None = None           # generic | python
+    timestamp: int | None = None        # ms since epoch (repodata)
+    license: str | None = None
 
 
 @dataclass(frozen=True)

@@ -1,24 +1,189 @@
-"""Decide the sources for one plan: torch index/mirrors for the tier, the PyPI side, local wheelhouses.
+"""Decide the sources for one plan: torch index/mirrors for the tier, the PyPI side, local
+wheelhouses, conda mirrors, each with the reason (which configuration layer chose it).
 
 Why here and not in engines: the supply-chain rule is a *decision* recorded in the plan
-(with reasons), not something each installer re-derives.
-(Mirror presets and the configuration chain extend this in ``sources.mirrors``.)
+(with reasons), not something each installer re-derives. This runs on every ``plan``, so
+it reads a few small files and never touches the network.
+
+PyPI-side merge rule: a torchenv-level choice (flag, torchenv.toml, TORCHENV_MIRROR, user
+config) replaces only the *index-url* of the user's pip config. Their extra-index-urls,
+find-links and constraints stay (private indexes and wheelhouses are theirs), except
+extra indexes that are torch wheel indexes (download.pytorch.org or a torch mirror):
+those are dropped from the PyPI side because torch-family packages come from the torch
+sources, and resolving ordinary packages against a torch index is how copies of numpy &
+co. from download.pytorch.org sneak in.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from .model import OFFICIAL_TORCH_BASE, Sources, TorchSource
+from .model import OFFICIAL_PYPI, OFFICIAL_TORCH_BASE, PypiSide, Sources, TorchSource
 from .pipconfig import local_dirs, read_pip_config
 
 
+def _torch_sources(layers: list, tier: str) -> tuple[tuple[TorchSource, ...], list[str]]:
+    from .mirrors import auto_choice, pick, presets, torch_layout
+
+    p = pick("torch", layers)
+    table = presets()
+    official = TorchSource(url=f"{OFFICIAL_TORCH_BASE}/{tier}", layout="index", name="official")
+    chosen: list[TorchSource] = []
+    notes: list[str] = []
+    add_official = True
+    if p.explicit:
+        chosen.append(TorchSource(url=f"{p.explicit.rstrip('/')}/{tier}", layout=torch_layout(layers),
+                                  name="custom"))
+        add_official = bool(p.fallback)
+        notes.append(f"torch wheels ({tier}): {chosen[0].url} ({chosen[0].layout}), set by {p.layer.label}"
+                     + ("" if add_official else "; pinned without fallback, so the official index is not tried"))
+    elif p.preset == "auto":
+        ranking = (auto_choice() or {}).get("torch") or []
+        for entry in ranking:
+            chosen.append(TorchSource(url=f"{entry['base'].rstrip('/')}/{tier}",
+                                      layout=entry.get("layout", "index"), name=entry["name"]))
+        notes.append(f"torch wheels ({tier}): mirror 'auto' ({p.layer.label}): "
+                     + (f"ranked {', '.join(s.name for s in chosen)} by the last `torchenv mirror test`"
+                        if chosen else "no recent measurement (run `torchenv mirror use auto`); official index"))
+    elif p.preset and p.preset != "official":
+        preset = table[p.preset]
+        if preset.torch:
+            chosen.append(TorchSource(url=f"{preset.torch}/{tier}", layout=preset.torch_layout, name=preset.name))
+            notes.append(f"torch wheels ({tier}): mirror {preset.name} {chosen[0].url} ({preset.torch_layout}),"
+                         f" chosen by {p.layer.label}")
+        else:
+            notes.append(f"torch wheels ({tier}): mirror {preset.name} (chosen by {p.layer.label}) has no "
+                         "PyTorch wheel mirror; using the fallbacks and the official index")
+    elif p.preset == "official":
+        notes.append(f"torch wheels ({tier}): official index, chosen by {p.layer.label}")
+    for name in p.fallback:
+        preset = table.get(name)
+        if preset and preset.torch:
+            chosen.append(TorchSource(url=f"{preset.torch}/{tier}", layout=preset.torch_layout, name=name))
+    if add_official:
+        chosen.append(official)
+    unique = tuple({s.url: s for s in chosen}.values())
+    if p.layer is None:
+        notes.append(f"torch wheels ({tier}): official index {official.url} (no mirror configured)")
+    elif len(unique) > 1:
+        notes.append("torch sources tried in order: " + " -> ".join(f"{s.name} {s.url}" for s in unique))
+    return unique, notes
+
+
+def _is_torch_index(url: str) -> bool:
+    from .mirrors import presets
+
+    bases = [OFFICIAL_TORCH_BASE] + [p.torch for p in presets().values() if p.torch]
+    return any(url.rstrip("/").startswith(b.rstrip("/")) for b in bases if b)
+
+
+def _pypi_side(layers: list, pip: PypiSide) -> tuple[PypiSide, list[str]]:
+    from .mirrors import auto_choice, pick, presets
+
+    p = pick("pypi", layers)
+    url: str | None = None
+    origin = ""
+    notes: list[str] = []
+    if p.explicit:
+        url, origin = p.explicit.rstrip("/"), p.layer.label
+    elif p.preset == "official":
+        url, origin = OFFICIAL_PYPI, f"official, {p.layer.label}"
+    elif p.preset == "auto":
+        ranking = (auto_choice() or {}).get("pypi") or []
+        if ranking:
+            url, origin = ranking[0]["url"], f"mirror {ranking[0]['name']} (auto, {p.layer.label})"
+        else:
+            notes.append("PyPI side: mirror 'auto' has no recent measurement; using your pip config "
+                         "(run `torchenv mirror use auto`)")
+    elif p.preset:
+        preset = presets()[p.preset]
+        if preset.pypi:
+            url, origin = preset.pypi, f"mirror {preset.name} ({p.layer.label})"
+        else:
+            notes.append(f"PyPI side: mirror {preset.name} has no PyPI mirror; using your pip config")
+    extras = tuple(u for u in pip.extra_index_urls if not _is_torch_index(u))
+    dropped = [u for u in pip.extra_index_urls if u not in extras]
+    if dropped:
+        notes.append("PyPI side: ignoring torch wheel indexes in your pip config's extra-index-url ("
+                     + ", ".join(dropped) + "); torch-family packages come from the torch sources")
+    if url is None:
+        side = PypiSide(index_url=pip.index_url, extra_index_urls=extras, find_links=pip.find_links,
+                        constraints=pip.constraints, origin=pip.origin)
+        notes.append(f"other packages from the PyPI side: {side.index_url or OFFICIAL_PYPI} ({pip.origin})")
+        return side, notes
+    side = PypiSide(index_url=None if url == OFFICIAL_PYPI else url, extra_index_urls=extras,
+                    find_links=pip.find_links, constraints=pip.constraints, origin=origin)
+    kept = " (keeping extra-index-url/find-links/constraints of your pip config)" \
+        if (extras or pip.find_links or pip.constraints) else ""
+    notes.append(f"other packages from the PyPI side: {url}, {origin}{kept}")
+    return side, notes
+
+
+def _conda_mirrors(layers: list) -> tuple[dict[str, tuple[str, ...]], list[str]]:
+    from .condarc import channel_url, mirrors_from_condarc, read_condarc
+    from .mirrors import auto_choice, pick, presets
+
+    cfg, files = read_condarc()
+    base = mirrors_from_condarc(cfg)
+    notes = [f"conda mirrors from {', '.join(files)}"] if base else []
+    p = pick("conda", layers)
+    table = presets()
+    decided: dict[str, list[str]] = {}
+
+    def add(mapping: dict[str, str]) -> None:
+        for prefix, mirror in mapping.items():
+            prefix = channel_url(prefix)
+            if mirror.rstrip("/") != prefix:
+                decided.setdefault(prefix, [])
+                if mirror not in decided[prefix]:
+                    decided[prefix].append(mirror.rstrip("/"))
+
+    pinned = False
+    if p.explicit:
+        add(dict(p.explicit))
+        pinned = not p.fallback
+        notes.append(f"conda mirrors set by {p.layer.label}")
+    elif p.preset == "auto":
+        for entry in (auto_choice() or {}).get("conda") or []:
+            add(entry.get("channels") or {})
+        notes.append(f"conda mirrors: 'auto' ({p.layer.label})")
+    elif p.preset and p.preset != "official":
+        add(table[p.preset].conda)
+        notes.append(f"conda mirrors: {p.preset} ({p.layer.label})"
+                     + ("" if table[p.preset].conda else f"; {p.preset} mirrors no conda channel"))
+    elif p.preset == "official":
+        base = {}
+        notes.append(f"conda channels: official ({p.layer.label})")
+    for name in p.fallback:
+        if name in table:
+            add(table[name].conda)
+    merged = {k: list(v) for k, v in base.items()}
+    merged.update(decided)
+    out: dict[str, tuple[str, ...]] = {}
+    for prefix, mirrors in sorted(merged.items()):
+        if not pinned and prefix not in mirrors:
+            mirrors = [*mirrors, prefix]      # the canonical channel as the last resort
+        out[prefix] = tuple(mirrors)
+    return out, notes
+
+
 def select_sources(intent: Any, *, tier: str, platform: str, overrides: Any = None) -> Sources:
-    pypi = read_pip_config()
-    torch = (TorchSource(url=f"{OFFICIAL_TORCH_BASE}/{tier}", layout="index", name="official"),)
-    wheelhouses = tuple(str(p) for p in local_dirs(pypi.find_links))
-    reasons = [f"torch family from {torch[0].url} (the official index of tier {tier})",
-               f"other packages from the PyPI side: {pypi.origin}"]
+    """Sources for ``tier`` on ``platform`` from the configuration chain (see ``sources.mirrors``).
+
+    ``overrides``: the argparse namespace of the command (``--mirror`` & co.), or None.
+    Raises ``IntentError`` for an unknown preset name, naming the layer that wrote it.
+    """
+    from .mirrors import config_layers
+
+    layers = config_layers(intent, overrides)
+    pip = read_pip_config()
+    torch, torch_notes = _torch_sources(layers, tier)
+    pypi, pypi_notes = _pypi_side(layers, pip)
+    conda, conda_notes = _conda_mirrors(layers)
+    wheelhouses = tuple(str(p) for p in local_dirs(pip.find_links))
+    reasons = [*torch_notes, *pypi_notes]
     if wheelhouses:
-        reasons.append("local wheel folders searched first for exact files (hash-checked): "
-                       + ", ".join(wheelhouses))
-    return Sources(torch=torch, pypi=pypi, wheelhouses=wheelhouses, reasons=tuple(reasons))
+        reasons.append("local wheel folders searched first for exact files, torch family included "
+                       "(your own files, hash-checked): " + ", ".join(wheelhouses))
+    reasons += conda_notes
+    return Sources(torch=torch, pypi=pypi, wheelhouses=wheelhouses, conda_mirrors=conda,
+                   canonical_torch=OFFICIAL_TORCH_BASE, reasons=tuple(reasons))

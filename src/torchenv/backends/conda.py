@@ -1,0 +1,227 @@
+"""The conda backend: a conda prefix with Python and conda packages, torch from wheels or conda.
+
+Why two halves: most conda users want conda for what pip cannot give (a Python the machine
+lacks, ``cuda-nvcc`` matching torch, MKL), while torch itself comes fastest and freshest as
+the tier's wheels (``torch-source = "wheels"``, the default). The conda half is solved by an
+engine (the user's conda/mamba/micromamba, else embedded py-rattler); the wheel half is
+delegated to a ``WheelPart`` so the venv side's rules (supply chain, mirrors, hashes) apply
+unchanged, and tests can stub it. ``torch-source = "conda"`` takes ``pytorch`` from the
+channels instead. Both halves land in one ``torchenv.lock`` target.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, Sequence
+
+from ..errors import BackendError, EnvError
+from .base import Backend
+
+if TYPE_CHECKING:
+    from ..conda.engine import CondaEngine
+    from ..lock.model import LockedWheel, LockTarget
+    from ..machine import Machine
+    from ..resolve.plan import Plan
+    from ..ui import Ui
+
+# conda package names that are the torch stack itself: must not meet torch wheels in one prefix
+_CONDA_TORCH = {"pytorch", "pytorch-gpu", "pytorch-cpu", "libtorch", "torchvision", "torchaudio"}
+
+
+class WheelPart(Protocol):
+    """The wheel half of a hybrid env (``torch-source = "wheels"``)."""
+
+    def lock(self, *, plan: "Plan", requirements: list[str]) -> tuple["LockedWheel", ...]:
+        """The torch stack of ``plan`` plus ``requirements``, resolved to hash-pinned wheels."""
+
+    def install(self, *, plan: "Plan", env_python: Path, wheels: Sequence["LockedWheel"]) -> None:
+        """Install exactly these wheels into ``env_python``'s site-packages, hash-checked, no deps."""
+
+
+class UvWheelPart:
+    """Default wheel half: the venv backend resolves; files are fetched (cache, mirrors, sha256) and
+    ``uv pip install --no-deps`` puts them into the prefix's Python. Not ``uv pip sync``: that would
+    uninstall the Python packages conda put in the prefix."""
+
+    def __init__(self, *, env_path: Path, ui: "Ui") -> None:
+        self.env_path = env_path
+        self.ui = ui
+
+    def lock(self, *, plan, requirements):
+        try:
+            from .venv import VenvBackend
+        except ImportError:
+            raise BackendError("the wheel half of a conda env needs the venv backend, which this build lacks",
+                               hint='use [conda] torch-source = "conda"') from None
+        venv_plan = dataclasses.replace(plan, backend="venv")
+        return tuple(VenvBackend(plan=venv_plan, env_path=self.env_path, ui=self.ui)
+                     .lock_target(requirements=requirements).wheels)
+
+    def install(self, *, plan, env_python, wheels):
+        from ..engines.uv import requirements_lines, run_tool, uv_bin, uv_environ
+        from ..sources.fetch import fetch
+
+        if not wheels:
+            return
+        files = []
+        wheelhouses = list(plan.sources.wheelhouses) if plan.sources else []
+        for w in wheels:
+            local = [str(Path(d) / w.filename) for d in wheelhouses if (Path(d) / w.filename).is_file()]
+            files.append(fetch(w.filename, w.sha256, [*local, w.url], ui=self.ui))
+        hashes = {w.filename: w.sha256 for w in wheels}
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="torchenv-wheels-") as tmp:
+            req = Path(tmp) / "requirements.txt"
+            req.write_text(requirements_lines(files, hashes))
+            run_tool([uv_bin(), "pip", "install", "--no-config", "--quiet", "--no-index", "--no-deps",
+                      "--require-hashes", "--python", str(env_python), "-r", str(req)],
+                     what=f"installing {len(files)} wheels into {self.env_path} (uv)", env=uv_environ())
+
+
+def select_engine(machine: "Machine") -> "CondaEngine":
+    """The user's conda/mamba/micromamba when on PATH (their .condarc applies), else py-rattler.
+
+    ``TORCHENV_CONDA_ENGINE`` = rattler | conda | mamba | micromamba forces a choice.
+    """
+    from .. import paths
+
+    forced = os.environ.get("TORCHENV_CONDA_ENGINE", "").strip().lower()
+    if forced != "rattler":
+        for exe in machine.conda:
+            if (not forced or exe.kind == forced) and Path(exe.path).is_file():
+                from ..engines.conda_bin import CondaBinary
+
+                return CondaBinary(path=exe.path, kind=exe.kind)
+        if forced:
+            found = shutil.which(forced)
+            if not found:
+                raise BackendError(f"TORCHENV_CONDA_ENGINE={forced}, but no {forced} is on PATH",
+                                   hint="unset it to use the embedded engine (py-rattler)")
+            from ..engines.conda_bin import CondaBinary
+
+            return CondaBinary(path=found, kind=forced)
+    from ..engines.rattler import RattlerEngine
+
+    return RattlerEngine(cache_dir=paths.cache_dir() / "conda")
+
+
+class CondaBackend(Backend):
+    name = "conda"
+
+    def __init__(self, *, plan: "Plan", env_path: Path, ui: "Ui", engine: "CondaEngine | None" = None,
+                 wheel_part: WheelPart | None = None) -> None:
+        super().__init__(plan=plan, env_path=env_path, ui=ui)
+        self._engine = engine
+        self.wheel_part = wheel_part or UvWheelPart(env_path=env_path, ui=ui)
+        self.reasons: list[str] = []
+
+    @property
+    def engine(self) -> "CondaEngine":
+        if self._engine is None:
+            self._engine = select_engine(self.plan.machine)
+        return self._engine
+
+    @property
+    def mirrors(self) -> dict[str, tuple[str, ...]]:
+        return dict(self.plan.sources.conda_mirrors) if self.plan.sources else {}
+
+    # -- deciding ------------------------------------------------------------------------------
+    def lock_target(self, *, requirements: list[str]) -> "LockTarget":
+        from ..conda.channels import conda_subdir
+        from ..conda.specs import conda_request
+        from ..conda.virtual import describe, virtual_packages
+        from ..lock.model import LockTarget
+
+        plan = self.plan
+        request = conda_request(plan)
+        vpkgs = virtual_packages(plan.machine)
+        subdir = conda_subdir(plan.platform)
+        self.reasons = [*request.reasons,
+                        f"solved by {self.engine.name} for {subdir} as the target machine sees it "
+                        f"({describe(vpkgs) or 'no virtual packages'})"]
+        self.ui.step(f"solving conda packages with {self.engine.name}: {', '.join(request.specs)}")
+        records = self.engine.solve(channels=request.channels, specs=request.specs, platform=subdir,
+                                    virtual_packages=vpkgs, mirrors=self.mirrors)
+        clash = sorted(r.name for r in records if r.name in _CONDA_TORCH)
+        wheels: tuple = ()
+        if not request.torch_from_conda:
+            if clash:
+                raise BackendError(f"the conda packages pull in {', '.join(clash)}, which would sit beside the "
+                                   f"torch wheels in one prefix", hint='remove what depends on them from [conda] '
+                                   'packages, or set [conda] torch-source = "conda"')
+            wheels = tuple(self.wheel_part.lock(plan=plan, requirements=list(requirements)))
+        elif requirements:
+            wheels = tuple(self.wheel_part.lock(plan=plan, requirements=list(requirements)))
+        torch = self._torch_version(records, wheels)
+        return LockTarget(name=plan.target_name, os=plan.machine.os, arch=plan.machine.arch, tier=plan.tier,
+                          python=plan.python, backend="conda", torch=torch, wheels=wheels,
+                          conda=tuple(r.to_locked() for r in records), virtual_packages=vpkgs,
+                          channels=request.channels)
+
+    @staticmethod
+    def _torch_version(records, wheels) -> str:
+        wheel = next((w for w in wheels if w.name == "torch"), None)
+        if wheel is not None:
+            return wheel.version
+        rec = next((r for r in records if r.name == "pytorch"), None)
+        return rec.version if rec is not None else ""
+
+    # -- doing ---------------------------------------------------------------------------------
+    def create(self) -> None:
+        """Claim ``env_path`` as a conda prefix: empty or already one; never someone else's directory.
+
+        The interpreter arrives with the conda records in ``install`` (Python is a conda package),
+        so one transaction makes the whole prefix.
+        """
+        path = self.env_path
+        if path.exists() and not path.is_dir():
+            raise EnvError(f"{path} is a file, not an environment", hint="choose another [env] path")
+        if path.is_dir() and any(path.iterdir()) and not (path / "conda-meta").is_dir():
+            what = "a venv" if (path / "pyvenv.cfg").exists() else "files that are not a conda environment"
+            raise EnvError(f"{path} holds {what}; torchenv will not install a conda env over it",
+                           hint='choose another [env] path (e.g. path = ".conda-env"), or move it away yourself')
+        (path / "conda-meta").mkdir(parents=True, exist_ok=True)
+        (path / "conda-meta" / "history").touch(exist_ok=True)
+
+    def install(self, *, target: "LockTarget") -> None:
+        from ..conda.records import records_from_lock
+        from ..conda.virtual import virtual_packages
+
+        if target.backend != "conda" or not target.conda:
+            raise BackendError(f"lock target {target.name} holds no conda packages",
+                               hint="re-lock with `torchenv lock` after setting [env] backend = \"conda\"")
+        here = {v.split("=")[0]: v for v in virtual_packages(self.plan.machine)}
+        for wanted in target.virtual_packages:
+            if wanted.startswith("__cuda") and "__cuda" not in here:
+                self.ui.warn(f"target {target.name} was solved for {wanted.rsplit('=', 1)[0]}, and this machine "
+                             "has no CUDA driver: CUDA packages will install, but not run here")
+        self.ui.step(f"installing {len(target.conda)} conda packages into {self.env_path} ({self.engine.name})")
+        self.engine.install(records=records_from_lock(target.conda), prefix=self.env_path, mirrors=self.mirrors)
+        if target.wheels:
+            self.ui.step(f"installing {len(target.wheels)} wheels into the prefix's Python")
+            self.wheel_part.install(plan=self.plan, env_python=self.python(), wheels=target.wheels)
+
+    def python(self) -> Path:
+        if sys.platform == "win32" or self.plan.machine.os == "windows":
+            return self.env_path / "python.exe"
+        return self.env_path / "bin" / "python"
+
+    def installed(self) -> dict[str, str]:
+        """conda-meta records, then site-packages dist-infos (wheels win: they are what imports)."""
+        out: dict[str, str] = {}
+        for meta in sorted((self.env_path / "conda-meta").glob("*.json")):
+            try:
+                data = json.loads(meta.read_text())
+                out[data["name"]] = data["version"]
+            except (OSError, ValueError, KeyError):
+                continue
+        for site in [*self.env_path.glob("lib/python*/site-packages"), self.env_path / "Lib" / "site-packages"]:
+            for dist in site.glob("*.dist-info"):
+                name, _, version = dist.name[: -len(".dist-info")].partition("-")
+                out[name.lower().replace("_", "-")] = version
+        return out

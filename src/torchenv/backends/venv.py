@@ -1,0 +1,143 @@
+"""The venv backend: a virtual environment filled with wheels by the uv or pip engine.
+
+Why locking happens in two steps: torchenv first pins every torch-family file itself
+(``install.locate``: exact version, wheel tags, sha256, from the tier's torch source or a
+local wheelhouse), then lets the engine resolve the rest of the closure from the PyPI side
+with those files given as direct references. A torch-family package that appears only as
+a dependency (``triton``) is located the same way and the closure is resolved once more,
+so no torch-family file ever comes from wherever an installer happened to find it first.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import BackendError, SourceError
+from .base import Backend
+
+if TYPE_CHECKING:
+    from ..engines.base import WheelEngine
+    from ..lock.model import LockedWheel, LockTarget
+    from ..resolve.plan import Plan
+    from ..ui import Ui
+
+
+def make_engine(name: str, ui: Any = None) -> "WheelEngine":
+    if name == "pip":
+        from ..engines.pip import PipEngine
+
+        return PipEngine(ui=ui)
+    if name == "uv":
+        from ..engines.uv import UvEngine
+
+        return UvEngine(ui=ui)
+    raise BackendError(f"unknown installer {name!r}", hint='[env] installer is "uv" or "pip"')
+
+
+class VenvBackend(Backend):
+    name = "venv"
+
+    def __init__(self, *, plan: "Plan", env_path: Path, ui: "Ui", installer: str | None = None) -> None:
+        super().__init__(plan=plan, env_path=env_path, ui=ui)
+        self.engine = make_engine(installer or plan.installer, ui)
+
+    # -- locking --------------------------------------------------------------------------------
+    def _locate(self, name: str, version: str, source: str) -> tuple["LockedWheel", str]:
+        """(LockedWheel with canonical URL, URL the engine can read the file from now)."""
+        from ..install.locate import locate
+
+        plan = self.plan
+        found: list[str] = []
+        wheel = locate(plan.sources, name, version, source=source, tier=plan.tier, python=plan.python,
+                       platform=plan.platform, ui=self.ui, found=found)
+        return wheel, found[0]
+
+    def lock_target(self, *, requirements: list[str]) -> "LockTarget":
+        from ..install.locate import FROM_PYPI, FROM_TORCH_INDEX, torch_family
+        from ..lock.model import LockTarget
+        from ..sources.index import normalize
+
+        plan = self.plan
+        if plan.sources is None:
+            raise BackendError("the plan has no package sources", hint="this is a bug in the resolver")
+        family = torch_family()
+        pinned: dict[str, tuple[LockedWheel, str]] = {}
+        for pkg in plan.packages:
+            name = normalize(pkg.name)
+            if name in family:
+                pinned[name] = self._locate(name, pkg.version, pkg.source)
+        pypi = plan.sources.pypi
+        extra_links = [w for w in plan.sources.wheelhouses if w not in pypi.find_links]
+        for _round in range(3):
+            reqs = [f"{name} @ {url}" for name, (_w, url) in sorted(pinned.items())] + list(requirements)
+            resolved = self.engine.resolve(requirements=reqs, python_version=plan.python,
+                                           platform=plan.platform, pypi=pypi, find_links=extra_links)
+            strays = [w for w in resolved if normalize(w.name) in family and normalize(w.name) not in pinned]
+            if not strays or plan.pypi_default_build:
+                break
+            for w in strays:   # e.g. triton pulled in by torch: must come from the torch source too
+                pinned[normalize(w.name)] = self._locate(normalize(w.name), w.version, FROM_TORCH_INDEX)
+        else:
+            raise SourceError("the torch-family packages kept changing while resolving: "
+                              + ", ".join(sorted(pinned)), hint="report this with `torchenv plan --json`")
+        wheels = []
+        for w in resolved:
+            name = normalize(w.name)
+            if name in pinned:
+                wheels.append(pinned[name][0])
+            elif name in family:   # PyPI's default build: exactly pinned, hash-locked, from the PyPI side
+                wheels.append(_replace(w, name=name, source=FROM_PYPI))
+            else:
+                wheels.append(_replace(w, name=name))
+        missing = set(pinned) - {w.name for w in wheels}
+        if missing:
+            raise BackendError(f"the resolver dropped {', '.join(sorted(missing))} from the environment",
+                               hint="a requirement marker excludes it on this platform; check your requirements")
+        os_name, _, arch = plan.platform.partition("-")
+        torch = next((w.version for w in wheels if w.name == "torch"), plan.torch_version)
+        return LockTarget(name=plan.target_name, os=os_name, arch=arch, tier=plan.tier, python=plan.python,
+                          backend=self.name, torch=torch,
+                          wheels=tuple(sorted(wheels, key=lambda w: (w.name, w.filename))))
+
+    # -- building ---------------------------------------------------------------------------------
+    def create(self) -> None:
+        self.engine.create_venv(python=self.plan.python_path or self.plan.python, path=self.env_path)
+
+    def materialise(self, target: "LockTarget") -> list[Path]:
+        """A hash-checked local file for every wheel: cache, local folders, then mirrors, then the recorded URL."""
+        from ..install.locate import local_candidates, remote_candidates
+        from ..sources.fetch import fetch
+
+        sources = self.plan.sources
+        files = []
+        for wheel in target.wheels:
+            try:
+                files.append(fetch(wheel.filename, wheel.sha256, local_candidates(sources, wheel)))
+                continue
+            except SourceError:
+                pass
+            files.append(fetch(wheel.filename, wheel.sha256, remote_candidates(sources, wheel, self.ui),
+                               ui=self.ui))
+        return files
+
+    def install(self, *, target: "LockTarget", reinstall: bool = False) -> None:
+        files = self.materialise(target)
+        hashes = {w.filename: w.sha256 for w in target.wheels}
+        with self.ui.progress(f"installing {len(files)} packages ({self.engine.name})"):
+            self.engine.install_files(env_python=self.python(), files=files, hashes=hashes, reinstall=reinstall)
+
+    def python(self) -> Path:
+        from ..install.state import env_python
+
+        return env_python(self.env_path)
+
+    def installed(self) -> dict[str, str]:
+        from ..install.state import distributions, fingerprint
+
+        return distributions(fingerprint(self.env_path, self.plan.python))
+
+
+def _replace(wheel: "LockedWheel", **changes: Any) -> "LockedWheel":
+    import dataclasses
+
+    return dataclasses.replace(wheel, **changes)

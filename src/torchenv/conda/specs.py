@@ -1,0 +1,117 @@
+"""From a Plan to the conda request: channels, match specs, and why each spec looks as it does.
+
+Why here and not in the resolver: the resolver decides tier, torch version and Python; this
+module only spells that decision in conda's words (``pytorch 2.5.1 cuda*``,
+``cuda-version 12.6.*``, ``cuda-nvcc 12.6.*``), so ``plan`` and ``up`` show the same reasons.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .channels import channel_name, channel_url
+
+if TYPE_CHECKING:
+    from ..resolve.plan import Plan
+
+LEGACY_LAST_TORCH = (2, 5)          # the `pytorch` channel stopped at 2.5 (pytorch/pytorch#138506)
+# CUDA toolkit parts whose version must follow the torch tier's CUDA (conda-forge and nvidia names).
+_TOOLKIT = re.compile(r"^(cuda-(?!version$).+|cudatoolkit|cudatoolkit-dev|libcublas.*|libcusparse.*|"
+                      r"libcufft.*|libcurand.*|libcusolver.*|libnvjitlink.*|libnpp.*)$")
+_NAME = re.compile(r"^[A-Za-z0-9_.\-]+")
+
+
+@dataclass(frozen=True)
+class CondaRequest:
+    channels: tuple[str, ...]       # canonical base URLs, in priority order
+    specs: tuple[str, ...]          # conda match specs
+    torch_from_conda: bool          # True: pytorch is a conda package; False: torch wheels go in the prefix
+    reasons: tuple[str, ...]
+
+
+def spec_name(spec: str) -> str:
+    match = _NAME.match(spec.strip())
+    return match.group(0).lower() if match else spec.strip()
+
+
+def _is_bare(spec: str) -> bool:
+    return spec.strip().lower() == spec_name(spec)
+
+
+def _version_tuple(version: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in re.findall(r"\d+", version)[:2])
+
+
+def conda_request(plan: "Plan") -> CondaRequest:
+    """The specs to solve for ``plan``; raises ``IntentError`` for a combination conda cannot serve."""
+    intent = plan.intent
+    conda = intent.conda
+    file = str(intent.file) if intent.file else None
+    channels = tuple(channel_url(c) for c in conda.channels)
+    legacy = any(channel_name(c).rstrip("/").split("/")[-1] == "pytorch" for c in channels)
+    cuda = plan.cuda_version if plan.tier.startswith("cu") else None
+    specs = [f"python {plan.python}.*"]
+    reasons = [f"python {plan.python} from conda channels {', '.join(channel_name(c) for c in channels)} "
+               f"(the resolver chose Python {plan.python})"]
+    user = list(conda.packages)
+    wants_cuda_version = False
+
+    for i, spec in enumerate(user):
+        name = spec_name(spec)
+        if not _TOOLKIT.match(name):
+            continue
+        if cuda is None:
+            reasons.append(f"{name}: kept as written ({spec!r}); the torch tier is {plan.tier}, so no CUDA "
+                           f"version to match it to")
+        elif _is_bare(spec):
+            user[i] = f"{name} {cuda}.*"
+            wants_cuda_version = True
+            reasons.append(f"{name} pinned to {cuda}.* to match torch tier {plan.tier} (CUDA {cuda}), so nvcc "
+                           f"compiles extensions for the CUDA torch was built with")
+        else:
+            wants_cuda_version = True
+            reasons.append(f"{name}: kept as written ({spec!r}); torch tier {plan.tier} is CUDA {cuda}")
+
+    torch_from_conda = conda.torch_source == "conda"
+    if torch_from_conda:
+        specs += _conda_torch_specs(plan, cuda, legacy, reasons, file)
+        wants_cuda_version = wants_cuda_version or (cuda is not None and not legacy)
+    else:
+        reasons.append(f"torch stack from the {plan.tier} wheel index (the venv engine's rules), installed "
+                       f"into the prefix's Python; conda packages: Python and [conda] packages only")
+    if wants_cuda_version and cuda and not legacy and not any(spec_name(s) == "cuda-version" for s in user):
+        specs.append(f"cuda-version {cuda}.*")
+        reasons.append(f"cuda-version {cuda}.* keeps every CUDA package in the prefix at CUDA {cuda} "
+                       f"(torch tier {plan.tier})")
+    specs += user
+    return CondaRequest(channels=channels, specs=tuple(specs), torch_from_conda=torch_from_conda,
+                        reasons=tuple(reasons))
+
+
+def _conda_torch_specs(plan: "Plan", cuda: str | None, legacy: bool, reasons: list[str],
+                       file: str | None) -> list[str]:
+    from ..errors import IntentError
+
+    version = plan.torch_version.split("+")[0]
+    companions = [c for c in plan.intent.torch.with_]
+    if plan.tier.startswith("rocm"):
+        raise IntentError(f"conda channels have no ROCm build of pytorch (tier {plan.tier})", file=file,
+                          key="conda.torch-source",
+                          hint='use torch-source = "wheels" to get ROCm torch wheels inside the conda prefix')
+    if legacy:
+        if _version_tuple(version) > LEGACY_LAST_TORCH:
+            raise IntentError(f"the `pytorch` conda channel stopped at torch 2.5; torch {version} is not there",
+                              file=file, key="conda.channels",
+                              hint='drop "pytorch"/"nvidia" from [conda] channels (conda-forge has newer '
+                                   'builds), or ask for torch <= 2.5 (--torch 2.5)')
+        variant = f"pytorch-cuda {cuda}.*" if cuda else "cpuonly"
+        reasons.append(f"legacy `-c pytorch` scheme (torch <= 2.5): pytorch {version} with {variant.split()[0]}"
+                       f"{' ' + cuda if cuda else ''}")
+        return [f"pytorch =={version}", variant, *companions]
+    build = "cuda*" if cuda else "cpu*"
+    reasons.append(f"pytorch {version} {build} from {', '.join(channel_name(c) for c in plan.intent.conda.channels)}"
+                   f" (torch-source = \"conda\"; tier {plan.tier})")
+    if companions:
+        reasons.append(f"{', '.join(companions)}: versions chosen by the conda solver to match pytorch {version}")
+    return [f"pytorch =={version} {build}", *companions]

@@ -1,0 +1,46 @@
+"""One doctor run: read the env, run the checks, optionally confirm by importing in the env's interpreter.
+
+Why a single entry point: the CLI, ``--explain`` and ``--report`` (and ``torchenv verify`` if it wants a
+diagnosis after a failed check) all need the same Diagnosis, built the same way.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .model import Context, Diagnosis, Finding
+
+if TYPE_CHECKING:
+    from ..machine import Machine
+
+
+def diagnose(machine: "Machine", prefix: Path | None, ctx: Context, *, import_check: bool = True) -> Diagnosis:
+    from . import checks_build, checks_system, envscan, explain
+
+    env = envscan.read_env(prefix) if prefix is not None else None
+    findings: list[Finding] = []
+    if env is not None:
+        findings += checks_build.run_all(machine, env, ctx)
+    findings += checks_system.run_all(machine, env, ctx)
+    findings += [Finding("info", "probe: " + note, note, None, "probe-note") for note in machine.findings]
+    runtime = None
+    if import_check and env is not None and env.torch_version and env.interpreter:
+        from . import runtime as rt
+
+        runtime = rt.probe_env(env.interpreter, [c.name for c in env.companions], ctx.environ)
+        line = explain.evidence(runtime)
+        findings = [_with_evidence(f, line) if f.severity == "error" else f for f in findings]
+        findings += explain.runtime_findings(rt.messages(runtime), findings)
+        if runtime.get("crashed") is not None or runtime.get("timeout"):
+            findings.append(Finding("error", "import torch crashed or hung in this env", line,
+                                    "torchenv up   # recreate the env; a crash on import means broken binaries",
+                                    "import-crash"))
+    order = {"error": 0, "warning": 1, "info": 2}
+    findings.sort(key=lambda f: order.get(f.severity, 3))
+    return Diagnosis(machine=machine, env=env, findings=findings, runtime=runtime)
+
+
+def _with_evidence(f: Finding, line: str) -> Finding:
+    import dataclasses
+
+    return dataclasses.replace(f, detail=f"{f.detail} [import check: {line}]")

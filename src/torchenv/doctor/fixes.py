@@ -1,0 +1,123 @@
+"""Turn a diagnosis into commands a user can paste: the right installer for that env, the right index.
+
+Why its own module: every check needs "install exactly these builds into *this* env", and the answer
+depends on the env (pip present? uv-made venv without pip? conda?) and on the tier that would work,
+which the resolver decides when it is available (a small kb-based search otherwise).
+"""
+from __future__ import annotations
+
+import shlex
+from typing import TYPE_CHECKING, Any
+
+from . import archscan, knowledge
+
+if TYPE_CHECKING:
+    from ..machine import Machine
+    from .model import EnvFacts
+
+OFFICIAL = "https://download.pytorch.org/whl"
+
+
+def index_url(tier: str, torch_mirror: str | None = None) -> str:
+    base = (torch_mirror or OFFICIAL).rstrip("/")
+    return f"{base}/{tier}"
+
+
+def _q(s: str) -> str:
+    return shlex.quote(s)
+
+
+def _uv() -> str:
+    """``uv`` when it is on PATH, else the absolute path of the uv torchenv ships with (a pasteable command)."""
+    import shutil
+
+    if shutil.which("uv"):
+        return "uv"
+    try:
+        from uv import find_uv_bin  # type: ignore[import-not-found]
+
+        return _q(find_uv_bin())
+    except (ImportError, FileNotFoundError):
+        return "uv"
+
+
+def pip_install(env: "EnvFacts | None", reqs: list[str], index: str | None = None) -> str:
+    """``<env>/bin/python -m pip install ...`` when the env has pip, else ``uv pip install -p <env> ...``."""
+    tail = " ".join(_q(r) for r in reqs) + (f" --index-url {_q(index)}" if index else "")
+    if env is None:
+        return f"pip install {tail}"
+    if env.has_pip and env.interpreter:
+        return f"{_q(env.interpreter)} -m pip install {tail}"
+    return f"{_uv()} pip install -p {_q(env.prefix)} {tail}"
+
+
+def pip_uninstall(env: "EnvFacts | None", names: list[str]) -> str:
+    joined = " ".join(_q(n) for n in names)
+    if env is None:
+        return f"pip uninstall -y {joined}"
+    if env.has_pip and env.interpreter:
+        return f"{_q(env.interpreter)} -m pip uninstall -y {joined}"
+    return f"{_uv()} pip uninstall -p {_q(env.prefix)} {joined}"
+
+
+def _tier_fits(machine: "Machine", version: str, tier: str) -> bool:
+    if tier == "cpu" or not tier.startswith("cu"):
+        return False
+    floor = knowledge.driver_floor(tier, machine.os)
+    if machine.driver and floor and not knowledge.driver_ok(machine.driver, floor):
+        return False
+    archs = knowledge.compiled_archs(version, tier, machine.platform_key)
+    for gpu in machine.gpus:
+        if gpu.cc_tuple and archs and not archscan.runs_on(archs, gpu.cc_tuple):
+            return False
+    return bool(archs) or not machine.gpus
+
+
+def _from_resolver(machine: "Machine", version: str) -> str | None:
+    try:
+        from ..intent.model import Intent, TorchIntent
+        from ..resolve.resolver import resolve  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    try:
+        plan = resolve(Intent(torch=TorchIntent(version=f"=={version}", cuda="auto")), machine)
+    except Exception:  # noqa: BLE001 - PlanRefused or a resolver gap: fall back to the kb search
+        return None
+    tier = getattr(plan, "tier", None)
+    return tier if isinstance(tier, str) and tier.startswith("cu") else None
+
+
+def working_tier(machine: "Machine", version: str) -> tuple[str, str] | None:
+    """(torch release, tier) that runs on this machine: the same release if any tier of it fits,
+    else the newest release that has one. Resolver first, kb tables otherwise."""
+    public = version.split("+")[0]
+    tier = _from_resolver(machine, public)
+    if tier:
+        return public, tier
+    for tier in knowledge.tiers_for(public, machine.platform_key):
+        if _tier_fits(machine, public, tier):
+            return public, tier
+    latest = knowledge.latest_torch()
+    if latest and latest != public:
+        for tier in knowledge.tiers_for(latest, machine.platform_key):
+            if _tier_fits(machine, latest, tier):
+                return latest, tier
+    return None
+
+
+def install_build(env: "EnvFacts | None", version: str, tier: str, torch_mirror: str | None = None
+                  ) -> tuple[str, str]:
+    """(pip command, torchenv command) that put torch ``version`` of ``tier`` (and its installed companions)
+    into the env. Local tags are explicit: ``torch==2.8.0`` would count as already satisfied by ``+cu128``."""
+    reqs = [f"torch=={version}+{tier}"]
+    for comp in (env.companions if env else ()):
+        paired = knowledge.companion_version(version, comp.name)
+        if paired:
+            reqs.append(f"{comp.name}=={paired}+{tier}")
+    with_ = " ".join(f"--with {c.name}" for c in (env.companions if env else ()))
+    te = f"torchenv up --torch {version} --cuda {tier}" + (f" {with_}" if with_ else "")
+    return pip_install(env, reqs, index_url(tier, torch_mirror)), te
+
+
+def describe(values: dict[str, Any]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in values.items() if v)

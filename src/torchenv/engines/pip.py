@@ -1,0 +1,180 @@
+"""The pip engine: ``virtualenv``, ``pip install --dry-run --report``, ``pip install --no-deps``.
+
+Why keep pip next to uv: some sites allow only pip, and pip merges all indexes (uv takes
+the first index that has a package), which some mirror setups rely on.
+
+Choices made here:
+
+* Resolution always runs in pip's cross-target mode (``--target`` + ``--platform`` +
+  ``--python-version`` + ``--only-binary=:all:``), so the native lock and a
+  ``torchenv lock --target windows-x86_64-cpu`` go through the same code path.
+* pip's own config files are ignored (``PIP_CONFIG_FILE=/dev/null``): the plan already
+  read them into ``Sources.pypi`` and may have replaced parts (``--pypi-mirror``).
+* Installs use ``--no-deps --no-index`` on files torchenv already hash-checked; then
+  anything the lock does not name is uninstalled, except pip itself (the env's tool).
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import BackendError, EnvError
+from .base import WheelEngine
+from .uv import file_url, index_for, missing_python_hint, requirements_lines, run_tool, source_args
+
+if TYPE_CHECKING:
+    from ..lock.model import LockedWheel
+    from ..sources.model import PypiSide
+
+KEEP = frozenset({"pip"})   # the pip engine's env keeps its installer
+
+_SCRUB = ("PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "PIP_CONSTRAINT", "PIP_NO_INDEX",
+          "PIP_TARGET", "PIP_USER", "PIP_PREFIX", "PIP_REQUIRE_VIRTUALENV", "PIP_ONLY_BINARY",
+          "PIP_NO_BINARY", "PIP_PLATFORM", "PIP_PYTHON_VERSION", "PIP_REQUIREMENT", "PIP_NO_DEPS")
+
+
+def pip_platforms(platform: str) -> list[str]:
+    """pip ``--platform`` values for a torchenv platform key.
+
+    pip does not expand ``manylinux_2_28`` to older manylinux levels the way an installer
+    on the target would, so every level is listed.
+    """
+    os_name, _, arch = platform.partition("-")
+    if os_name == "linux":
+        arch = "aarch64" if arch in ("arm64", "aarch64") else arch
+        tags = [f"manylinux_2_{minor}_{arch}" for minor in range(28, 4, -1)]
+        tags += [f"manylinux2014_{arch}"]
+        if arch == "x86_64":
+            tags += ["manylinux2010_x86_64", "manylinux1_x86_64"]
+        return tags + [f"linux_{arch}"]
+    if os_name == "windows":
+        return ["win_arm64"] if arch in ("arm64", "aarch64") else ["win_amd64"]
+    if os_name == "macos":
+        return ["macosx_14_0_arm64"] if arch in ("arm64", "aarch64") else ["macosx_13_0_x86_64"]
+    raise BackendError(f"pip cannot lock for platform {platform}",
+                       hint="platforms look like linux-x86_64, windows-x86_64, macos-arm64")
+
+
+def pip_environ() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in _SCRUB}
+    env["PIP_CONFIG_FILE"] = os.devnull
+    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
+    env["PIP_NO_INPUT"] = "1"
+    return env
+
+
+class PipEngine(WheelEngine):
+    name = "pip"
+
+    def __init__(self, *, ui: Any = None) -> None:
+        self.ui = ui
+
+    def create_venv(self, *, python: str, path: Path) -> None:
+        cmd = [sys.executable, "-m", "virtualenv", "--quiet", "--no-download", "--no-periodic-update",
+               "--no-setuptools", "-p", python, str(path)]
+        run_tool(cmd, what=f"creating {path} with Python {python} (virtualenv)", env=pip_environ(),
+                 error=EnvError, hint=missing_python_hint(python))
+
+    def _pip(self) -> list[str]:
+        """A pip to resolve with: torchenv's own interpreter's, else one in a scratch venv."""
+        if importlib.util.find_spec("pip") is not None:
+            return [sys.executable, "-m", "pip"]
+        from .. import paths
+
+        tool = paths.cache_dir() / "pip-tool"
+        from ..install.state import env_python
+
+        if not env_python(tool).exists():
+            self.create_venv(python=sys.executable, path=tool)
+        return [str(env_python(tool)), "-m", "pip"]
+
+    def resolve(self, *, requirements: list[str], python_version: str, platform: str,
+                pypi: "PypiSide", find_links: list[str]) -> list["LockedWheel"]:
+        major, _, minor = python_version.partition(".")
+        with tempfile.TemporaryDirectory(prefix="torchenv-resolve-") as tmp:
+            req = Path(tmp) / "requirements.in"
+            req.write_text("\n".join(requirements) + "\n")
+            report = Path(tmp) / "report.json"
+            cmd = [*self._pip(), "install", "--dry-run", "--ignore-installed", "--quiet",
+                   "--report", str(report), "--target", str(Path(tmp) / "target"),
+                   "--only-binary=:all:", "--python-version", python_version,
+                   "--implementation", "cp", "--abi", f"cp{major}{minor}", "--abi", "abi3", "--abi", "none"]
+            for tag in pip_platforms(platform):
+                cmd += ["--platform", tag]
+            cmd += [*source_args(pypi, find_links), "-r", str(req)]
+            run_tool(cmd, what=f"resolving the environment for {platform}, Python {python_version} (pip)",
+                     env=pip_environ(),
+                     hint="a requirement has no wheel for this Python/platform, or your requirements "
+                          "contradict each other; the lines above name the package")
+            return parse_report(report, pypi)
+
+    def install_files(self, *, env_python: Path, files: list[Path],
+                      hashes: dict[str, str] | None = None, reinstall: bool = False) -> None:
+        pip = [str(env_python), "-m", "pip"]
+        with tempfile.TemporaryDirectory(prefix="torchenv-sync-") as tmp:
+            req = Path(tmp) / "requirements.txt"
+            req.write_text(requirements_lines(files, hashes))
+            cmd = [*pip, "install", "--quiet", "--no-deps", "--no-index", "-r", str(req)]
+            if reinstall:
+                cmd.append("--force-reinstall")
+            run_tool(cmd, what=f"installing {len(files)} files into {env_python.parent.parent} (pip)",
+                     env=pip_environ())
+        self._remove_extraneous(env_python, files)
+
+    def _remove_extraneous(self, env_python: Path, files: list[Path]) -> None:
+        from ..install.state import distributions, fingerprint
+        from ..sources.index import project_of
+
+        env = env_python.parent.parent
+        wanted = {project_of(f.name) for f in files} | KEEP
+        version = _env_python_version(env)
+        extra = sorted(set(distributions(fingerprint(env, version))) - wanted)
+        if extra:
+            run_tool([str(env_python), "-m", "pip", "uninstall", "--yes", "--quiet", *extra],
+                     what=f"removing packages the lock does not name ({', '.join(extra)})", env=pip_environ())
+
+
+def _env_python_version(env: Path) -> str:
+    from ..install.state import env_python_version
+
+    return env_python_version(env) or f"{sys.version_info[0]}.{sys.version_info[1]}"
+
+
+def parse_report(path: Path, pypi: "PypiSide") -> list["LockedWheel"]:
+    """Turn ``pip install --report`` (format 1) into LockedWheels."""
+    from ..lock.model import LockedWheel
+    from .uv import filename_of
+
+    data = json.loads(path.read_text())
+    out = []
+    for item in data.get("install", []):
+        info = item["download_info"]
+        url = info["url"]
+        archive = info.get("archive_info")
+        if archive is None:
+            raise BackendError(f"{item['metadata']['name']}: pip resolved it to a directory or VCS "
+                               f"checkout ({url}), which cannot be locked by hash",
+                               hint="require a released version from an index instead")
+        sha = (archive.get("hashes") or {}).get("sha256")
+        if not sha and str(archive.get("hash", "")).startswith("sha256="):
+            sha = archive["hash"].split("=", 1)[1]
+        if not sha:
+            if url.startswith("file:"):
+                from ..sources.fetch import sha256_file
+                from ..sources.index import _local_path
+
+                sha = sha256_file(_local_path(url))
+            else:
+                raise BackendError(f"{item['metadata']['name']}: no sha256 for {url}",
+                                   hint="the index does not publish hashes; use another PyPI mirror")
+        from ..sources.index import normalize
+
+        out.append(LockedWheel(name=normalize(item["metadata"]["name"]), version=item["metadata"]["version"],
+                               filename=filename_of(url), url=url if "://" in url else file_url(Path(url)),
+                               sha256=sha, index=index_for(url, pypi), source="pypi"))
+    return out

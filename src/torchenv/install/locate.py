@@ -1,0 +1,252 @@
+"""Find the exact torch-family files for a plan, before any installer sees a requirement.
+
+Why torchenv locates these itself instead of giving uv/pip an index: the supply-chain
+rule says torch, torchvision, triton... come only from the tier's torch source (or a
+local wheelhouse), and a file with a ``+cu121`` tag never from a PyPI-side index. An
+installer given both indexes picks by its own rules (uv: first index; pip: highest
+version, so ``2.4.1+cu121`` beats ``2.4.1``). Here each file is chosen by exact version
+and wheel tags, hashed, and handed to the installer as a direct reference.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+import urllib.parse
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import SourceError
+
+if TYPE_CHECKING:
+    from packaging.tags import Tag
+
+    from ..lock.model import LockedWheel
+    from ..resolve.plan import Plan
+    from ..sources.model import Sources
+
+FROM_TORCH_INDEX = "torch-index"
+FROM_PYPI = "pypi"
+
+
+@lru_cache(maxsize=None)
+def torch_family() -> frozenset[str]:
+    """Names routed to the torch source (``recipes/packages.toml``)."""
+    from ..kb import torch_family as names
+    from ..sources.index import normalize
+
+    return frozenset(normalize(n) for n in names())
+
+
+def target_tags(python: str, platform: str) -> list["Tag"]:
+    """Wheel tags an interpreter of ``python`` on ``platform`` accepts, best first."""
+    from packaging import tags
+
+    major, minor = (int(x) for x in python.split(".")[:2])
+    os_name, _, arch = platform.partition("-")
+    if os_name == "linux":
+        arch = "aarch64" if arch in ("arm64", "aarch64") else arch
+        plats = [f"manylinux_2_{m}_{arch}" for m in range(28, 4, -1)] + [f"manylinux2014_{arch}"]
+        if arch == "x86_64":
+            plats += ["manylinux2010_x86_64", "manylinux1_x86_64"]
+        plats.append(f"linux_{arch}")
+    elif os_name == "windows":
+        plats = ["win_arm64"] if arch in ("arm64", "aarch64") else ["win_amd64"]
+    elif os_name == "macos":
+        mac_arch = "arm64" if arch in ("arm64", "aarch64") else "x86_64"
+        plats = list(tags.mac_platforms((14, 0), mac_arch))
+    else:
+        raise SourceError(f"unknown platform {platform}", hint="platforms look like linux-x86_64")
+    return [*tags.cpython_tags((major, minor), platforms=plats),
+            *tags.compatible_tags((major, minor), f"cp{major}{minor}", plats)]
+
+
+def _version_matches(file_version: str, planned: str, *, tier: str, allow_local: bool) -> bool:
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        have, want = Version(file_version), Version(planned)
+    except InvalidVersion:
+        return False
+    if want.local is not None:
+        return have == want
+    if have.public != want.public:
+        return False
+    return have.local is None or (allow_local and have.local == tier.replace(".", ""))
+
+
+def best_file(files: list[Any], name: str, version: str, *, tier: str, ranking: dict,
+              allow_local: bool) -> Any | None:
+    """The file of ``name==version`` whose tags rank best for the target, or None."""
+    from ..sources.index import parse_wheel_filename
+
+    best, best_rank = None, None
+    for f in files:
+        if not f.filename.endswith(".whl"):
+            continue
+        try:
+            fname, fversion, ftags = parse_wheel_filename(f.filename)
+        except SourceError:
+            continue
+        if fname != name or not _version_matches(fversion, version, tier=tier, allow_local=allow_local):
+            continue
+        ranks = [ranking[t] for t in ftags if t in ranking]
+        if ranks and (best_rank is None or min(ranks) < best_rank):
+            best, best_rank = f, min(ranks)
+    return best
+
+
+def _local_sha(url: str) -> str:
+    from ..sources.fetch import sha256_file
+    from ..sources.index import _local_path
+
+    path = _local_path(url)
+    return sha256_file(path)
+
+
+def hash_remote(url: str, filename: str, ui: Any = None) -> str:
+    """Download a file whose source publishes no hash, keep it in the artifact cache, return its sha256.
+
+    Why: flat mirror pages (Aliyun's ``pytorch-wheels/<tier>/``) list files without
+    ``#sha256=``; the lock still needs one, and the bytes are needed for the install anyway.
+    """
+    from .. import paths
+    from ..sources.http import describe, open_url
+
+    root = paths.wheel_cache()
+    root.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=root, prefix=".partial-")
+    h = hashlib.sha256()
+    try:
+        with os.fdopen(fd, "wb") as out, open_url(url, timeout=60) as resp:
+            if ui is not None:
+                ui.step(f"hashing {filename} from {urllib.parse.urlsplit(url).netloc} (the source lists no sha256)")
+            for block in iter(lambda: resp.read(1 << 20), b""):
+                out.write(block)
+                h.update(block)
+        digest = h.hexdigest()
+        final = root / digest[:2] / digest / filename
+        final.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(tmp, final)
+        return digest
+    except OSError as exc:
+        raise SourceError(f"could not download {filename} from {url}: {describe(exc)}", url=url,
+                          hint="check the mirror, or choose another with --torch-mirror / --mirror") from None
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
+def _search_order(sources: "Sources", source: str) -> list[tuple[str, str]]:
+    """(url, layout) to search, local ones first so a wheelhouse hit costs no network."""
+    from ..sources.model import OFFICIAL_PYPI
+
+    if source == FROM_PYPI:
+        pypi = sources.pypi
+        order = [(u, "flat") for u in (*sources.wheelhouses, *pypi.find_links)]
+        order += [(u, "index") for u in (*pypi.extra_index_urls, pypi.index_url or OFFICIAL_PYPI)]
+    else:
+        order = [(u, "flat") for u in sources.wheelhouses]
+        order += [(s.url, s.layout) for s in sources.torch]
+    seen: set[str] = set()
+    unique = [(u, lay) for u, lay in order if not (u in seen or seen.add(u))]
+    local = [(u, lay) for u, lay in unique if "://" not in u or u.startswith("file:")]
+    return local + [(u, lay) for u, lay in unique if (u, lay) not in local]
+
+
+def canonical(sources: "Sources", tier: str, filename: str) -> tuple[str, str]:
+    """(url, index) the lock records for a torch-index file, whichever mirror or folder had it."""
+    index = f"{sources.canonical_torch.rstrip('/')}/{tier}"
+    return f"{index}/{urllib.parse.quote(filename)}", index
+
+
+def locate(sources: "Sources", name: str, version: str, *, source: str, tier: str, python: str,
+           platform: str, ui: Any = None, found: list[str] | None = None) -> "LockedWheel":
+    """The wheel of ``name==version`` for this target, as a LockedWheel with canonical URL and sha256.
+
+    ``found`` (if given) receives the URL the file was found at, for the resolver to read now.
+    """
+    from ..lock.model import LockedWheel
+    from ..sources.index import list_project_files
+
+    tags = target_tags(python, platform)
+    ranking = {t: i for i, t in enumerate(tags)}
+    tried: list[str] = []
+    for url, layout in _search_order(sources, source):
+        try:
+            files = list_project_files(url, name, layout=layout)
+        except SourceError as exc:
+            tried.append(f"{url}: {exc.message}")
+            if ui is not None:
+                ui.warn(f"{url} failed while looking for {name} {version}; trying the next source")
+            continue
+        hit = best_file(files, name, version, tier=tier, ranking=ranking, allow_local=source != FROM_PYPI)
+        if hit is None:
+            tried.append(f"{url}: no {name} {version} wheel for Python {python} on {platform}")
+            continue
+        local = "://" not in hit.url or hit.url.startswith("file:")
+        sha = hit.sha256 or (_local_sha(hit.url) if local else hash_remote(hit.url, hit.filename, ui))
+        size = None
+        if local:
+            from ..sources.index import _local_path
+
+            size = _local_path(hit.url).stat().st_size
+        if found is not None:
+            found.append(hit.url)
+        if source == FROM_PYPI:
+            record_url, index = hit.url, url
+        else:
+            record_url, index = canonical(sources, tier, hit.filename)
+        return LockedWheel(name=name, version=_file_version(hit.filename), filename=hit.filename,
+                           url=record_url, sha256=sha, index=index, source=source, size=size)
+    where = "the torch source" if source != FROM_PYPI else "the PyPI side"
+    raise SourceError(f"no {name} {version} wheel for Python {python} on {platform} in {where} "
+                      f"({'; '.join(tried) or 'no source configured'})",
+                      url=tried[0].split(": ")[0] if tried else None,
+                      hint="check the mirror (`torchenv mirror test`), add a folder holding the wheel to "
+                           "pip's find-links, or choose another torch version/tier in torchenv.toml")
+
+
+def _file_version(filename: str) -> str:
+    from ..sources.index import parse_wheel_filename
+
+    return parse_wheel_filename(filename)[1]
+
+
+def local_candidates(sources: "Sources", wheel: "LockedWheel") -> list[str]:
+    """Places on this machine that may hold the exact file (hash-checked by fetch)."""
+    dirs = [*sources.wheelhouses]
+    from ..sources.pipconfig import local_dirs
+
+    dirs += [str(p) for p in local_dirs(list(sources.pypi.find_links))]
+    out = [str(Path(d) / wheel.filename) for d in dict.fromkeys(dirs)]
+    if wheel.url.startswith("file:"):
+        out.append(wheel.url)
+    return out
+
+
+def remote_candidates(sources: "Sources", wheel: "LockedWheel", ui: Any = None) -> list[str]:
+    """Where the file may be downloaded from: this plan's mirrors first, the recorded URL last.
+
+    Why look the file up on each source: a lock made with one mirror must install from
+    another (the URL recorded is canonical; the bytes are pinned by sha256).
+    """
+    from ..sources.index import list_project_files
+    from ..sources.model import OFFICIAL_PYPI
+
+    if wheel.source == FROM_TORCH_INDEX:
+        searched = [(s.url, s.layout) for s in sources.torch]
+    else:
+        pypi = sources.pypi
+        searched = [(u, "flat") for u in pypi.find_links if "://" in u and not u.startswith("file:")]
+        searched += [(u, "index") for u in (*pypi.extra_index_urls, pypi.index_url or OFFICIAL_PYPI)]
+    out: list[str] = []
+    for url, layout in searched:
+        try:
+            files = list_project_files(url, wheel.name, layout=layout)
+        except SourceError:
+            continue
+        out += [f.url for f in files if f.filename == wheel.filename and f.url not in out]
+    if wheel.url not in out:
+        out.append(wheel.url)
+    return out

@@ -1,0 +1,49 @@
+"""One ``up``/``lock`` at a time per project: ``<project>/.torchenv/up.lock`` (+ the holder's PID beside it).
+
+Why wait instead of failing: two ``up`` runs started together (two terminals, a CI retry)
+should end with one good env; the second waits, then finds the env up to date.
+"""
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+from ..paths import STATE_DIR
+
+LOCK_NAME = "up.lock"
+PID_NAME = "up.pid"
+
+
+@contextmanager
+def project_lock(project_dir: Path, ui: Any = None, *, timeout: float = -1) -> Iterator[None]:
+    """Hold the project's lock; tell the user which process holds it while waiting."""
+    from filelock import FileLock, Timeout
+
+    from ..errors import ConcurrentRun
+
+    state = Path(project_dir) / STATE_DIR
+    state.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(str(state / LOCK_NAME))
+    pid_file = state / PID_NAME
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        try:
+            holder = pid_file.read_text().strip() or "?"
+        except OSError:
+            holder = "?"
+        if ui is not None:
+            ui.warn(f"another torchenv (PID {holder}) is working in {project_dir}; waiting for it to finish")
+        try:
+            lock.acquire(timeout=timeout)
+        except Timeout:
+            raise ConcurrentRun(f"another torchenv (PID {holder}) still holds {state / LOCK_NAME}",
+                                hint=f"wait for it, or stop process {holder} if it is stuck") from None
+    try:
+        pid_file.write_text(f"{os.getpid()}\n")
+        yield
+    finally:
+        pid_file.unlink(missing_ok=True)
+        lock.release()

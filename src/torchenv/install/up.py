@@ -1,0 +1,311 @@
+"""``torchenv up``: make the project's env exactly what the plan and lock say, safely, then verify it.
+
+Why this order: the cheap no-op check runs first (``install.noop``); everything else runs
+under the project lock. The lock file is written only after an install succeeded, the
+env carries an in-progress marker while it is being changed, and an env torchenv did not
+create is never touched without ``--force``. A rebuild (new Python, ``--force``) moves the
+old env aside and puts it back if anything fails, because a venv cannot be built in one
+place and renamed into another (its scripts hold absolute paths).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterator
+
+from ..errors import EnvError, LockError
+
+if TYPE_CHECKING:
+    from ..intent.model import Intent
+    from ..lock.model import Lockfile, LockTarget
+    from ..resolve.plan import Plan
+    from ..ui import Ui
+
+
+@dataclass(frozen=True)
+class UpResult:
+    status: str                     # up-to-date | installed | synced | repaired | rebuilt
+    env_path: Path
+    target: str
+    lock_path: Path
+    verify_ok: bool | None = None   # None: not run
+    changes: tuple[str, ...] = ()
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.verify_ok is False else 0
+
+
+def make_plan(intent: "Intent", args: argparse.Namespace) -> "Plan":
+    """Probe (or assume) the machine and resolve; the single place ``up``/``lock`` ask for a plan."""
+    from ..commands._options import machine_from_args
+    from ..resolve.resolver import resolve
+
+    return resolve(intent, machine_from_args(args), sources_overrides=args)
+
+
+def make_backend(plan: "Plan", env_path: Path, ui: "Ui") -> Any:
+    if plan.backend == "conda":
+        from ..backends.conda import CondaBackend  # owned by the conda backend
+
+        return CondaBackend(plan=plan, env_path=env_path, ui=ui)
+    from ..backends.venv import VenvBackend
+
+    return VenvBackend(plan=plan, env_path=env_path, ui=ui)
+
+
+def machine_facts(plan: "Plan") -> dict[str, Any]:
+    m = plan.machine
+    facts: dict[str, Any] = {"os": m.os, "arch": m.arch, "driver": m.driver,
+                             "compute-capabilities": [g.compute_capability or "?" for g in m.gpus]}
+    if m.assumed:
+        facts["assumed"] = True
+    return {k: v for k, v in facts.items() if v is not None}
+
+
+def new_lockfile(old: "Lockfile | None", lock_hash: str, target: "LockTarget", plan: "Plan",
+                 ui: "Ui") -> "Lockfile":
+    """The lock with ``target`` added/replaced; targets made for another intent are dropped (with a warning)."""
+    from .. import __version__
+    from ..lock.model import Lockfile
+
+    keep = ()
+    if old is not None and old.intent_hash == lock_hash:
+        keep = old.targets
+    elif old is not None:
+        stale = sorted(t.name for t in old.targets if t.name != target.name)
+        if stale:
+            ui.warn(f"torchenv.toml or the requirements changed: dropped targets {', '.join(stale)} from the lock; "
+                    + "re-add them with " + ", ".join(f"`torchenv lock --target {n}`" for n in stale))
+    facts = machine_facts(plan)
+    if plan.machine.assumed and old is not None and old.machine and not old.machine.get("assumed"):
+        facts = old.machine   # keep the real machine's facts when adding a target for another one
+    base = Lockfile(intent_hash=lock_hash, targets=keep, machine=facts, torchenv_version=__version__)
+    return base.with_target(target)
+
+
+def _missing_target_error(lock: "Lockfile", want: str, lock_path: Path) -> LockError:
+    names = ", ".join(t.name for t in lock.targets) or "none"
+    return LockError(f"{lock_path} has targets {names}; none matches this machine ({want})",
+                     hint=f"add it with `torchenv lock --target {want}`")
+
+
+@contextmanager
+def _aside(env: Path, ui: "Ui") -> Iterator[None]:
+    """Move ``env`` aside while a new one is built in its place; restore it if the build fails."""
+    if not env.exists():
+        yield
+        return
+    old = env.with_name(f"{env.name}.torchenv-old-{os.getpid()}")
+    env.rename(old)
+    try:
+        yield
+    except BaseException:
+        shutil.rmtree(env, ignore_errors=True)
+        old.rename(env)
+        ui.warn(f"the new environment failed; your previous one is back in place at {env}")
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def _hand_changes(before: dict[str, str], target: "LockTarget", keep: frozenset[str]) -> list[str]:
+    locked = {w.name: w for w in target.wheels}
+    out = []
+    from ..sources.index import normalize
+
+    for name, version in sorted(before.items()):
+        want = locked.get(normalize(name))
+        if name in keep:
+            continue
+        if want is None:
+            out.append(f"{name} {version} was added by hand (not in torchenv.lock; add it to your requirements to keep it)")
+        elif want.version.lower() != version.lower() and want.version.replace("-", "_") != version:
+            out.append(f"{name} {version} was changed by hand (the lock has {want.version})")
+    for name in sorted(set(locked) - set(before)):
+        out.append(f"{name} {locked[name].version} was removed by hand")
+    return out
+
+
+def run_up(project_dir: Path, args: argparse.Namespace, ui: "Ui") -> UpResult:
+    """Carry out ``torchenv up`` for the project in ``project_dir``."""
+    from . import noop
+
+    project_dir = Path(project_dir).resolve()
+    fast = noop.check(project_dir, args)
+    if fast is not None:
+        return UpResult("up-to-date", fast.env_path, fast.target, fast.lock_path)
+    from .projectlock import project_lock
+
+    with project_lock(project_dir, ui):
+        return _run_locked(project_dir, args, ui)
+
+
+def _run_locked(project_dir: Path, args: argparse.Namespace, ui: "Ui") -> UpResult:
+    from ..commands._options import intent_from_args
+    from ..lock.diff import diff_targets
+    from ..lock.io import read_lock, write_lock
+    from ..lock.model import LOCK_FILE
+    from . import noop, requirements as reqmod, state as st
+
+    again = noop.check(project_dir, args)      # another run may have finished while we waited
+    if again is not None:
+        return UpResult("up-to-date", again.env_path, again.target, again.lock_path)
+    intent = intent_from_args(args)
+    reqs, warnings = reqmod.gather(intent, project_dir)
+    for w in warnings:
+        ui.warn(w)
+    lock_hash = reqmod.requirements_hash(intent, reqs)
+    lock_path = project_dir / LOCK_FILE
+    old_lock = read_lock(lock_path) if lock_path.exists() else None
+    frozen = getattr(args, "frozen", False)
+    if frozen and old_lock is None:
+        raise LockError(f"{lock_path}: no lock file, and --frozen forbids resolving",
+                        hint="run `torchenv lock` (or `torchenv up` without --frozen) and commit torchenv.lock")
+    if frozen and old_lock.intent_hash != lock_hash:
+        raise LockError(f"{lock_path} is out of date: torchenv.toml or the project requirements changed since it "
+                        "was written", hint="run `torchenv lock` and commit the result, or drop --frozen")
+
+    with ui.progress("planning (probe + resolve)"):
+        plan = make_plan(intent, args)
+    reqmod.check_against_plan(reqs, plan)
+    env = noop.env_path_for(intent, project_dir)
+    backend = make_backend(plan, env, ui)
+    changes: list[str] = []
+    lock_changed = False
+    if old_lock is not None and old_lock.intent_hash == lock_hash:
+        target = old_lock.target(plan.target_name)
+        if target is None:
+            raise _missing_target_error(old_lock, plan.target_name, lock_path)
+    else:
+        with ui.progress(f"locking {plan.target_name} ({plan.installer})"):
+            target = backend.lock_target(requirements=reqmod.as_lines(reqs))
+        lock_changed = True
+        if old_lock is not None:
+            previous = old_lock.target(plan.target_name) or next(
+                (t for t in old_lock.targets if t.os == target.os and t.arch == target.arch), None)
+            changes = diff_targets(previous, target)
+            ui.step("torchenv.toml or the requirements changed; the new lock differs in:")
+            for line in changes or ["(no package changes)"]:
+                ui.info(f"    {line}")
+
+    status = _sync_env(backend, env, target, plan, args, ui)
+    _write_env_pip_conf(env, plan, ui)
+    if lock_changed:
+        write_lock(lock_path, new_lockfile(old_lock, lock_hash, target, plan, ui))
+        ui.step(f"wrote {lock_path.name} (target {target.name})")
+    verify_ok = None
+    if status != "up-to-date" and not getattr(args, "no_verify", False):
+        verify_ok = _verify(backend.python(), target, plan, project_dir, ui)
+    return UpResult(status, env, target.name, lock_path, verify_ok, tuple(changes))
+
+
+def _sync_env(backend: Any, env: Path, target: "LockTarget", plan: "Plan", args: argparse.Namespace,
+              ui: "Ui") -> str:
+    from . import state as st
+
+    ours = st.is_torchenv_env(env)
+    if env.exists() and not ours and not getattr(args, "force", False):
+        raise EnvError(f"{env} already exists and was not created by torchenv; it was left untouched",
+                       hint=f"move it away, set [env] path in torchenv.toml to another folder, or run "
+                            f"`torchenv up --force` to replace it (the old folder is deleted only after the new "
+                            f"environment works)")
+    python_now = st.env_python_version(env) if env.exists() else None
+    rebuild = env.exists() and (not ours or python_now != target.python or not st.env_python(env).exists())
+    engine = getattr(getattr(backend, "engine", None), "name", plan.installer)
+
+    def install(reinstall: bool) -> None:
+        st.begin_install(env, target.name)
+        backend.install(target=target, reinstall=reinstall)
+        fp = st.fingerprint(env, target.python)
+        have = st.distributions(fp)
+        missing = [w.name for w in target.wheels if w.name not in have]
+        if missing:
+            raise EnvError(f"after installing, {env} lacks {', '.join(missing)}",
+                           hint="run `torchenv up` again; if it persists, `torchenv doctor` shows what is wrong")
+        st.end_install(env, st.EnvState(target=target.name, lock_digest=st.target_digest(target),
+                                        fingerprint=fp, python=target.python, engine=engine,
+                                        torchenv=_version()))
+
+    if not env.exists() or rebuild:
+        why = ("creating" if not env.exists() else
+               f"rebuilding (Python {python_now} -> {target.python})" if ours and python_now != target.python
+               else "replacing (--force)" if not ours else "rebuilding (broken interpreter)")
+        ui.step(f"{why} {env} with Python {target.python} ({plan.installer})")
+        with _aside(env, ui):
+            backend.create()
+            st.mark_created(env)
+            install(reinstall=False)
+        return "installed" if why == "creating" else "rebuilt"
+    state = st.read_state(env)
+    if st.in_progress(env):
+        ui.step(f"{env}: a previous install did not finish; repairing (re-installing every locked file)")
+        install(reinstall=True)
+        return "repaired"
+    fp = st.fingerprint(env, target.python)
+    if (state is not None and state.target == target.name and state.lock_digest == st.target_digest(target)
+            and state.engine == engine):
+        if fp == state.fingerprint:
+            ui.step(f"{env} is up to date")
+            return "up-to-date"
+        from ..engines.pip import KEEP
+
+        for line in _hand_changes(st.distributions(fp), target, KEEP if engine == "pip" else frozenset()):
+            ui.warn(f"{env}: {line}")
+        ui.step(f"{env}: restoring the locked packages")
+        install(reinstall=False)
+        return "repaired"
+    ui.step(f"syncing {env} to target {target.name}")
+    install(reinstall=False)
+    return "synced"
+
+
+def _write_env_pip_conf(env: Path, plan: "Plan", ui: "Ui") -> None:
+    """Make ``pip install`` inside the env use the plan's sources (when sources.envconfig exists)."""
+    try:
+        from ..sources.envconfig import write_venv_pip_conf
+    except ImportError:
+        return
+    if plan.backend == "venv" and plan.sources is not None:
+        write_venv_pip_conf(env, plan.sources)
+
+
+@contextmanager
+def _bytecode_allowed() -> Iterator[None]:
+    """Let verify's ``import torch`` write ``.pyc`` even when PYTHONDONTWRITEBYTECODE=1 is exported.
+
+    Why: uv installs without bytecode (compiling costs ~6 s per install); the first import
+    writes ``.pyc`` for exactly the modules ``import torch`` needs (~0.35 s extra once), and
+    every later ``import torch`` then takes ~1.1 s instead of ~2.5 s (baseline-bench.md §4).
+    """
+    saved = os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    try:
+        yield
+    finally:
+        if saved is not None:
+            os.environ["PYTHONDONTWRITEBYTECODE"] = saved
+
+
+def _verify(python: Path, target: "LockTarget", plan: "Plan", project_dir: Path, ui: "Ui") -> bool:
+    from ..verify import render_report, run_verify, write_report
+    from ..verify.expect import expected_from_target
+
+    with ui.progress("verifying (import torch, devices, a small computation)"), _bytecode_allowed():
+        report = run_verify(python, expected=expected_from_target(target), expects_gpu=plan.expects_gpu)
+    write_report(project_dir, report)
+    if ui.quiet:
+        if not report.ok:
+            ui.error(report.verdict())
+    elif not ui.json_mode:
+        render_report(ui, report)
+    return bool(report.ok)
+
+
+def _version() -> str:
+    from .. import __version__
+
+    return __version__

@@ -1,0 +1,293 @@
+"""What ``torchenv init`` can learn from a project before it has a torchenv.toml.
+
+Why: most projects already say which torch they want, in ``requirements.txt``
+(``torch==2.4.1+cu121``, ``--index-url .../whl/cu121``) or ``pyproject.toml``
+(``[project] dependencies``, Poetry's ``torch = "^2.1"``, a uv/Poetry index URL). Carrying
+that over means ``init`` writes the intent the project already had, and each ``Finding``
+records where it came from so ``init`` can tell the user why a key has its value.
+Only ``init`` uses this module, so it may import ``packaging`` at the top.
+"""
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from packaging.requirements import InvalidRequirement, Requirement
+
+from . import versions
+
+_TORCH_FAMILY = {"torch", "torchvision", "torchaudio"}
+_TIER_SEGMENT = re.compile(r"cpu|cu\d{3}|rocm\d+\.\d+(?:\.\d+)?", re.IGNORECASE)
+_OPTION = re.compile(r"(-i|--index-url|--extra-index-url|-f|--find-links|-r|--requirement|-c|--constraint)"
+                     r"(?:\s*=\s*|\s+)(\S+)")
+
+
+@dataclass(frozen=True)
+class Finding:
+    where: str      # "requirements.txt:3"
+    seen: str       # the text that was read
+    meaning: str    # what it sets in torchenv.toml
+
+
+@dataclass
+class Detected:
+    version: str | None = None
+    cuda: str | None = None
+    python: str | None = None
+    with_: list[str] = field(default_factory=list)
+    requirements: list[str] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    cuda_from_local_tag: bool = False
+
+    def note(self, where: str, seen: str, meaning: str) -> None:
+        self.findings.append(Finding(where, seen, meaning))
+
+
+def tier_from_url(url: str) -> str | None:
+    """``https://download.pytorch.org/whl/cu121`` (or a mirror of it) -> ``"cu121"``; else None."""
+    for segment in reversed([s for s in url.split("?")[0].split("/") if s]):
+        if _TIER_SEGMENT.fullmatch(segment):
+            return versions.normalise_tier(segment)
+    return None
+
+
+def detect_project(project: Path) -> Detected:
+    """Everything ``init`` can learn from ``project`` (never raises for a malformed project file)."""
+    found = Detected()
+    req = project / "requirements.txt"
+    if req.is_file():
+        found.requirements.append("requirements.txt")
+        found.note("requirements.txt", "file exists", '[env] requirements = ["requirements.txt"]')
+        _scan_requirements(req, project, found, seen=set())
+    pyproject = project / "pyproject.toml"
+    if pyproject.is_file():
+        _scan_pyproject(pyproject, found)
+    pyver = project / ".python-version"
+    if pyver.is_file():
+        _scan_python_version(pyver, found)
+    return found
+
+
+# --- requirements files ---------------------------------------------------------------------
+
+def _logical_lines(text: str) -> list[tuple[int, str]]:
+    """(first line number, text) with comments removed and ``\\`` continuations joined."""
+    out: list[tuple[int, str]] = []
+    buf, start = "", 0
+    for no, line in enumerate(text.splitlines(), start=1):
+        line = re.sub(r"(^|\s)#.*", "", line).rstrip()
+        if not buf:
+            start = no
+        if line.endswith("\\"):
+            buf += line[:-1] + " "
+            continue
+        buf += line
+        if buf.strip():
+            out.append((start, buf.strip()))
+        buf = ""
+    if buf.strip():
+        out.append((start, buf.strip()))
+    return out
+
+
+def _scan_requirements(path: Path, project: Path, found: Detected, seen: set[Path]) -> None:
+    if path.resolve() in seen or len(seen) > 20:
+        return
+    seen.add(path.resolve())
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return
+    rel = _rel(path, project)
+    for no, line in _logical_lines(text):
+        where = f"{rel}:{no}"
+        if line.startswith("-"):
+            for opt, value in _OPTION.findall(line):
+                if opt in ("-r", "--requirement", "-c", "--constraint"):
+                    _scan_requirements(path.parent / value, project, found, seen)
+                else:
+                    _tier_from_index(value, where, line, found)
+            continue
+        line = re.split(r"\s--", line, maxsplit=1)[0]   # per-requirement options: --hash, --config-settings
+        _take_requirement(line, where, found)
+
+
+def _tier_from_index(url: str, where: str, line: str, found: Detected) -> None:
+    tier = tier_from_url(url)
+    if tier is None:
+        return
+    if found.cuda is None:
+        found.cuda = tier
+        found.note(where, line, f'cuda = "{tier}" (the index serves {tier} wheels)')
+    elif found.cuda != tier:
+        found.note(where, line, f'ignored: already took cuda = "{found.cuda}"')
+
+
+def _take_requirement(text: str, where: str, found: Detected, shown: str | None = None) -> None:
+    try:
+        req = Requirement(text)
+    except InvalidRequirement:
+        return
+    name = req.name.lower().replace("_", "-")
+    if name not in _TORCH_FAMILY:
+        return
+    marker = f" (only where {req.marker})" if req.marker else ""
+    text = shown or text
+    if name != "torch":
+        if name not in found.with_:
+            found.with_.append(name)
+            found.note(where, text, f'with += "{name}"{marker}')
+        return
+    public, tier = _split_spec(req)
+    if tier:
+        _take_tier_from_tag(tier, where, text, found)
+    if public is None:
+        return
+    if found.version is None:
+        found.version = public
+        found.note(where, text, f'version = "{public}"{marker}')
+    elif found.version != public:
+        found.note(where, text, f'ignored: already took version = "{found.version}"')
+
+
+def _take_tier_from_tag(tier: str, where: str, text: str, found: Detected) -> None:
+    """A local tag (``+cu121``) names the build exactly, so it beats an index URL."""
+    if found.cuda == tier:
+        found.cuda_from_local_tag = True
+        return
+    if found.cuda is None or not found.cuda_from_local_tag:
+        previous = found.cuda
+        found.cuda, found.cuda_from_local_tag = tier, True
+        extra = f', replacing "{previous}" from an index URL' if previous else ""
+        found.note(where, text, f'cuda = "{tier}" (local tag +{tier}){extra}')
+    else:
+        found.note(where, text, f'ignored tag +{tier}: already took cuda = "{found.cuda}"')
+
+
+def _split_spec(req: Requirement) -> tuple[str | None, str | None]:
+    """(normalised public version spec, tier from a local tag) of a torch requirement."""
+    tier = None
+    if req.url:
+        return _spec_from_url(req.url)
+    clauses = []
+    for spec in req.specifier:
+        version = spec.version
+        if "+" in version:
+            version, _, local = version.partition("+")
+            tier = tier or _tier_or_none(local)
+        clauses.append(f"{spec.operator}{version}")
+    if not clauses:
+        return None, tier
+    try:
+        return versions.normalise_torch_spec(",".join(clauses)), tier
+    except versions.InvalidValue:
+        return None, tier
+
+
+def _spec_from_url(url: str) -> tuple[str | None, str | None]:
+    from urllib.parse import unquote
+
+    filename = unquote(url.split("?")[0].rsplit("/", 1)[-1])
+    m = re.match(r"torch-([^-]+)-", filename)
+    tier = tier_from_url(url)
+    if not m:
+        return None, tier
+    public, _, local = m.group(1).partition("+")
+    return f"=={public}", _tier_or_none(local) or tier
+
+
+def _tier_or_none(text: str) -> str | None:
+    try:
+        return versions.normalise_tier(text) if text else None
+    except versions.InvalidValue:
+        return None
+
+
+def _rel(path: Path, project: Path) -> str:
+    try:
+        return path.relative_to(project).as_posix()
+    except ValueError:
+        return str(path)
+
+
+# --- pyproject.toml / .python-version --------------------------------------------------------
+
+def _scan_pyproject(path: Path, found: Detected) -> None:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        found.note("pyproject.toml", "could not be parsed", "ignored")
+        return
+    project = data.get("project") if isinstance(data.get("project"), dict) else {}
+    for dep in _str_list(project.get("dependencies")):
+        _take_requirement(dep, "pyproject.toml [project] dependencies", found)
+    tool = data.get("tool") if isinstance(data.get("tool"), dict) else {}
+    poetry = tool.get("poetry") if isinstance(tool.get("poetry"), dict) else {}
+    deps = poetry.get("dependencies") if isinstance(poetry.get("dependencies"), dict) else {}
+    for name, value in deps.items():
+        _take_poetry(name, value, found)
+    uv = tool.get("uv") if isinstance(tool.get("uv"), dict) else {}
+    for where, indexes in (("[[tool.uv.index]]", uv.get("index")), ("[[tool.poetry.source]]", poetry.get("source"))):
+        for index in indexes if isinstance(indexes, list) else []:
+            if isinstance(index, dict) and isinstance(index.get("url"), str):
+                _tier_from_index(index["url"], f"pyproject.toml {where}", index["url"], found)
+
+
+def _str_list(value: Any) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+def _take_poetry(name: str, value: Any, found: Detected) -> None:
+    where = "pyproject.toml [tool.poetry.dependencies]"
+    if isinstance(value, list):                      # per-platform alternatives: take the first
+        value = value[0] if value else "*"
+    version = value.get("version") if isinstance(value, dict) else value
+    if not isinstance(version, str):
+        version = "*"
+    spec = poetry_to_pep440(version)
+    _take_requirement(f"{name}{spec or ''}", where, found, shown=f"{name} = {version!r}")
+
+
+def poetry_to_pep440(text: str) -> str | None:
+    """Poetry constraints -> PEP 440: ``^2.1`` -> ``>=2.1,<3.0``, ``~2.1`` -> ``>=2.1,<2.2``, ``*`` -> None."""
+    text = text.strip()
+    if text in ("", "*"):
+        return None
+    m = re.fullmatch(r"([\^~])\s*(\d+(?:\.\d+)*)", text)
+    if not m:
+        if re.fullmatch(r"\d+(?:\.\d+)*(?:\.\*)?", text):
+            return f"=={text}"
+        return text
+    op, release = m.groups()
+    parts = [int(p) for p in release.split(".")]
+    if op == "^":                                    # bump the first non-zero component
+        idx = next((i for i, p in enumerate(parts) if p != 0), len(parts) - 1)
+    else:                                            # ~: bump the minor (the major if only one)
+        idx = min(1, len(parts) - 1)
+    upper = parts[:idx + 1]
+    upper[-1] += 1
+    upper += [0] * (len(parts) - len(upper))
+    return f">={release},<{'.'.join(str(p) for p in upper)}"
+
+
+def _scan_python_version(path: Path, found: Detected) -> None:
+    try:
+        first = path.read_text(encoding="utf-8").split()[0]
+    except (OSError, UnicodeDecodeError, IndexError):
+        return
+    m = re.match(r"(?:python|cpython)?-?(\d+\.\d+)", first)
+    if not m:
+        return
+    try:
+        found.python = versions.normalise_python(m.group(1))
+    except versions.InvalidValue:
+        found.note(".python-version", first, "ignored: outside the Python versions torch supports")
+        return
+    found.note(".python-version", first, f'python = "{found.python}"')

@@ -1,0 +1,162 @@
+"""The torchenv.toml schema: which tables and keys exist, their types, and how values normalise.
+
+Why declarative: one table drives validation of the file, the unknown-key check with its
+"did you mean" suggestions, and the ``init`` writer's key order, so adding a key is one
+line here plus a field in ``model.py``. Checks raise ``SchemaError`` with the key path;
+``load.py`` turns that into an ``IntentError`` with the file and line.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from . import versions
+
+
+class SchemaError(Exception):
+    """A problem at ``path`` (e.g. ``("torch", "with")``); ``load.py`` adds file and line."""
+
+    def __init__(self, path: tuple[str, ...], reason: str, hint: str | None = None) -> None:
+        super().__init__(reason)
+        self.path, self.reason, self.hint = path, reason, hint
+
+
+@dataclass(frozen=True)
+class Field:
+    kind: str                                        # str | bool | list | table | choice
+    attr: str                                        # dataclass field in model.py
+    normalise: Callable[[str], str] | None = None    # for str/list items; raises InvalidValue
+    choices: tuple[str, ...] = ()
+    example: str = ""                                # TOML snippet shown in type errors
+
+
+def _nonempty(text: str) -> str:
+    if not text.strip():
+        raise versions.InvalidValue("the value is empty", "remove the key to use the default")
+    return text.strip()
+
+
+SCHEMA: dict[str, dict[str, Field]] = {
+    "torch": {
+        "version": Field("str", "version", versions.normalise_torch_spec, example='version = "2.4"'),
+        "cuda": Field("str", "cuda", versions.normalise_tier, example='cuda = "cu121"'),
+        "python": Field("str", "python", versions.normalise_python, example='python = "3.11"'),
+        "with": Field("list", "with_", versions.normalise_companion, example='with = ["torchvision"]'),
+        "policy": Field("choice", "policy", choices=("compat", "strict"), example='policy = "compat"'),
+        "experimental": Field("bool", "allow_experimental", example="experimental = false"),
+    },
+    "env": {
+        "path": Field("str", "path", _nonempty, example='path = ".venv"'),
+        "backend": Field("choice", "backend", choices=("venv", "conda", "auto"), example='backend = "venv"'),
+        "installer": Field("choice", "installer", choices=("uv", "pip"), example='installer = "uv"'),
+        "requirements": Field("list", "requirements", _nonempty, example='requirements = ["requirements.txt"]'),
+    },
+    "mirror": {
+        "use": Field("str", "use", _nonempty, example='use = "tuna"'),
+        "pypi": Field("str", "pypi", _nonempty, example='pypi = "https://pypi.example/simple"'),
+        "torch": Field("str", "torch", _nonempty, example='torch = "https://mirror.example/pytorch-wheels"'),
+        "torch-layout": Field("choice", "torch_layout", choices=("index", "flat"), example='torch-layout = "index"'),
+        "conda": Field("table", "conda", _nonempty,
+                       example='conda = { "conda-forge" = "https://mirror.example/conda-forge" }'),
+        "fallback": Field("list", "fallback", _nonempty, example='fallback = ["aliyun"]'),
+    },
+    "conda": {
+        "channels": Field("list", "channels", _nonempty, example='channels = ["conda-forge"]'),
+        "packages": Field("list", "packages", _nonempty, example='packages = ["cuda-nvcc"]'),
+        "torch-source": Field("choice", "torch_source", choices=("wheels", "conda"),
+                              example='torch-source = "wheels"'),
+    },
+}
+
+# Lists whose order carries no meaning: sorted and de-duplicated so the intent hash is stable.
+UNORDERED = {("torch", "with")}
+
+
+def _suggest(word: str, options: list[str] | tuple[str, ...]) -> str:
+    import difflib
+
+    near = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
+    return f"did you mean {near[0]!r}? " if near else ""
+
+
+def _type_name(value: Any) -> str:
+    names = {bool: "a boolean", int: "a number", float: "a number", str: "a string",
+             list: "a list", dict: "a table"}
+    return names.get(type(value), type(value).__name__)
+
+
+def _norm(field: Field, path: tuple[str, ...], text: str) -> str:
+    if field.normalise is None:
+        return text
+    try:
+        return field.normalise(text)
+    except versions.InvalidValue as exc:
+        raise SchemaError(path, exc.reason, exc.hint) from None
+
+
+def check_value(path: tuple[str, ...], field: Field, value: Any) -> Any:
+    """Validate and normalise one value read from TOML (types first, then meaning)."""
+    if field.kind == "bool":
+        if type(value) is not bool:
+            raise SchemaError(path, f"expected true or false, got {_type_name(value)}", f"write {field.example}")
+        return value
+    if field.kind == "list":
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            got = _type_name(value) if not isinstance(value, list) else "a list with non-string items"
+            return_hint = f"write {field.example}"
+            if isinstance(value, str):
+                return_hint = f'write a list, even for one item: {path[-1]} = ["{value}"]'
+            raise SchemaError(path, f"expected a list of strings, got {got}", return_hint)
+        items = [_norm(field, path, v) for v in value]
+        items = list(dict.fromkeys(items))
+        return tuple(sorted(items) if path in UNORDERED else items)
+    if field.kind == "table":
+        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+            raise SchemaError(path, "expected a table of name = \"URL\" strings", f"write {field.example}")
+        return {k: _norm(field, path + (k,), v) for k, v in value.items()}
+    if not isinstance(value, str):
+        hint = f"write {field.example}"
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            hint = f"quote it, e.g. {field.example} (unquoted, TOML reads 3.10 as the number 3.1)"
+        raise SchemaError(path, f"expected a string, got {_type_name(value)}", hint)
+    if field.kind == "choice":
+        word = value.strip().lower()
+        if word not in field.choices:
+            raise SchemaError(path, f"{value!r} is not one of: {', '.join(field.choices)}",
+                              _suggest(word, field.choices) + f"write {field.example}")
+        return word
+    return _norm(field, path, value)
+
+
+def check_document(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Validate a parsed torchenv.toml; return ``{table: {attr: value}}`` for the dataclasses.
+
+    Unknown tables and keys are errors (a typo such as ``verison`` would otherwise be
+    ignored and the user would get a different torch than asked for).
+    """
+    out: dict[str, dict[str, Any]] = {}
+    for table, body in data.items():
+        if table not in SCHEMA:
+            raise _unknown_table(table, body)
+        if not isinstance(body, dict):
+            raise SchemaError((table,), f"{table!r} must be a table, got {_type_name(body)}",
+                              f"write [{table}] on its own line, then its keys below it")
+        fields = SCHEMA[table]
+        values: dict[str, Any] = {}
+        for key, value in body.items():
+            if key not in fields:
+                raise SchemaError((table, key), f"unknown key {key!r} in [{table}]",
+                                  _suggest(key, tuple(fields)) + f"valid keys in [{table}]: {', '.join(fields)}")
+            values[fields[key].attr] = check_value((table, key), fields[key], value)
+        out[table] = values
+    return out
+
+
+def _unknown_table(name: str, body: Any) -> SchemaError:
+    owners = [t for t, fields in SCHEMA.items() if name in fields]
+    if owners and not isinstance(body, dict):
+        where = " or ".join(f"[{t}]" for t in owners)
+        return SchemaError((name,), f"key {name!r} is outside any table",
+                           f"move it below a {where} line")
+    return SchemaError((name,), f"unknown table [{name}]",
+                       _suggest(name, tuple(SCHEMA)) + f"valid tables: {', '.join(f'[{t}]' for t in SCHEMA)}")

@@ -1,0 +1,75 @@
+"""Typed views over the recipe tables, so callers never index raw TOML dicts.
+
+Why frozen dataclasses: the resolver compares and explains these facts; a typo in a key
+should fail at load time in one place, not as a ``KeyError`` deep in a decision.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+def vtuple(version: str) -> tuple[int, ...]:
+    """``"550.54.14"`` -> ``(550, 54, 14)``: numeric field-by-field order for torch and driver versions."""
+    out = []
+    for part in version.split("."):
+        digits = "".join(ch for ch in part if ch.isdigit())
+        out.append(int(digits) if digits else 0)
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class Release:
+    """One torch patch release and the facts that decide whether it fits a machine."""
+
+    version: str                                  # "2.4.1"
+    series: str                                   # "2.4"
+    python: tuple[str, ...]                       # minors with wheels, oldest first
+    python_experimental: frozenset[str]
+    platforms: dict[str, tuple[str, ...]]         # platform key -> tiers with wheels there (preferred first)
+    experimental: frozenset[str]                  # tiers RELEASE.md calls experimental
+    pypi_default: dict[str, str]                  # platform key -> tier of PyPI's own build
+    torchvision: str | None
+    torchaudio: str | None                        # None: use the stable-ABI torchaudio 2.11.x
+    triton: str | None = None
+    min_glibc: str | None = None
+    min_glibc_aarch64: str | None = None
+    verified: bool = True
+    notes: str = ""
+    source: str = ""
+
+    @property
+    def key(self) -> tuple[int, ...]:
+        return vtuple(self.version)
+
+    def tiers(self, platform: str) -> tuple[str, ...]:
+        return self.platforms.get(platform, ())
+
+    def status(self, tier: str) -> str:
+        return "experimental" if tier in self.experimental else "stable"
+
+
+@dataclass(frozen=True)
+class ArchSet:
+    """GPU code in one build: SASS for ``sm`` (CCs as "8.6"), PTX for ``ptx`` (or None)."""
+
+    sm: tuple[str, ...]
+    ptx: str | None
+    source: str = ""
+    verified: bool = True
+
+    def labels(self) -> tuple[str, ...]:
+        """What ``torch.cuda.get_arch_list()`` would print: ``sm_86``..., then ``compute_120`` for PTX."""
+        out = tuple("sm_" + cc.replace(".", "") for cc in self.sm)
+        return out + (("compute_" + self.ptx.replace(".", ""),) if self.ptx else ())
+
+
+@dataclass(frozen=True)
+class TierInfo:
+    name: str                       # cu121 | cpu | rocm6.2
+    kind: str                       # cuda | rocm | cpu
+    cuda: str | None = None         # "12.1"
+    compat: dict[str, str] = field(default_factory=dict)   # os -> minimum driver (minor-version compat)
+    strict: dict[str, str] = field(default_factory=dict)   # os -> toolkit GA driver
+    gfx: tuple[str, ...] = ()       # ROCm GPU architectures carried (empty = unknown)
+    verified: bool = True
+    source: str = ""

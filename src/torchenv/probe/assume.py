@@ -1,0 +1,182 @@
+"""The machine a command plans for: probed, loaded from ``--machine FILE``, or built from ``--assume-*``.
+
+Why an assumed machine ignores this host (except its Pythons): planning for another machine must
+give the same Plan wherever it runs, so nothing probed here may leak in. Defaults for what no
+flag says: ``linux``/``x86_64`` (``macos`` → ``arm64``), glibc unknown (None), no GPU.
+Pythons: ``--assume-python`` gives versions only (no path on this host); without it the real
+interpreters found here are listed (Pythons only: no GPU probing), so ``up`` can still build
+the env on this machine.
+
+``--assume-gpu`` without a driver (from ``--assume-driver`` or the ``--machine`` file) is refused:
+the driver decides which CUDA builds can run at all (cu130 needs R580+), and silently assuming
+the newest one would produce plans that fail on exactly the older machines people plan for.
+
+Import cost matters: ``torchenv plan`` with an assumed machine must start in < 0.3 s, so this
+path imports neither pynvml nor any probe source except ``pythons``.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import re
+from typing import Any
+
+from ..errors import MachineFileError
+from ..machine import AppleInfo, Gpu, Machine, NvidiaInfo, PythonInstall
+
+ASSUME_FLAGS = ("assume_os", "assume_arch", "assume_driver", "assume_gpu", "assume_no_gpu",
+                "assume_python", "assume_glibc")
+DEFAULT_OS = "linux"
+DEFAULT_ARCH = {"linux": "x86_64", "windows": "x86_64", "macos": "arm64"}
+_OSES = ("linux", "windows", "macos")
+_CC = re.compile(r"^(\d{1,2})\.(\d)$")
+_PYTHON = re.compile(r"^3\.\d{1,2}(?:\.\d{1,2})?$")
+_GLIBC = re.compile(r"^2\.\d{1,2}$")
+
+
+def _flag(args: argparse.Namespace, name: str) -> Any:
+    return getattr(args, name, None)
+
+
+def has_assumptions(args: argparse.Namespace) -> bool:
+    return any(_flag(args, name) for name in ASSUME_FLAGS)
+
+
+def machine_from_args(args: argparse.Namespace) -> Machine:
+    """``--machine FILE`` (+ any ``--assume-*`` on top), else ``--assume-*`` alone, else the probe."""
+    machine_file = _flag(args, "machine")
+    if machine_file:
+        return apply_assumptions(Machine.load(machine_file), args, fresh=False)
+    if has_assumptions(args):
+        os_name = _flag(args, "assume_os") or DEFAULT_OS
+        base = Machine(os=os_name, arch=DEFAULT_ARCH.get(os_name, "x86_64"), assumed=True)
+        return apply_assumptions(base, args, fresh=True)
+    from . import probe_machine
+
+    return probe_machine()
+
+
+def _bad(flag: str, value: object, problem: str, hint: str) -> MachineFileError:
+    return MachineFileError(f"{flag} {value}: {problem}", hint=hint)
+
+
+def _arch_for(os_name: str, arch: str) -> str:
+    """macOS spells 64-bit ARM ``arm64``; Linux and Windows ``aarch64``."""
+    if os_name == "macos" and arch == "aarch64":
+        return "arm64"
+    if os_name != "macos" and arch == "arm64":
+        return "aarch64"
+    return arch
+
+
+def _driver_flag(value: str) -> str:
+    from .nvidia.driver_cuda import cuda_for_driver, is_driver_version
+
+    value = value.strip()
+    if not is_driver_version(value):
+        raise _bad("--assume-driver", value, "not an NVIDIA driver version",
+                   "write it as nvidia-smi shows it, e.g. --assume-driver 550.54.14 (or just 550)")
+    if cuda_for_driver(value) is None:
+        raise _bad("--assume-driver", value, "older than any driver CUDA 10.1 supports",
+                   "torch's CUDA builds need driver 418.39 or newer; use --assume-no-gpu for a CPU plan")
+    return value
+
+
+def _gpu_flag(value: str, index: int) -> Gpu:
+    from .kb_lookup import representative_gpu
+
+    match = _CC.match(value.strip())
+    if not match or int(match.group(1)) < 1:
+        raise _bad("--assume-gpu", value, "not a compute capability",
+                   "write MAJOR.MINOR, e.g. --assume-gpu 8.6 (RTX 30xx, A10) or 9.0 (H100); "
+                   "repeat the flag once per GPU")
+    cc = f"{int(match.group(1))}.{match.group(2)}"
+    name = representative_gpu(cc) or f"assumed GPU (sm_{cc.replace('.', '')})"
+    return Gpu(name=name, compute_capability=cc, index=index)
+
+
+def _python_flag(value: str) -> PythonInstall:
+    if not _PYTHON.match(value.strip()):
+        raise _bad("--assume-python", value, "not a Python 3 version",
+                   "write X.Y, e.g. --assume-python 3.11 (repeat for each Python the target has)")
+    return PythonInstall(version=value.strip(), path="", source="assumed")
+
+
+def apply_assumptions(base: Machine, args: argparse.Namespace, *, fresh: bool) -> Machine:
+    """Lay the ``--assume-*`` flags over ``base``. Raises MachineFileError (exit 2) naming the bad flag."""
+    os_name = _flag(args, "assume_os") or base.os
+    if os_name not in _OSES:
+        raise _bad("--assume-os", os_name, "unknown OS", "use linux, windows or macos")
+    arch = _flag(args, "assume_arch") or (base.arch if os_name == base.os else DEFAULT_ARCH[os_name])
+    if arch not in ("x86_64", "aarch64", "arm64"):
+        raise _bad("--assume-arch", arch, "unknown architecture", "use x86_64, aarch64 or arm64")
+    arch = _arch_for(os_name, arch)
+    changes: dict[str, Any] = {"os": os_name, "arch": arch, "assumed": True}
+    findings = list(base.findings)
+
+    glibc = _flag(args, "assume_glibc")
+    if glibc is not None:
+        if not _GLIBC.match(glibc.strip()):
+            raise _bad("--assume-glibc", glibc, "not a glibc version", "write X.Y, e.g. --assume-glibc 2.28")
+        if os_name != "linux":
+            raise _bad("--assume-glibc", glibc, f"glibc only exists on Linux (the assumed OS is {os_name})",
+                       "drop --assume-glibc or use --assume-os linux")
+        changes["glibc"] = glibc.strip()
+    elif os_name != "linux":
+        changes["glibc"] = None
+    if os_name != "linux":
+        changes["wsl"] = False
+        changes["rocm"] = None
+
+    changes["nvidia"] = _assumed_nvidia(base, args, os_name, findings)
+    if _flag(args, "assume_no_gpu"):
+        changes["rocm"] = None
+    if os_name == "macos":
+        changes["apple"] = base.apple if base.os == "macos" and not fresh else (
+            AppleInfo(chip=None, mps=True) if arch == "arm64" else None)
+    elif base.apple is not None:
+        changes["apple"] = None
+
+    pythons = _flag(args, "assume_python")
+    if pythons:
+        changes["pythons"] = [_python_flag(v) for v in pythons]
+    elif fresh:
+        from . import probe_pythons_only
+
+        changes["pythons"] = probe_pythons_only()
+    changes["findings"] = findings
+    return dataclasses.replace(base, **changes)
+
+
+def _assumed_nvidia(base: Machine, args: argparse.Namespace, os_name: str, findings: list[str]) -> NvidiaInfo | None:
+    driver_flag, gpu_flags = _flag(args, "assume_driver"), _flag(args, "assume_gpu")
+    if _flag(args, "assume_no_gpu"):
+        if driver_flag or gpu_flags:
+            given = "--assume-driver" if driver_flag else "--assume-gpu"
+            raise MachineFileError(f"--assume-no-gpu contradicts {given}",
+                                   hint="drop one of them: a machine with no GPU has no GPU driver to assume")
+        return None
+    if not (driver_flag or gpu_flags):
+        return base.nvidia if os_name != "macos" else None
+    if os_name == "macos":
+        flag = "--assume-driver" if driver_flag else "--assume-gpu"
+        raise MachineFileError(f"{flag}: macOS has no NVIDIA CUDA support (the assumed OS is macos)",
+                               hint="plan for macOS without GPU flags (torch uses MPS there), or use --assume-os linux")
+    from .nvidia.driver_cuda import cuda_for_driver
+
+    driver = _driver_flag(driver_flag) if driver_flag else (base.nvidia.driver if base.nvidia else None)
+    if gpu_flags and not driver:
+        raise MachineFileError(f"--assume-gpu {gpu_flags[0]} needs a driver version to plan against",
+                               hint="add --assume-driver, e.g. --assume-driver 580.95.05 (the driver decides "
+                                    "which CUDA builds can run at all)")
+    if gpu_flags:
+        gpus = [_gpu_flag(value, i) for i, value in enumerate(gpu_flags)]
+    else:
+        gpus = list(base.nvidia.gpus) if base.nvidia else []
+        if not gpus:
+            findings.append(f"assumed driver {driver} with no --assume-gpu: the plan checks the driver only, "
+                            "not whether the build carries kernels for the GPU")
+    cuda = cuda_for_driver(driver, os_name) if driver_flag else (
+        base.nvidia.cuda_driver_version if base.nvidia else cuda_for_driver(driver, os_name))
+    return NvidiaInfo(driver=driver, cuda_driver_version=cuda, gpus=gpus, source="assumed",
+                      hidden_by_cuda_visible_devices=0)

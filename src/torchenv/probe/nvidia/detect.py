@@ -1,0 +1,120 @@
+"""Combine the NVIDIA sources into one NvidiaInfo, turning every failure into a finding.
+
+Why this order: NVML is exact and fast; nvidia-smi is the same library behind a process (it
+fails the same way, but exists where pynvml is not installed); the kernel module version
+survives a broken user space. A source that fails says why in ``findings`` and the next is
+tried; nothing here raises for a missing or broken driver.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from ...machine import Gpu, NvidiaInfo
+from ..context import ProbeContext
+from .driver_cuda import cuda_for_driver
+from .kernel import KernelModule, probe_kernel_module
+
+
+def _evidence_of_driver(ctx: ProbeContext, kmod: KernelModule | None, smi: object) -> bool:
+    """Worth asking NVML at all? (Loading pynvml costs time; on a CPU box it can only fail.)"""
+    return bool(kmod or smi or ctx.system == "Windows"
+                or ctx.exists("/dev/nvidiactl") or ctx.exists("/usr/lib/wsl/lib/libnvidia-ml.so.1"))
+
+
+def probe_nvidia(ctx: ProbeContext, nvml_module: object = None) -> NvidiaInfo | None:
+    """``nvml_module``: None = pynvml on a real root (when a driver could answer); False = skip NVML;
+    True = pynvml always; any other object = use it as the pynvml module (tests inject fakes)."""
+    if ctx.system == "Darwin":
+        return None
+    from ..osinfo import is_wsl2
+    from .smi import SmiFailed, find_nvidia_smi, query_gpus
+
+    # WSL2 runs the Windows driver, and nvidia-smi there reports its Windows version number (546.80)
+    os_name = "windows" if ctx.system == "Windows" or (ctx.system == "Linux" and is_wsl2(ctx)) else "linux"
+    kmod = probe_kernel_module(ctx)
+    smi_path = find_nvidia_smi(ctx)
+
+    nvml_error: str | None = None
+    if nvml_module is None:            # the real pynvml, only where a driver could answer
+        wanted = ctx.real and _evidence_of_driver(ctx, kmod, smi_path)
+    else:
+        wanted = nvml_module is not False
+    if wanted:
+        from .nvml import NvmlFailed, load_pynvml, read_nvml
+
+        try:
+            report = read_nvml(load_pynvml() if nvml_module in (None, True) else nvml_module)
+        except NvmlFailed as exc:
+            if not (exc.absent and not kmod and not smi_path):
+                nvml_error = exc.reason
+        else:
+            for problem in report.problems:
+                ctx.note(problem)
+            if kmod and report.driver and kmod.version != report.driver:
+                ctx.note(f"the loaded kernel module is {kmod.version} but NVML reports driver {report.driver}; "
+                         "a driver update may be waiting for a reboot")
+            cuda = report.cuda_driver_version or cuda_for_driver(report.driver, os_name)
+            return _finish(ctx, report.driver, cuda, report.gpus, "nvml", missing_cc_reason="NVML did not report it")
+
+    smi_error: str | None = None
+    if smi_path is not None:
+        try:
+            smi = query_gpus(ctx, smi_path)
+        except SmiFailed as exc:
+            smi_error = exc.reason
+        else:
+            for problem in smi.problems:
+                ctx.note(problem)
+            if nvml_error:
+                ctx.note(f"NVML failed ({nvml_error}); GPUs were read with nvidia-smi instead")
+            driver = smi.driver or (kmod.version if kmod else None)
+            reason = (f"this nvidia-smi (driver {driver}) cannot report compute_cap"
+                      if "compute_cap" in smi.missing_fields else "nvidia-smi did not report it")
+            return _finish(ctx, driver, cuda_for_driver(driver, os_name), smi.gpus, "nvidia-smi",
+                           missing_cc_reason=reason)
+
+    why = "; ".join(filter(None, [
+        f"NVML failed: {nvml_error}" if nvml_error else None,
+        f"{smi_error}" if smi_error else ("nvidia-smi was not found" if kmod else None),
+    ]))
+    if kmod:
+        ctx.note(f"NVIDIA kernel module loaded ({kmod.version}) but {why or 'no tool could list the GPUs'}; "
+                 "GPUs and their compute capability are unknown (reinstall the driver's user-space "
+                 "libraries, or reboot after a driver update)")
+        return NvidiaInfo(driver=kmod.version, cuda_driver_version=cuda_for_driver(kmod.version, os_name),
+                          gpus=[], source=kmod.source)
+    if why:
+        ctx.note(f"no usable NVIDIA driver: {why}")
+    from .pci import count_nvidia_display_devices
+
+    if ctx.system == "Linux" and (n := count_nvidia_display_devices(ctx)):
+        ctx.note(f"{n} NVIDIA GPU(s) on the PCI bus but no NVIDIA driver is loaded: install the NVIDIA driver "
+                 "(torch's wheels bring CUDA themselves, not the driver)")
+    return None
+
+
+def _finish(ctx: ProbeContext, driver: str | None, cuda: str | None, gpus: list[Gpu], source: str, *,
+            missing_cc_reason: str) -> NvidiaInfo:
+    """Fill unknown compute capabilities from the GPU name table, apply CUDA_VISIBLE_DEVICES,
+    and note what is still unknown."""
+    from .visible import apply_visible_devices
+
+    if not gpus:
+        ctx.note(f"NVIDIA driver {driver or '(unknown version)'} is installed but reports no GPU")
+    filled: list[Gpu] = []
+    for gpu in gpus:
+        if gpu.compute_capability is None:
+            from ..kb_lookup import gpu_cc
+
+            cc = gpu_cc(gpu.name)
+            if cc:
+                gpu = dataclasses.replace(gpu, compute_capability=cc)
+        if gpu.compute_capability is None:
+            ctx.note(f"compute capability of GPU {gpu.index} ({gpu.name}) is unknown: {missing_cc_reason}; "
+                     "pass --assume-gpu CC to plan for it")
+        filled.append(gpu)
+    visibility = apply_visible_devices(filled, ctx.environ.get("CUDA_VISIBLE_DEVICES"))
+    for note in visibility.notes:
+        ctx.note(note)
+    return NvidiaInfo(driver=driver, cuda_driver_version=cuda, gpus=visibility.gpus, source=source,
+                      hidden_by_cuda_visible_devices=visibility.hidden)

@@ -1,0 +1,59 @@
+"""``CUDA_VISIBLE_DEVICES``: plan for the GPUs a process started here will actually see.
+
+Why in the probe: a GPU hidden by the variable cannot break a build, and an all-hiding value
+("" or "-1") is the classic "torch.cuda.is_available() is False" cause users hunt for. Rules
+follow CUDA's: a comma list of indices or ``GPU-<uuid>`` (a unique prefix is enough); the first
+entry that names no GPU ends the list; ``-1`` or an empty value hides everything. ``MIG-<uuid>``
+entries name MIG instances that only NVML could map to their GPU, so they leave the list as is.
+Indices are nvidia-smi/NVML's (PCI order); ``CUDA_DEVICE_ORDER=FASTEST_FIRST`` may number them
+differently, which changes which GPU is "0" but not which architectures must be served.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ...machine import Gpu
+
+
+@dataclass
+class Visibility:
+    gpus: list[Gpu]
+    hidden: int
+    notes: list[str] = field(default_factory=list)
+
+
+def _match(token: str, gpus: list[Gpu]) -> Gpu | None:
+    if token.isdigit():
+        return next((g for g in gpus if g.index == int(token)), None)
+    if token.upper().startswith("GPU-"):
+        hits = [g for g in gpus if g.uuid and g.uuid.lower().startswith(token.lower())]
+        return hits[0] if len(hits) == 1 else None
+    return None
+
+
+def apply_visible_devices(gpus: list[Gpu], value: str | None) -> Visibility:
+    if value is None:
+        return Visibility(list(gpus), 0)
+    shown = f"CUDA_VISIBLE_DEVICES={value!r}" if not value.strip() else f"CUDA_VISIBLE_DEVICES={value}"
+    tokens = [t.strip() for t in value.split(",")]
+    if any(t.upper().startswith("MIG-") for t in tokens):
+        return Visibility(list(gpus), 0, [f"{shown} selects MIG instances; torchenv plans for their "
+                                          f"GPUs ({len(gpus)} in all) without mapping each instance"])
+    visible: list[Gpu] = []
+    notes: list[str] = []
+    for token in tokens:
+        gpu = _match(token, gpus)
+        if gpu is None:
+            if gpus and token not in ("", "-1"):
+                notes.append(f"{shown}: entry {token!r} names no GPU here; CUDA ignores it and every entry after it")
+            break
+        if gpu not in visible:
+            visible.append(gpu)
+    hidden = len(gpus) - len(visible)
+    if gpus and not visible:
+        notes.append(f"{shown} hides all {len(gpus)} GPU(s): torch in this shell will see no GPU "
+                     "(unset it to use them)")
+    elif hidden:
+        names = ", ".join(f"{g.index}: {g.name}" for g in gpus if g not in visible)
+        notes.append(f"{shown} hides {hidden} of {len(gpus)} GPUs ({names}); planning for the visible ones")
+    return Visibility(visible, hidden, notes)

@@ -1,0 +1,61 @@
+"""Choose the Python of the environment: one the release has wheels for, preferably already on the machine.
+
+Why: an interpreter already installed means no download and the ``venv`` backend works; an
+experimental Python (RELEASE.md's words) is taken only when it is the one the machine has.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import kb
+from ..machine import Machine
+
+
+@dataclass(frozen=True)
+class PythonChoice:
+    version: str
+    path: str | None            # interpreter on this machine (None: unknown path or must be installed)
+    reason: str
+    warning: str | None = None
+    present: bool = True        # the machine has this Python (an assumed machine may not know its path)
+
+
+def interpreter(machine: Machine, minor: str) -> str | None:
+    """Path of the newest-patch interpreter of ``minor`` ("3.11") on the machine; "" when assumed without a path."""
+    found = [p for p in machine.pythons if ".".join(p.version.split(".")[:2]) == minor]
+    if not found:
+        return None
+    return max(found, key=lambda p: kb.vtuple(p.version)).path or ""
+
+
+def choose_python(rel: kb.Release, machine: Machine, wanted: str | None,
+                  prefer: str | None = None) -> PythonChoice:
+    if wanted:
+        path = interpreter(machine, wanted)
+        where = ("not on this machine: it will be installed" if path is None else
+                 f"found at {path}" if path else "on the (assumed) machine")
+        return PythonChoice(wanted, path or None, f"Python {wanted}: asked for by the project; {where}",
+                            None if path is not None else
+                            f"Python {wanted} is not on this machine; `up` has to install it", present=path is not None)
+    supported = list(rel.python)
+    if prefer and prefer in supported:
+        path = interpreter(machine, prefer)
+        return PythonChoice(prefer, path or None, f"Python {prefer}: preferred by the caller and supported by "
+                            f"torch {rel.version}", present=path is not None)
+    present = [v for v in machine.python_versions() if v in supported]
+    if present:
+        stable = [v for v in present if v not in rel.python_experimental]
+        pick = (stable or present)[-1]
+        others = f" (also on this machine: {', '.join(v for v in present if v != pick)})" if len(present) > 1 else ""
+        return PythonChoice(pick, interpreter(machine, pick) or None,
+                            f"Python {pick}: the newest Python on this machine that torch {rel.version} has "
+                            f"wheels for{others}")
+    stable = [v for v in supported if v not in rel.python_experimental]
+    pick = (stable or supported)[-1]
+    have = ", ".join(machine.python_versions()) or "none found"
+    return PythonChoice(pick, None,
+                        f"Python {pick}: the newest Python torch {rel.version} supports "
+                        f"({supported[0]}-{supported[-1]}); none of this machine's Pythons ({have}) fits, "
+                        "so it must be installed",
+                        f"Python {pick} is not on this machine; `up` has to install it (conda backend, or "
+                        f"`uv python install {pick}`)", present=False)

@@ -1,0 +1,202 @@
+"""The search: walk torch releases (newest first) and their tiers, keep the first that fits.
+
+Why separate from ``resolver.py``: refusals compute their alternatives by running this same
+search with one constraint relaxed (tier, version, Python, driver, experimental, policy), so
+the search must be a pure function of (constraints, machine view) that also returns *why*
+every skipped candidate was skipped.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from .. import kb
+from ..kb.archs import ArchMatch, describe, match, why_not
+from .machine_view import MachineView
+
+
+@dataclass(frozen=True)
+class Constraints:
+    spec: str | None = None            # normalised PEP 440 spec ("==2.4.*"), None = any
+    tier: str = "auto"                 # auto | cpu | cuXYZ | rocmX.Y
+    python: str | None = None
+    policy: str = "compat"
+    allow_experimental: bool = False
+    check_driver: bool = True          # False only when computing a "newer driver" alternative
+
+    def relax(self, **changes) -> "Constraints":
+        return replace(self, **changes)
+
+
+@dataclass(frozen=True)
+class Rejection:
+    release: str
+    tier: str | None
+    kind: str        # driver | arch | jetson | python | glibc | experimental | rocm | platform | unknown-archs
+    text: str
+
+
+@dataclass(frozen=True)
+class Candidate:
+    release: kb.Release
+    tier: str
+    status: str
+    archs: kb.ArchSet | None
+    matches: tuple[tuple[str, ArchMatch], ...] = ()      # (gpu label, how it runs)
+    floor: str | None = None
+    notes: tuple[str, ...] = ()                          # warnings specific to this candidate
+
+
+@dataclass
+class Outcome:
+    found: Candidate | None
+    rejections: list[Rejection] = field(default_factory=list)
+    considered: list[str] = field(default_factory=list)  # release versions matching the spec, newest first
+
+
+def matching_releases(spec: str | None) -> list[kb.Release]:
+    if not spec:
+        return list(kb.releases())
+    from ..intent.versions import torch_spec
+
+    s = torch_spec(spec)
+    return [r for r in kb.releases() if s.contains(r.version, prereleases=True)]
+
+
+def _tier_order(rel: kb.Release, platform: str, mode: str) -> list[str]:
+    """Tiers worth trying on this machine, preferred first (newest CUDA/ROCm first)."""
+    tiers = rel.tiers(platform)
+    if mode == "cuda":
+        cuda = [t for t in tiers if t.startswith("cu")]
+        return sorted(cuda, key=lambda t: kb.vtuple(kb.cuda_version(t) or "0"), reverse=True)
+    if mode == "rocm":
+        return sorted((t for t in tiers if t.startswith("rocm")), key=lambda t: kb.vtuple(t[4:]), reverse=True)
+    return ["cpu"] if "cpu" in tiers else []
+
+
+def _policy_words(tier: str, policy: str) -> str:
+    cuda = kb.cuda_version(tier) or "?"
+    if policy == "strict":
+        return f"the CUDA {cuda} toolkit's own driver, policy strict"
+    major = cuda.split(".")[0]
+    return (f"CUDA {major}.x minor-version compatibility" if int(major) >= 11
+            else f"CUDA {cuda} has no minor-version compatibility")
+
+
+def check(rel: kb.Release, tier: str, mv: MachineView, cons: Constraints) -> Candidate | Rejection:
+    """Does ``rel`` built for ``tier`` run on this machine under ``cons``? Each "no" says why in plain words."""
+    series = rel.series
+    if cons.python and cons.python not in rel.python:
+        return Rejection(rel.version, tier, "python",
+                         f"torch {rel.version} has no wheels for Python {cons.python} "
+                         f"(it has {rel.python[0]}-{rel.python[-1]})")
+    if mv.platform.startswith("linux") and mv.glibc:
+        need = rel.min_glibc_aarch64 if mv.platform.endswith("aarch64") else rel.min_glibc
+        if need and kb.vtuple(mv.glibc) < kb.vtuple(need):
+            return Rejection(rel.version, tier, "glibc",
+                             f"torch {rel.version} wheels need glibc >= {need} (manylinux tag); "
+                             f"this machine has {mv.glibc}")
+    info = kb.tier_info(tier)
+    notes: list[str] = []
+    if info is None or info.kind == "cpu":
+        return Candidate(rel, tier, rel.status(tier), None)
+    if info.kind == "rocm":
+        gfx = kb.rocm_gfx(tier)
+        if mv.mode == "rocm" and gfx:
+            missing = [g for g in mv.gfx if g not in gfx]
+            if missing:
+                return Rejection(rel.version, tier, "rocm",
+                                 f"{tier} skipped: its wheels carry {', '.join(gfx)}; this GPU is "
+                                 f"{', '.join(missing)}")
+        elif mv.mode == "rocm":
+            notes.append(f"the GPU architectures of {tier} are not in the knowledge base: not checked")
+        return Candidate(rel, tier, rel.status(tier), None, notes=tuple(notes))
+    # CUDA tier
+    archs = kb.compiled_archs(rel, tier, mv.platform)
+    if mv.mode != "cuda":
+        return Candidate(rel, tier, rel.status(tier), archs)
+    jetson = [g for g in mv.gpus if g.jetson]
+    if jetson:
+        g = jetson[0]
+        return Rejection(rel.version, tier, "jetson",
+                         f"{tier} skipped: {g.describe()} is a Jetson (integrated) GPU; the aarch64 torch wheels on "
+                         "PyPI and download.pytorch.org are SBSA (server) builds, and Jetson boards need NVIDIA's "
+                         "JetPack builds of torch")
+    floor = kb.driver_floor(tier, mv.driver_os, cons.policy)
+    if cons.check_driver and floor and mv.driver and not kb.driver_ok(mv.driver, floor):
+        also = ""
+        if archs is not None:
+            blocked = [g for g in mv.gpus if g.cc and match(g.cc, archs) is None]
+            if blocked:
+                also = (f"; a newer driver would not help: its wheels carry {describe(archs)}, no code for "
+                        + ", ".join(f"{g.label} (sm_{g.cc.replace('.', '')})" for g in blocked if g.cc))
+        return Rejection(rel.version, tier, "driver",
+                         f"{tier} skipped: needs NVIDIA driver >= {floor} ({_policy_words(tier, cons.policy)}); "
+                         f"this machine has {mv.driver}{also}")
+    if archs is None:
+        return Rejection(rel.version, tier, "unknown-archs",
+                         f"{tier} skipped: the GPU code in torch {series} {tier} wheels is not in the knowledge "
+                         "base (recipes/archs.toml)")
+    matches = []
+    for g in mv.gpus:
+        if not g.cc:
+            continue
+        m = match(g.cc, archs)
+        if m is None:
+            return Rejection(rel.version, tier, "arch",
+                             f"{tier} skipped: torch {series} {tier} wheels carry {describe(archs)}; {g.label} is "
+                             f"sm_{g.cc.replace('.', '')} ({kb.gpu_family(g.cc)}): {why_not(g.cc, archs)} "
+                             "-> 'no kernel image is available'")
+        matches.append((g.label, m))
+        if m.kind == "ptx":
+            notes.append(f"{g.label} runs torch {series} {tier} only through PTX JIT (compute_"
+                         f"{m.code.replace('.', '')}): the first start compiles kernels and some library "
+                         "kernels may be missing")
+    if not archs.verified:
+        notes.append(f"the GPU code list of torch {series} {tier} on {mv.platform} is unverified "
+                     f"({archs.source})")
+    return Candidate(rel, tier, rel.status(tier), archs, tuple(matches), floor, tuple(notes))
+
+
+def search(cons: Constraints, mv: MachineView) -> Outcome:
+    """First fitting (release, tier): newest release first; within it the preferred tier.
+
+    Experimental tiers are tried only when no stable tier of any matching release fits, unless
+    ``allow_experimental`` (or the tier was named explicitly, which is always honoured).
+    """
+    rels = matching_releases(cons.spec)
+    out = Outcome(found=None, considered=[r.version for r in rels])
+    passes = [True] if (cons.allow_experimental or cons.tier != "auto") else [False, True]
+    for with_experimental in passes:
+        out.rejections = []
+        for rel in rels:
+            if mv.platform not in rel.platforms:
+                out.rejections.append(Rejection(rel.version, None, "platform",
+                                                f"torch {rel.version} has no wheels for {mv.platform}"))
+                continue
+            if cons.tier != "auto":
+                tiers = [cons.tier] if cons.tier in rel.tiers(mv.platform) else []
+                if not tiers:
+                    out.rejections.append(Rejection(
+                        rel.version, cons.tier, "platform",
+                        f"torch {rel.version} has no {cons.tier} wheels for {mv.platform} "
+                        f"(it has {', '.join(rel.tiers(mv.platform))})"))
+                    continue
+            else:
+                tiers = _tier_order(rel, mv.platform, mv.mode)
+                if not tiers:
+                    out.rejections.append(Rejection(rel.version, None, "platform",
+                                                    f"torch {rel.version} has no {mv.mode} wheels for {mv.platform}"))
+                    continue
+            for tier in tiers:
+                if not with_experimental and rel.status(tier) == "experimental":
+                    out.rejections.append(Rejection(
+                        rel.version, tier, "experimental",
+                        f"{tier} not considered: experimental for torch {rel.version} "
+                        "(allow_experimental = true, or --experimental, to use it)"))
+                    continue
+                verdict = check(rel, tier, mv, cons)
+                if isinstance(verdict, Candidate):
+                    out.found = verdict
+                    return out
+                out.rejections.append(verdict)
+    return out

@@ -1,0 +1,197 @@
+"""Read the conda mirror settings of the user's ``.condarc`` (no PyYAML dependency).
+
+Why a line reader: torchenv only needs a handful of keys (``channels``,
+``custom_channels``, ``default_channels``, ``channel_alias``, ``mirrored_channels``), and
+``select_sources`` runs on every ``plan``. The reader understands the YAML that conda
+itself writes and that mirror help pages show:
+
+* ``key: scalar`` (quotes stripped), ``key: [a, b]``, ``key: {a: b, c: d}``;
+* ``key:`` followed by an indented ``- item`` list or ``name: value`` map;
+* one level deeper for ``mirrored_channels`` (``name:`` + ``- url`` list, or ``name: [..]``);
+* ``#`` comments and blank lines.
+
+Limits (documented, not errors): anchors/aliases, multi-line scalars and deeper nesting are
+ignored; a line it cannot read is skipped, never fatal (a broken ``.condarc`` is conda's
+business to report).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+ANACONDA_CLOUD = "https://conda.anaconda.org"
+ANACONDA_REPO = "https://repo.anaconda.com"
+
+
+def condarc_files(environ: dict[str, str] | None = None) -> list[Path]:
+    """User-level ``.condarc`` files, lowest priority first; ``$CONDARC`` last."""
+    env = os.environ if environ is None else environ
+    home = Path(env.get("HOME") or Path.home())
+    files = [home / ".config" / "conda" / ".condarc", home / ".conda" / ".condarc", home / ".condarc"]
+    if env.get("CONDARC"):
+        files.append(Path(env["CONDARC"]))
+    return files
+
+
+def _strip_comment(line: str) -> str:
+    out, quote = [], None
+    for i, ch in enumerate(line):
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#" and (i == 0 or line[i - 1].isspace()):
+            break
+        out.append(ch)
+    return "".join(out).rstrip()
+
+
+def _scalar(text: str) -> str:
+    text = text.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        return text[1:-1]
+    return text
+
+
+def _flow(text: str) -> Any:
+    """``[a, b]`` -> list, ``{a: b}`` -> dict, else a scalar."""
+    text = text.strip()
+    if text.startswith("[") and text.endswith("]"):
+        return [_scalar(v) for v in text[1:-1].split(",") if v.strip()]
+    if text.startswith("{") and text.endswith("}"):
+        out = {}
+        for item in text[1:-1].split(","):
+            key, sep, val = item.partition(": ")
+            if sep:
+                out[_scalar(key)] = _scalar(val)
+        return out
+    return _scalar(text)
+
+
+def _split_key(text: str) -> tuple[str, str] | None:
+    """``key: value`` -> (key, value); URLs inside values keep their colons."""
+    key, sep, rest = text.partition(": ")
+    if sep:
+        return _scalar(key), rest
+    if text.endswith(":"):
+        return _scalar(text[:-1]), ""
+    return None
+
+
+def parse_condarc(text: str) -> dict[str, Any]:
+    """The subset of YAML described in the module docstring, as plain dicts/lists/strings."""
+    data: dict[str, Any] = {}
+    top: str | None = None      # current top-level key with a block value
+    sub: str | None = None      # current second-level key (mirrored_channels: name:)
+    sub_indent = -1
+    for raw in text.splitlines():
+        line = _strip_comment(raw)
+        if not line.strip() or line.lstrip().startswith("---"):
+            continue
+        indent = len(line) - len(line.lstrip())
+        body = line.strip()
+        if indent == 0:
+            sub, top = None, None
+            kv = _split_key(body)
+            if kv is None:
+                continue
+            key, value = kv
+            if value.strip():
+                data[key] = _flow(value)
+            else:
+                top = key
+            continue
+        if top is None:
+            continue
+        if sub is not None and indent > sub_indent:
+            if body.startswith("- "):
+                target = data[top].setdefault(sub, [])
+                if isinstance(target, list):
+                    target.append(_scalar(body[2:]))
+            continue
+        sub = None
+        if body.startswith("- "):
+            current = data.setdefault(top, [])
+            if isinstance(current, list):
+                current.append(_scalar(body[2:]))
+            continue
+        kv = _split_key(body)
+        if kv is None:
+            continue
+        key, value = kv
+        current = data.setdefault(top, {})
+        if not isinstance(current, dict):
+            continue
+        if value.strip():
+            current[key] = _flow(value)
+        else:
+            current[key] = []
+            sub, sub_indent = key, indent
+    return data
+
+
+def read_condarc(files: list[Path] | None = None) -> tuple[dict[str, Any], list[str]]:
+    """Merged settings (later files win per key) and the files that contributed."""
+    merged: dict[str, Any] = {}
+    used: list[str] = []
+    for path in condarc_files() if files is None else files:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        parsed = parse_condarc(text)
+        if parsed:
+            merged.update(parsed)
+            used.append(str(path))
+    return merged, used
+
+
+def channel_url(name: str) -> str:
+    """Canonical URL of a channel given by name (``conda-forge``, ``pkgs/main``) or URL."""
+    if "://" in name:
+        return name.rstrip("/")
+    if name.startswith("pkgs/"):
+        return f"{ANACONDA_REPO}/{name}"
+    return f"{ANACONDA_CLOUD}/{name.strip('/')}"
+
+
+def mirrors_from_condarc(cfg: dict[str, Any]) -> dict[str, list[str]]:
+    """Canonical channel prefix -> mirror URLs, as conda would route them."""
+    out: dict[str, list[str]] = {}
+
+    def add(prefix: str, mirror: str) -> None:
+        mirror = mirror.rstrip("/")
+        if mirror and mirror != prefix and "://" in mirror:
+            out.setdefault(prefix, [])
+            if mirror not in out[prefix]:
+                out[prefix].append(mirror)
+
+    alias = cfg.get("channel_alias")
+    if isinstance(alias, str):
+        add(ANACONDA_CLOUD, alias)
+    custom = cfg.get("custom_channels")
+    if isinstance(custom, dict):
+        for name, base in custom.items():
+            if isinstance(base, str):
+                add(channel_url(name), f"{base.rstrip('/')}/{name}")
+    defaults = cfg.get("default_channels")
+    if isinstance(defaults, list):
+        for url in defaults:
+            tail = url.rstrip("/").rsplit("/pkgs/", 1)
+            if len(tail) == 2:
+                add(f"{ANACONDA_REPO}/pkgs/{tail[1]}", url)
+    channels = cfg.get("channels")
+    if isinstance(channels, list):
+        for url in channels:
+            if url.startswith(("http://", "https://")) and not url.startswith((ANACONDA_CLOUD, ANACONDA_REPO)):
+                name = url.rstrip("/").rsplit("/", 1)[-1]
+                if name and "pkgs/" not in url:
+                    add(channel_url(name), url)
+    mirrored = cfg.get("mirrored_channels")
+    if isinstance(mirrored, dict):
+        for name, urls in mirrored.items():
+            for url in urls if isinstance(urls, list) else [urls]:
+                if isinstance(url, str):
+                    add(channel_url(name), url)
+    return out

@@ -1,0 +1,95 @@
+"""Env-local package-source config, so later installs *inside* the env use the same mirrors.
+
+Why env-local: ``pip install x`` run later in the venv (or ``conda install`` in the prefix)
+should reach the mirror torchenv chose without torchenv touching the user's global
+``pip.conf`` / ``~/.condarc``. pip reads ``<sys.prefix>/pip.conf`` ("site" config, which
+wins over the user's file); conda reads ``<prefix>/.condarc``.
+
+The torch index is deliberately NOT written to pip.conf: a later ``pip install foo`` must
+not resolve ordinary packages against download.pytorch.org, and torch-family upgrades
+should go through ``torchenv up``, which keeps tiers consistent.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from .model import OFFICIAL_PYPI, Sources
+
+_HEADER = "# Written by torchenv for this environment; edit torchenv.toml [mirror] and re-run `torchenv up`.\n"
+
+
+def _atomic_write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+    return path
+
+
+def pip_conf_text(sources: Sources) -> str:
+    side = sources.pypi
+    lines = [_HEADER, "# torch-family packages come from the torch sources of the plan, not from here.\n",
+             "[global]\n", f"index-url = {side.index_url or OFFICIAL_PYPI}\n"]
+    if side.extra_index_urls:
+        lines.append("extra-index-url =\n" + "".join(f"    {u}\n" for u in side.extra_index_urls))
+    if side.find_links:
+        lines.append("find-links =\n" + "".join(f"    {u}\n" for u in side.find_links))
+    return "".join(lines)
+
+
+def write_venv_pip_conf(env_path: Path, sources: Sources) -> Path:
+    """``<env>/pip.conf`` (``pip.ini`` on Windows) with the PyPI side of ``sources``."""
+    name = "pip.ini" if sys.platform.startswith("win") else "pip.conf"
+    return _atomic_write(Path(env_path) / name, pip_conf_text(sources))
+
+
+def _yaml_str(value: str) -> str:
+    return value if all(c.isalnum() or c in "-_./:" for c in value) and value else f'"{value}"'
+
+
+def condarc_text(sources: Sources, channels: list[str]) -> str:
+    """``.condarc`` YAML: ``channels`` as given, mirrors as ``custom_channels`` (classic
+    conda: one mirror per channel) and ``mirrored_channels`` (conda >= 23.x/mamba/rattler:
+    all mirrors, canonical last)."""
+    from .condarc import ANACONDA_CLOUD, ANACONDA_REPO, channel_url
+
+    out = [_HEADER, "channels:\n"] + [f"  - {_yaml_str(c)}\n" for c in channels]
+    out.append("show_channel_urls: true\n")
+    custom: dict[str, str] = {}
+    mirrored: dict[str, tuple[str, ...]] = {}
+    defaults: list[str] = []
+    wanted = {channel_url(c) for c in channels if c != "nodefaults"}
+    for prefix, mirrors in sorted(sources.conda_mirrors.items()):
+        if not mirrors:
+            continue
+        if prefix.startswith(ANACONDA_CLOUD + "/"):
+            name = prefix[len(ANACONDA_CLOUD) + 1:]
+            first = mirrors[0]
+            if first.endswith("/" + name) and first != prefix:
+                custom[name] = first[: -len(name) - 1]
+            mirrored[name] = mirrors
+        elif prefix.startswith(ANACONDA_REPO + "/pkgs/") and "defaults" in channels:
+            defaults.append(mirrors[0])
+    if custom:
+        out.append("custom_channels:\n" + "".join(f"  {_yaml_str(k)}: {_yaml_str(v)}\n"
+                                                  for k, v in custom.items()))
+    relevant = {k: v for k, v in mirrored.items() if channel_url(k) in wanted}
+    if relevant:
+        out.append("mirrored_channels:\n")
+        for name, mirrors in relevant.items():
+            out.append(f"  {_yaml_str(name)}:\n" + "".join(f"    - {_yaml_str(m)}\n" for m in mirrors))
+    if defaults:
+        out.append("default_channels:\n" + "".join(f"  - {_yaml_str(d)}\n" for d in defaults))
+    return "".join(out)
+
+
+def write_condarc(prefix: Path, sources: Sources, channels: list[str]) -> Path:
+    """``<prefix>/.condarc`` with ``channels`` and the conda mirrors of ``sources``."""
+    return _atomic_write(Path(prefix) / ".condarc", condarc_text(sources, channels))

@@ -1,0 +1,190 @@
+"""Get one artifact with a known sha256, trying its sources in order.
+
+Why this shape: mirrors in China are fast but incomplete or flaky (403s, 5xx, dropped
+connections, stale copies), and torch wheels are multi-GB. So:
+
+* the content-addressed cache (``paths.wheel_cache()/<sha[:2]>/<sha>/<filename>``) is
+  looked at first, and only verified bytes ever land there (temp file + ``os.replace``);
+* local files (the user's wheelhouse, ``file://``) are used **in place**, never copied;
+  their verified hash is remembered by (path, size, mtime_ns) so the second check of a
+  2 GB wheel costs a ``stat``;
+* every failure of one source is a warning and the next source is tried; the final
+  error lists each source and why it failed. Wrong bytes raise ``HashMismatch``.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import urllib.parse
+from pathlib import Path
+from typing import Any
+
+from ..errors import HashMismatch, SourceError
+from .index import local_path as _local_path
+
+CHUNK = 1 << 20
+_VERIFIED_INDEX = "verified-local.json"
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(CHUNK), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _label(url: str) -> str:
+    """What a warning calls a source: the mirror host, or the local path."""
+    local = _local_path(url)
+    return str(local) if local is not None else (urllib.parse.urlsplit(url).netloc or url)
+
+
+class _VerifiedLocal:
+    """Known-good hashes of local files, keyed by (path, size, mtime_ns).
+
+    A lost update (two torchenv runs writing at once) only costs a re-hash later.
+    """
+
+    def __init__(self, cache: Path) -> None:
+        self.file = cache / _VERIFIED_INDEX
+        try:
+            self.data: dict[str, list] = json.loads(self.file.read_text())
+        except (OSError, ValueError):
+            self.data = {}
+
+    @staticmethod
+    def _key(path: Path) -> tuple[str, int, int]:
+        st = path.stat()
+        return str(path.resolve()), st.st_size, st.st_mtime_ns
+
+    def sha256(self, path: Path) -> str:
+        key, size, mtime = self._key(path)
+        known = self.data.get(key)
+        if known and known[0] == size and known[1] == mtime:
+            return known[2]
+        digest = sha256_file(path)
+        self.data[key] = [size, mtime, digest]
+        self._save()
+        return digest
+
+    def _save(self) -> None:
+        try:
+            self.file.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.file.parent, prefix=".verified-")
+            with os.fdopen(fd, "w") as f:
+                json.dump(self.data, f)
+            os.replace(tmp, self.file)
+        except OSError:
+            pass   # the index is an optimisation; a read-only cache must not break installs
+
+
+class _Failed(Exception):
+    def __init__(self, reason: str, received: str | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.received = received   # set for hash mismatches
+
+
+def _download(url: str, filename: str, expected: str, dest: Path, *, ui: Any, timeout: float) -> None:
+    """Stream ``url`` into ``dest`` (atomically) if and only if its sha256 is ``expected``."""
+    import urllib.error
+
+    from .http import describe, open_url
+
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(dir=dest.parent, prefix=".partial-", suffix=".tmp")
+    tmp = Path(tmp_name)
+    try:
+        h = hashlib.sha256()
+        got = 0
+        try:
+            with os.fdopen(fd, "wb") as out, open_url(url, timeout=timeout) as resp:
+                length = resp.headers.get("Content-Length")
+                total = int(length) if length and length.isdigit() else None
+                with _progress(ui, f"{filename} from {_label(url)}", total) as advance:
+                    for block in iter(lambda: resp.read(CHUNK), b""):
+                        out.write(block)
+                        h.update(block)
+                        got += len(block)
+                        advance(len(block))
+        except urllib.error.HTTPError as exc:
+            raise _Failed(f"HTTP {exc.code}") from None
+        except OSError as exc:
+            raise _Failed(describe(exc)) from None
+        except Exception as exc:  # http.client.IncompleteRead and friends (not OSError)
+            raise _Failed(describe(exc)) from None
+        if total is not None and got < total:
+            raise _Failed(f"connection dropped after {got} of {total} bytes")
+        digest = h.hexdigest()
+        if digest != expected:
+            raise _Failed("wrong bytes (sha256 mismatch)", received=digest)
+        os.replace(tmp, dest)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+class _NoProgress:
+    def __enter__(self):
+        return lambda n=1, total=None: None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def _progress(ui: Any, description: str, total: int | None):
+    return ui.progress(description, total=total, bytes_=True) if ui is not None else _NoProgress()
+
+
+def fetch(filename: str, sha256: str, urls: list[str], *, ui: Any = None, cache: Path | None = None,
+          timeout: float = 30.0) -> Path:
+    """A path to ``filename`` whose sha256 is ``sha256``, from the cache or the first source that works.
+
+    ``urls``: remote URLs (tried in order) and/or local ``file://`` URLs / paths (used in
+    place). ``timeout`` bounds each network wait (connect is capped at 5 s), not the whole
+    transfer, so a slow but alive mirror can still deliver a large wheel.
+    """
+    from .. import paths
+
+    expected = sha256.lower().removeprefix("sha256:")
+    root = cache if cache is not None else paths.wheel_cache()
+    final = root / expected[:2] / expected / filename
+    verified = _VerifiedLocal(root)
+    if final.is_file():
+        if verified.sha256(final) == expected:
+            return final
+        final.unlink(missing_ok=True)   # our own cache entry went bad: replace it
+
+    tried: list[tuple[str, str]] = []
+    received: str | None = None
+    for i, url in enumerate(urls):
+        try:
+            local = _local_path(url)
+            if local is not None:
+                if not local.is_file():
+                    raise _Failed("no such file")
+                digest = verified.sha256(local)
+                if digest != expected:
+                    raise _Failed("wrong bytes (sha256 mismatch)", received=digest)
+                return local
+            _download(url, filename, expected, final, ui=ui, timeout=timeout)
+            return final
+        except _Failed as exc:
+            tried.append((url, exc.reason))
+            received = exc.received or received
+            if ui is not None:
+                nxt = f"trying {_label(urls[i + 1])}" if i + 1 < len(urls) else "no source left"
+                ui.warn(f"mirror {_label(url)} failed for {filename} ({exc.reason}); {nxt}")
+
+    listing = "; ".join(f"{u}: {why}" for u, why in tried) or "no source was given"
+    if received is not None:
+        raise HashMismatch(
+            f"{filename}: expected sha256 {expected}, but a source served {received} "
+            f"(sources tried: {listing})", url=next(u for u, w in tried if "sha256" in w),
+            hint="the file was refused; a mirror may hold a different build under the same name. "
+                 "Try another mirror (--mirror official) or re-lock if the lock is out of date")
+    raise SourceError(f"could not get {filename} from any source ({listing})",
+                      url=tried[-1][0] if tried else None,
+                      hint="check your network/proxy, or pick a working mirror: `torchenv mirror test`")

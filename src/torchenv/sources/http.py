@@ -1,0 +1,102 @@
+"""The one place torchenv opens HTTP(S) connections (stdlib only).
+
+Why a module of its own: index listing, artifact fetching and ``mirror test`` all need
+the same three things that bare ``urllib.request.urlopen`` lacks:
+
+* a **User-Agent** (TUNA answers 403 to requests without one);
+* a **short connect timeout** separate from the read timeout, so a dead mirror fails in
+  seconds while a slow-but-alive one may still stream a 2 GB wheel;
+* failures turned into one short, human reason ("HTTP 403", "connection refused",
+  "timed out") that callers put in warnings and ``SourceError`` messages.
+
+Proxies from the environment (``https_proxy``/``no_proxy``) are honoured, as urllib does.
+"""
+from __future__ import annotations
+
+import http.client
+import socket
+import ssl
+import urllib.error
+import urllib.request
+from typing import Any
+
+CONNECT_TIMEOUT = 5.0
+
+
+def user_agent() -> str:
+    from .. import __version__
+
+    return f"torchenv/{__version__}"
+
+
+class _TimedHTTPConnection(http.client.HTTPConnection):
+    """Connects within ``connect_timeout``, then waits up to ``read_timeout`` per read."""
+
+    def __init__(self, *args: Any, connect_timeout: float, read_timeout: float, **kwargs: Any) -> None:
+        kwargs["timeout"] = connect_timeout
+        super().__init__(*args, **kwargs)
+        self._read_timeout = read_timeout
+
+    def connect(self) -> None:
+        super().connect()
+        self.sock.settimeout(self._read_timeout)
+
+
+class _TimedHTTPSConnection(http.client.HTTPSConnection):
+    def __init__(self, *args: Any, connect_timeout: float, read_timeout: float, **kwargs: Any) -> None:
+        kwargs["timeout"] = connect_timeout
+        super().__init__(*args, **kwargs)
+        self._read_timeout = read_timeout
+
+    def connect(self) -> None:
+        super().connect()   # TCP + TLS handshake, both under the connect timeout
+        self.sock.settimeout(self._read_timeout)
+
+
+def _handlers(connect_timeout: float, read_timeout: float) -> list[urllib.request.BaseHandler]:
+    kw = {"connect_timeout": connect_timeout, "read_timeout": read_timeout}
+
+    class HTTP(urllib.request.HTTPHandler):
+        def http_open(self, req):  # type: ignore[override]
+            return self.do_open(lambda host, **k: _TimedHTTPConnection(host, **{**k, **kw}), req)
+
+    class HTTPS(urllib.request.HTTPSHandler):
+        def https_open(self, req):  # type: ignore[override]
+            ctx = ssl.create_default_context()
+            return self.do_open(lambda host, **k: _TimedHTTPSConnection(host, **{**k, **kw}), req,
+                                context=ctx)
+
+    return [HTTP(), HTTPS()]
+
+
+def open_url(url: str, *, timeout: float = 10.0, connect_timeout: float = CONNECT_TIMEOUT,
+             headers: dict[str, str] | None = None) -> http.client.HTTPResponse:
+    """GET ``url`` (redirects followed). Raises ``urllib.error.HTTPError`` for 4xx/5xx and
+    ``OSError`` subclasses for network failures; :func:`describe` turns either into a reason."""
+    opener = urllib.request.build_opener(*_handlers(min(connect_timeout, timeout), timeout))
+    req = urllib.request.Request(url, headers={"User-Agent": user_agent(), **(headers or {})})
+    return opener.open(req, timeout=timeout)
+
+
+def describe(exc: BaseException) -> str:
+    """A short reason for a failed request, for warnings and error messages."""
+    if isinstance(exc, urllib.error.HTTPError):
+        return f"HTTP {exc.code}"
+    reason: Any = exc.reason if isinstance(exc, urllib.error.URLError) else exc
+    if isinstance(reason, (socket.timeout, TimeoutError)):
+        return "timed out"
+    if isinstance(reason, ConnectionRefusedError):
+        return "connection refused"
+    if isinstance(reason, socket.gaierror):
+        return "host name not found (DNS)"
+    if isinstance(reason, (http.client.IncompleteRead, http.client.RemoteDisconnected,
+                           ConnectionResetError, BrokenPipeError)):
+        return "connection dropped"
+    if isinstance(reason, ssl.SSLError):
+        return f"TLS error ({reason.reason or reason})"
+    text = str(reason) or type(reason).__name__
+    return text
+
+
+def status_of(exc: BaseException) -> int | None:
+    return exc.code if isinstance(exc, urllib.error.HTTPError) else None

@@ -1,0 +1,205 @@
+"""List the files a package index (or a flat find-links page/dir) offers for one project.
+
+Why our own reader instead of asking uv/pip: torchenv must know the *exact* files a
+source has (``torch-2.4.1+cu121-cp311-...whl`` and its sha256) to plan, lock and test
+mirrors, for three layouts seen in the wild (compat.md §5b):
+
+* ``index``: PEP 503 ``<url>/<project>/`` pages (download.pytorch.org, PyPI mirrors, NJU);
+  PEP 691 JSON is accepted when a server prefers it;
+* ``flat``: one page or directory listing every file (Aliyun ``pytorch-wheels/<tier>/``,
+  a user's local wheelhouse), where ``+`` is often written ``&#43;`` or ``%2B``;
+* local ``file://`` URLs or plain paths for both.
+"""
+from __future__ import annotations
+
+import json
+import re
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+from ..errors import SourceError
+
+ARCHIVE_SUFFIXES = (".whl", ".tar.gz", ".zip", ".tar.bz2", ".tgz")
+
+
+@dataclass(frozen=True)
+class IndexFile:
+    filename: str        # unescaped: "torch-2.4.1+cu121-cp311-cp311-linux_x86_64.whl"
+    url: str             # absolute, without the #sha256= fragment
+    sha256: str | None   # from the fragment / JSON hashes; None when the source does not say
+
+
+def normalize(name: str) -> str:
+    """PEP 503 normalised project name."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def project_of(filename: str) -> str | None:
+    """Normalised project name a distribution file belongs to (None: not a package file).
+
+    Wheels put the name before the first ``-``; sdists before the last one. This is why
+    ``torch-`` never matches ``torchvision-...``.
+    """
+    if filename.endswith(".whl"):
+        return normalize(filename.split("-", 1)[0])
+    for suffix in ARCHIVE_SUFFIXES[1:]:
+        if filename.endswith(suffix):
+            stem = filename[: -len(suffix)]
+            return normalize(stem.rsplit("-", 1)[0]) if "-" in stem else None
+    return None
+
+
+def parse_wheel_filename(filename: str) -> tuple[str, str, frozenset]:
+    """(normalised name, version string, tags) of a wheel; ``SourceError`` when malformed."""
+    from packaging.utils import InvalidWheelFilename, parse_wheel_filename as parse
+
+    try:
+        name, version, _build, tags = parse(filename)
+    except InvalidWheelFilename as exc:
+        raise SourceError(f"not a valid wheel file name: {filename} ({exc})",
+                          hint="wheel names look like NAME-VERSION-PYTAG-ABITAG-PLATFORM.whl") from None
+    return str(name), str(version), frozenset(tags)
+
+
+class _Links(HTMLParser):
+    """Collects ``<a href>`` targets; HTMLParser already unescapes ``&#43;`` in attributes."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.hrefs: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "a":
+            href = dict(attrs).get("href")
+            if href:
+                self.hrefs.append(href)
+
+
+def _file_from_href(base: str, href: str) -> IndexFile | None:
+    absolute = urllib.parse.urljoin(base, href)
+    url, _, fragment = absolute.partition("#")
+    path = urllib.parse.urlsplit(url).path
+    if not path or path.endswith("/"):
+        return None            # "../", sub-directories of an autoindex listing
+    filename = urllib.parse.unquote(path.rsplit("/", 1)[-1])
+    sha = None
+    if fragment.startswith("sha256="):
+        sha = fragment[len("sha256="):].lower() or None
+    return IndexFile(filename=filename, url=url, sha256=sha)
+
+
+def parse_html(text: str, base_url: str) -> list[IndexFile]:
+    parser = _Links()
+    parser.feed(text)
+    files = (_file_from_href(base_url, h) for h in parser.hrefs)
+    return [f for f in files if f is not None]
+
+
+def parse_json(data: dict[str, Any], base_url: str) -> list[IndexFile]:
+    """PEP 691 ``application/vnd.pypi.simple.v1+json`` project page."""
+    out = []
+    for entry in data.get("files", []):
+        url = urllib.parse.urljoin(base_url, entry.get("url", "")).partition("#")[0]
+        filename = entry.get("filename") or urllib.parse.unquote(url.rsplit("/", 1)[-1])
+        sha = (entry.get("hashes") or {}).get("sha256")
+        out.append(IndexFile(filename=filename, url=url, sha256=sha.lower() if sha else None))
+    return out
+
+
+def local_path(url: str) -> Path | None:
+    """The filesystem path of a ``file://`` URL or plain path; None for remote URLs."""
+    if url.startswith("file:"):
+        return Path(urllib.request.url2pathname(urllib.parse.urlsplit(url).path))
+    if "://" not in url:
+        return Path(url).expanduser()
+    return None
+
+
+_local_path = local_path   # older name, used by install/ and engines/
+
+
+def _list_dir(directory: Path) -> list[IndexFile]:
+    return [IndexFile(filename=p.name, url=p.resolve().as_uri(), sha256=None)
+            for p in sorted(directory.iterdir()) if p.is_file() and project_of(p.name)]
+
+
+def _read_local(path: Path) -> list[IndexFile]:
+    """A local page (HTML listing) or directory; [] when it does not exist."""
+    if path.is_dir():
+        index = path / "index.html"
+        return _read_local(index) if index.is_file() else _list_dir(path)
+    if path.is_file():
+        return parse_html(path.read_text(encoding="utf-8", errors="replace"), path.resolve().as_uri())
+    return []
+
+
+def _fetch_page(url: str, timeout: float) -> list[IndexFile]:
+    """GET one listing page; [] on 404/410; SourceError when the host cannot be used."""
+    import urllib.error
+
+    from .http import describe, open_url
+
+    accept = "application/vnd.pypi.simple.v1+json, text/html;q=0.9, */*;q=0.1"
+    try:
+        with open_url(url, timeout=timeout, headers={"Accept": accept}) as resp:
+            body = resp.read()
+            final_url = resp.geturl()
+            ctype = resp.headers.get("Content-Type", "")
+    except urllib.error.HTTPError as exc:
+        if exc.code in (404, 410):
+            return []
+        raise SourceError(f"index {url} answered HTTP {exc.code}", url=url,
+                          hint=_hint(url)) from None
+    except OSError as exc:
+        raise SourceError(f"cannot reach index {url}: {describe(exc)}", url=url, hint=_hint(url)) from None
+    if "json" in ctype or body[:1] == b"{":
+        try:
+            return parse_json(json.loads(body), final_url)
+        except ValueError:
+            pass
+    return parse_html(body.decode("utf-8", errors="replace"), final_url)
+
+
+def _hint(url: str) -> str:
+    return (f"check the address and your network/proxy; choose another mirror with "
+            f"--mirror NAME (see `torchenv mirror test`), or fix [mirror] in torchenv.toml "
+            f"(source that failed: {url})")
+
+
+def _with_slash(url: str) -> str:
+    """Directory URLs need a trailing slash, or relative hrefs resolve one level too high."""
+    if url.endswith("/") or url.rsplit("/", 1)[-1].endswith((".html", ".htm")):
+        return url
+    return url + "/"
+
+
+def list_project_files(url: str, project: str, *, layout: str = "index",
+                       timeout: float = 10.0) -> list[IndexFile]:
+    """Files of ``project`` that the source at ``url`` offers (``[]`` when it has none).
+
+    ``layout="index"``: ``url`` is a PEP 503 root; ``<url>/<project>/`` is read.
+    ``layout="flat"``: ``url`` is a find-links page or directory; files are filtered by
+    project name. Raises ``SourceError`` naming ``url`` when the source is unreachable.
+    """
+    if layout not in ("index", "flat"):
+        raise SourceError(f"unknown index layout {layout!r} for {url}", url=url,
+                          hint="layout is 'index' (PEP 503) or 'flat' (find-links page/dir)")
+    want = normalize(project)
+    local = local_path(url)
+    if local is not None:
+        if not local.exists():
+            raise SourceError(f"local package source {local} does not exist", url=url,
+                              hint="fix the path, or remove it from your pip config / torchenv.toml")
+        if layout == "index":
+            files = _read_local(local / want)
+        else:
+            files = _read_local(local)
+    elif layout == "index":
+        files = _fetch_page(f"{url.rstrip('/')}/{want}/", timeout)
+    else:
+        files = _fetch_page(_with_slash(url), timeout)
+    return [f for f in files if project_of(f.filename) == want]

@@ -1,0 +1,255 @@
+"""Mirror presets (``recipes/mirrors.toml``) and the configuration chain that picks them.
+
+Why data + a chain: mirror facts change (hosts move, stop syncing) and must be easy to
+correct without code; and users state mirror wishes in many places. Most specific first:
+
+1. command-line flags (``--mirror``, ``--pypi-mirror``, ``--torch-mirror``, ``--torch-layout``);
+2. ``[mirror]`` in torchenv.toml (``intent.mirror``);
+3. the ``TORCHENV_MIRROR`` environment variable (a preset name, ``auto`` or ``official``);
+4. ``[mirror]`` in the user's ``config.toml`` (``paths.config_dir()``);
+5. the user's own pip config (PyPI side) and ``.condarc`` (conda side).
+
+Per kind of source (pypi / torch / conda), the first layer that says anything about that
+kind decides it: an explicit URL at a layer beats ``use`` at the same layer.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from ..errors import IntentError
+
+KINDS = ("pypi", "torch", "conda")
+SPECIAL = ("auto", "official")
+CHOICE_FILE = "mirror-choice.json"
+CHOICE_TTL_S = 24 * 3600
+
+
+@dataclass(frozen=True)
+class Preset:
+    """One named mirror; ``None``/empty for a kind it does not carry."""
+
+    name: str
+    pypi: str | None = None
+    torch: str | None = None                       # base: <base>/<tier>/
+    torch_layout: str = "index"
+    conda: dict[str, str] = field(default_factory=dict)   # canonical prefix -> mirror URL
+    verified: dict[str, bool] = field(default_factory=dict)
+    source: dict[str, str] = field(default_factory=dict)
+
+    def has(self, kind: str) -> bool:
+        return bool(self.pypi if kind == "pypi" else self.torch if kind == "torch" else self.conda)
+
+
+def _tomllib():
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+    return tomllib
+
+
+def parse_presets(data: dict[str, Any]) -> dict[str, Preset]:
+    """Presets from a mirrors.toml-shaped document (also used for ``--candidates-file``)."""
+    fields: dict[str, dict[str, Any]] = {}
+    for kind in KINDS:
+        for name, entry in (data.get(kind) or {}).items():
+            f = fields.setdefault(name, {"name": name, "verified": {}, "source": {}, "conda": {}})
+            f["verified"][kind] = bool(entry.get("verified", False))
+            f["source"][kind] = str(entry.get("source", ""))
+            if kind == "pypi":
+                f["pypi"] = str(entry["url"]).rstrip("/")
+            elif kind == "torch":
+                f["torch"] = str(entry["base"]).rstrip("/")
+                f["torch_layout"] = str(entry.get("layout", "index"))
+            else:
+                f["conda"] = {k.rstrip("/"): str(v).rstrip("/") for k, v in (entry.get("channels") or {}).items()}
+    return {name: Preset(**f) for name, f in fields.items()}
+
+
+@lru_cache(maxsize=None)
+def presets() -> dict[str, Preset]:
+    """The shipped presets (parsed once per process)."""
+    from importlib.resources import files
+
+    text = files("torchenv.recipes").joinpath("mirrors.toml").read_text(encoding="utf-8")
+    return parse_presets(_tomllib().loads(text))
+
+
+def load_candidates(path: Path) -> dict[str, Preset]:
+    """Presets from a user/test file in the mirrors.toml schema."""
+    try:
+        return parse_presets(_tomllib().loads(Path(path).read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise IntentError(f"cannot read mirror candidates: {exc}", file=str(path),
+                          hint="use the schema of torchenv's recipes/mirrors.toml: "
+                               "[pypi.NAME] url=..., [torch.NAME] base=... layout=..., "
+                               "[conda.NAME.channels]") from None
+
+
+# --- the configuration chain -----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Layer:
+    """What one configuration layer says about mirrors."""
+
+    label: str                                  # "--mirror", "torchenv.toml [mirror]", ...
+    use: str | None = None
+    pypi: str | None = None
+    torch: str | None = None
+    torch_layout: str | None = None
+    conda: dict[str, str] = field(default_factory=dict)
+    fallback: tuple[str, ...] = ()
+    file: str | None = None                     # for error messages
+    keys: dict[str, str] = field(default_factory=dict)   # attr -> flag/key name for errors
+
+    def explicit(self, kind: str) -> Any:
+        return self.pypi if kind == "pypi" else self.torch if kind == "torch" else (self.conda or None)
+
+
+def _flag_layer(overrides: Any) -> Layer | None:
+    if overrides is None:
+        return None
+    get = lambda attr: getattr(overrides, attr, None)  # noqa: E731
+    values = {"use": get("mirror"), "pypi": get("pypi_mirror"), "torch": get("torch_mirror"),
+              "torch_layout": get("torch_layout")}
+    if not any(values.values()):
+        return None
+    return Layer(label="command-line flags", **values,
+                 keys={"use": "--mirror", "pypi": "--pypi-mirror", "torch": "--torch-mirror"})
+
+
+def _intent_layer(intent: Any) -> Layer | None:
+    m = getattr(intent, "mirror", None)
+    if m is None or not any([m.use, m.pypi, m.torch, m.torch_layout, m.conda, m.fallback]):
+        return None
+    file = getattr(intent, "file", None)
+    label = f"{file} [mirror]" if file else "[mirror] of the intent (flags)"
+    return Layer(label=label, use=m.use, pypi=m.pypi,
+                 torch=m.torch, torch_layout=m.torch_layout, conda=dict(m.conda),
+                 fallback=tuple(m.fallback), file=str(file) if file else None,
+                 keys={"use": "mirror.use", "fallback": "mirror.fallback"})
+
+
+def _env_layer(environ: dict[str, str]) -> Layer | None:
+    value = (environ.get("TORCHENV_MIRROR") or "").strip()
+    if not value:
+        return None
+    return Layer(label="TORCHENV_MIRROR", use=value, keys={"use": "TORCHENV_MIRROR"})
+
+
+def user_config_file() -> Path:
+    from .. import paths
+
+    return paths.config_dir() / "config.toml"
+
+
+def _user_layer() -> Layer | None:
+    path = user_config_file()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return None
+    try:
+        table = _tomllib().loads(text).get("mirror") or {}
+    except ValueError as exc:
+        raise IntentError(f"not valid TOML: {exc}", file=str(path),
+                          hint="fix or delete the file; `torchenv mirror use NAME` rewrites [mirror]") from None
+    if not isinstance(table, dict) or not table:
+        return None
+    str_or_none = lambda k: (str(table[k]) if table.get(k) else None)  # noqa: E731
+    fallback = table.get("fallback") or ()
+    return Layer(label=f"user config {path}", use=str_or_none("use"), pypi=str_or_none("pypi"),
+                 torch=str_or_none("torch"),
+                 torch_layout=str_or_none("torch-layout") or str_or_none("torch_layout"),
+                 conda={str(k): str(v) for k, v in (table.get("conda") or {}).items()},
+                 fallback=tuple(str(f) for f in ([fallback] if isinstance(fallback, str) else fallback)),
+                 file=str(path), keys={"use": "mirror.use", "fallback": "mirror.fallback"})
+
+
+def config_layers(intent: Any, overrides: Any = None, environ: dict[str, str] | None = None) -> list[Layer]:
+    """The torchenv-level layers that say something, most specific first."""
+    env = os.environ if environ is None else environ
+    layers = [_flag_layer(overrides), _intent_layer(intent), _env_layer(env), _user_layer()]
+    return [layer for layer in layers if layer is not None]
+
+
+def check_name(name: str, layer: Layer, attr: str = "use") -> None:
+    """Unknown preset names are input errors that name where they were written."""
+    if name in SPECIAL or name in presets():
+        return
+    known = ", ".join(sorted(presets()))
+    raise IntentError(f"unknown mirror preset {name!r}", file=layer.file, key=layer.keys.get(attr, attr),
+                      hint=f"known presets: {known}; or 'auto' (fastest, see `torchenv mirror test`) "
+                           f"or 'official'")
+
+
+@dataclass(frozen=True)
+class Pick:
+    """How one kind of source was decided."""
+
+    kind: str
+    layer: Layer | None          # None: nothing at the torchenv level spoke about this kind
+    explicit: Any = None         # URL (pypi/torch) or channel map (conda)
+    preset: str | None = None    # preset name, "auto" or "official"
+    fallback: tuple[str, ...] = ()
+    fallback_layer: Layer | None = None
+
+
+def pick(kind: str, layers: list[Layer]) -> Pick:
+    fb_layer = next((layer for layer in layers if layer.fallback), None)
+    fallback = fb_layer.fallback if fb_layer else ()
+    if fb_layer:
+        for name in fallback:
+            check_name(name, fb_layer, "fallback")
+    for layer in layers:
+        explicit = layer.explicit(kind)
+        if explicit:
+            return Pick(kind, layer, explicit=explicit, fallback=fallback, fallback_layer=fb_layer)
+        if layer.use:
+            check_name(layer.use, layer)
+            return Pick(kind, layer, preset=layer.use, fallback=fallback, fallback_layer=fb_layer)
+    return Pick(kind, None, fallback=fallback, fallback_layer=fb_layer)
+
+
+def torch_layout(layers: list[Layer]) -> str:
+    return next((layer.torch_layout for layer in layers if layer.torch_layout), "index")
+
+
+# --- the remembered `auto` choice -------------------------------------------------------------
+
+def choice_file() -> Path:
+    from .. import paths
+
+    return paths.cache_dir() / CHOICE_FILE
+
+
+def save_choice(ranking: dict[str, list[dict[str, Any]]], now: float | None = None) -> Path:
+    """Remember the ranked working mirrors per kind (``mirror use auto``), atomically."""
+    import tempfile
+
+    path = choice_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".mirror-choice-")
+    with os.fdopen(fd, "w") as f:
+        json.dump({"time": time.time() if now is None else now, "ranking": ranking}, f, indent=2)
+    os.replace(tmp, path)
+    return path
+
+
+def auto_choice(now: float | None = None) -> dict[str, list[dict[str, Any]]] | None:
+    """The remembered ranking if younger than 24 h, else None."""
+    try:
+        data = json.loads(choice_file().read_text())
+    except (OSError, ValueError):
+        return None
+    age = (time.time() if now is None else now) - float(data.get("time", 0))
+    if not 0 <= age <= CHOICE_TTL_S:
+        return None
+    ranking = data.get("ranking")
+    return ranking if isinstance(ranking, dict) else None

@@ -1,0 +1,567 @@
+"""The checks ``torchenv verify`` runs *inside the environment's own interpreter*.
+
+Why a standalone script: only the env's interpreter can prove the env works (its torch,
+its CUDA libraries, its companions), and it may be any Python from 3.8 on. So this file
+imports nothing from torchenv, uses only the standard library plus torch, and is run as
+``<env python> -I checks_script.py '<config json>'``.
+
+Protocol: before each check a line ``@@torchenv-begin <name>`` and after it a line
+``@@torchenv-check <json>`` go to stderr, so the caller still knows what passed and what
+was running if the interpreter segfaults or times out. The last stdout line is one JSON
+object ``{"checks": [...], "facts": {...}}``.
+
+Layers: import -> versions -> devices -> compute -> deep. A failure in a layer skips the
+later layers (each listed as skipped, with the reason), because their results would only
+restate the first failure.
+"""
+import json
+import os
+import sys
+import time
+import traceback
+
+BEGIN = "@@torchenv-begin "
+CHECK = "@@torchenv-check "
+NO_DEVICE = ("CUDA {cuda} build, no visible CUDA device "
+             "(driver not loaded or CUDA_VISIBLE_DEVICES hides them)")
+TORCH_FAMILY_MODULES = {"torchvision": "torchvision", "torchaudio": "torchaudio"}
+
+
+class Skip(Exception):
+    """Raised by a check that does not apply here; recorded as an informational pass."""
+
+
+class Failed(Exception):
+    """A check failed with a message written for the user (and an optional hint)."""
+
+    def __init__(self, message, hint=None):
+        Exception.__init__(self, message)
+        self.hint = hint
+
+
+class Runner(object):
+    def __init__(self):
+        self.checks = []
+        self.failed_layer = None    # (layer, check name) of the first failure
+
+    def _emit(self, record):
+        self.checks.append(record)
+        sys.stderr.write(CHECK + json.dumps(record) + "\n")
+        sys.stderr.flush()
+
+    def skip_all(self, names):
+        for name in names:
+            self.skipped(name)
+
+    def skipped(self, name):
+        layer, check = self.failed_layer
+        self._emit({"name": name, "ok": False, "severity": "skipped",
+                    "detail": "skipped: %s failed" % check})
+
+    def run(self, layer, name, fn, *args):
+        """Run one check. ``fn`` returns a detail string or (detail, severity, ok)."""
+        if self.failed_layer is not None and self.failed_layer[0] != layer:
+            self.skipped(name)
+            return None
+        sys.stderr.write(BEGIN + name + "\n")
+        sys.stderr.flush()
+        start = time.perf_counter()
+        record = {"name": name, "ok": True, "severity": "info", "detail": ""}
+        try:
+            result = fn(*args)
+            if isinstance(result, tuple):
+                record["detail"], record["severity"], record["ok"] = result
+            else:
+                record["detail"] = result or ""
+        except Skip as exc:
+            record["detail"] = "not applicable: %s" % exc
+        except Failed as exc:
+            record.update(ok=False, severity="error", detail=str(exc))
+            if exc.hint:
+                record["hint"] = exc.hint
+        except Exception as exc:  # the check itself broke: that is the finding
+            record.update(ok=False, severity="error", detail=_describe(exc))
+        record["duration_s"] = round(time.perf_counter() - start, 3)
+        if not record["ok"] and record["severity"] == "error" and self.failed_layer is None:
+            self.failed_layer = (layer, name)
+        self._emit(record)
+        return record
+
+
+def _describe(exc):
+    """``ExcType: message`` plus where it came from (the last frame), one line each."""
+    text = "%s: %s" % (type(exc).__name__, exc)
+    tb = traceback.extract_tb(exc.__traceback__)
+    if tb:
+        frame = tb[-1]
+        text += " (at %s:%s)" % (frame.filename, frame.lineno)
+    return text
+
+
+# -- versions -------------------------------------------------------------------------------
+
+def _release(version):
+    parts = []
+    for piece in version.split("+", 1)[0].split("."):
+        digits = ""
+        for ch in piece:
+            if not ch.isdigit():
+                break
+            digits += ch
+        parts.append(int(digits) if digits else 0)
+        if digits != piece:    # pre/dev suffix: keep the rest for an exact string compare
+            parts.append(piece[len(digits):])
+            break
+    while parts and parts[-1] == 0:
+        parts.pop()
+    return parts
+
+
+def version_matches(expected, actual):
+    """The lock's version matches the installed one.
+
+    Why loose on the local tag: PyPI's default builds report ``2.14.1+cu130`` from
+    ``torch.__version__`` while the lock records the file's version ``2.14.1``; the CUDA
+    level is checked separately. A lock version *with* a tag must match it exactly.
+    """
+    if actual is None:
+        return False
+    exp_base, _, exp_local = expected.strip().lower().partition("+")
+    act_base, _, act_local = actual.strip().lower().partition("+")
+    if _release(exp_base) != _release(act_base):
+        return False
+    return not exp_local or exp_local == act_local
+
+
+def _mm(version):
+    return ".".join(str(version).split(".")[:2])
+
+
+def _cudnn_text(v):
+    if not v:
+        return None
+    v = int(v)
+    if v >= 90000:      # cuDNN 9: major*10000 + minor*100 + patch
+        return "%d.%d.%d" % (v // 10000, (v % 10000) // 100, v % 100)
+    return "%d.%d.%d" % (v // 1000, (v % 1000) // 100, v % 100)
+
+
+# -- arch coverage --------------------------------------------------------------------------
+
+def _parse_arch(arch):
+    """``sm_86`` -> ("sm", 8, 6, ""); ``compute_120`` -> ("compute", 12, 0, ""); else None."""
+    kind, _, num = arch.partition("_")
+    suffix = ""
+    while num and not num[-1].isdigit():
+        suffix = num[-1] + suffix
+        num = num[:-1]
+    if kind not in ("sm", "compute") or len(num) < 2 or not num.isdigit():
+        return None
+    return kind, int(num[:-1]), int(num[-1]), suffix
+
+
+def arch_coverage(cc, arch_list):
+    """How a GPU of compute capability ``cc`` (major, minor) runs this build, or None.
+
+    SASS ``sm_XY`` runs on the same major with minor >= Y; PTX ``compute_XY`` JIT-compiles
+    on any cc >= X.Y; arch-specific ``sm_90a`` runs only on exactly 9.0 (compat.md §2d).
+    """
+    major, minor = cc
+    exact = "sm_%d%d" % (major, minor)
+    best_sass = None
+    best_ptx = None
+    for arch in arch_list:
+        parsed = _parse_arch(arch)
+        if parsed is None:
+            continue
+        kind, a_major, a_minor, suffix = parsed
+        if kind == "sm" and a_major == major and a_minor <= minor and (not suffix or a_minor == minor):
+            if best_sass is None or a_minor > best_sass[1]:
+                best_sass = (arch, a_minor)
+        if kind == "compute" and (a_major, a_minor) <= (major, minor):
+            if best_ptx is None or (a_major, a_minor) > best_ptx[1]:
+                best_ptx = (arch, (a_major, a_minor))
+    if best_sass is not None:
+        if best_sass[0] == exact:
+            return "%s is in the build's arch list" % exact
+        return "%s runs the build's %s code (same major, lower minor)" % (exact, best_sass[0])
+    if best_ptx is not None:
+        return ("%s is not compiled in, but PTX %s JIT-compiles for it "
+                "(slow first run; needs a driver as new as the build's CUDA)" % (exact, best_ptx[0]))
+    return None
+
+
+# -- the checks -----------------------------------------------------------------------------
+
+class Verify(object):
+    def __init__(self, config):
+        self.expected = dict(config.get("expected") or {})
+        self.expects_gpu = bool(config.get("expects_gpu"))
+        self.deep = bool(config.get("deep"))
+        self.torch = None
+        self.devices = []          # "cuda:0", "mps" ...; empty = CPU only
+        self.facts = {"python": sys.version.split()[0], "executable": sys.executable,
+                      "prefix": sys.prefix}
+        self.r = Runner()
+
+    # layer: import
+    def check_import(self):
+        start = time.perf_counter()
+        try:
+            import torch
+        except BaseException as exc:   # ImportError, OSError from dlopen, even SystemExit
+            hint = None
+            text = str(exc)
+            if ".so" in text or ".dll" in text or "DLL load failed" in text:
+                hint = ("a CUDA library torch needs is missing or from another CUDA major; "
+                        "reinstall with `torchenv up` (or run `torchenv doctor`)")
+            raise Failed("import torch failed: %s" % _describe(exc), hint)
+        took = time.perf_counter() - start
+        self.torch = torch
+        self.facts["torch"] = torch.__version__
+        self.facts["import_s"] = round(took, 3)
+        return "torch %s imported in %.2f s from %s" % (
+            torch.__version__, took, os.path.dirname(os.path.dirname(torch.__file__)))
+
+    # layer: versions
+    def check_torch_version(self):
+        actual = self.torch.__version__
+        want = self.expected.get("torch")
+        if want is None:
+            return "%s (no lock version to compare)" % actual
+        if not version_matches(want, actual):
+            raise Failed("installed torch %s, lock expects %s" % (actual, want),
+                         "reinstall the locked versions with `torchenv up`")
+        return "%s (lock: %s)" % (actual, want)
+
+    def check_build(self):
+        torch = self.torch
+        cuda = getattr(torch.version, "cuda", None)
+        hip = getattr(torch.version, "hip", None)
+        cudnn = None
+        try:
+            cudnn = _cudnn_text(torch.backends.cudnn.version()) if cuda else None
+        except Exception as exc:
+            raise Failed("cuDNN could not be loaded: %s" % _describe(exc),
+                         "the nvidia-cudnn wheel is missing or mismatched; reinstall with `torchenv up`")
+        self.facts.update(cuda=cuda, hip=hip, cudnn=cudnn)
+        if cuda:
+            try:   # known without a device: lets doctor compare it with the GPUs later
+                self.facts["arch_list"] = list(torch.cuda.get_arch_list())
+            except Exception:
+                pass
+        if cuda:
+            text = "CUDA %s build" % cuda + (", cuDNN %s" % cudnn if cudnn else ", no cuDNN")
+        elif hip:
+            text = "ROCm/HIP %s build" % hip
+        else:
+            text = "CPU-only build (no CUDA)"
+        want = self.expected.get("cuda")
+        if want is not None:
+            if want.lower() in ("none", "cpu", ""):
+                if cuda:
+                    raise Failed("%s, but the lock's target is CPU-only" % text)
+            elif not cuda:
+                raise Failed("%s, but the lock expects CUDA %s" % (text, want),
+                             "the CPU wheel was installed instead of the CUDA one; run `torchenv up`")
+            elif _mm(cuda) != _mm(want):
+                raise Failed("torch is a CUDA %s build, lock expects CUDA %s" % (cuda, want),
+                             "reinstall the locked build with `torchenv up`")
+            else:
+                text += " (lock: CUDA %s)" % want
+        want_hip = self.expected.get("hip")
+        if want_hip is not None and (not hip or _mm(hip) != _mm(want_hip)):
+            raise Failed("%s, lock expects ROCm %s" % (text, want_hip))
+        return text
+
+    def check_companion(self, name):
+        import importlib
+
+        module = TORCH_FAMILY_MODULES.get(name, name)
+        try:
+            mod = importlib.import_module(module)
+        except BaseException as exc:
+            raise Failed("import %s failed: %s" % (module, _describe(exc)),
+                         "%s must be the build made for torch %s; reinstall with `torchenv up`"
+                         % (name, self.torch.__version__))
+        actual = getattr(mod, "__version__", None) or _dist_version(name)
+        self.facts.setdefault("companions", {})[name] = actual
+        want = self.expected.get(name)
+        if want is not None and not version_matches(want, actual or ""):
+            raise Failed("installed %s %s, lock expects %s" % (name, actual, want),
+                         "reinstall the locked versions with `torchenv up`")
+        return "%s%s" % (actual, " (lock: %s)" % want if want else "")
+
+    def check_dist(self, name):
+        actual = _dist_version(name)
+        want = self.expected[name]
+        if actual is None:
+            raise Failed("%s is not installed, lock expects %s" % (name, want))
+        if not version_matches(want, actual):
+            raise Failed("installed %s %s, lock expects %s" % (name, actual, want))
+        return "%s (lock: %s)" % (actual, want)
+
+    def check_nms(self):
+        import torchvision
+
+        torch = self.torch
+        boxes = torch.tensor([[0.0, 0.0, 10.0, 10.0], [1.0, 1.0, 11.0, 11.0], [50.0, 50.0, 60.0, 60.0]])
+        scores = torch.tensor([0.9, 0.8, 0.7])
+        try:
+            keep = torchvision.ops.nms(boxes, scores, 0.5)
+        except Exception as exc:
+            raise Failed("torchvision.ops.nms failed: %s" % _describe(exc),
+                         "torchvision's compiled ops do not match this torch (a mismatched pair); "
+                         "reinstall both from the lock with `torchenv up`")
+        if keep.tolist() != [0, 2]:
+            raise Failed("torchvision.ops.nms returned %s, expected [0, 2]" % keep.tolist())
+        return "torchvision.ops.nms works (compiled ops match torch)"
+
+    # layer: devices
+    def check_accelerator(self):
+        torch = self.torch
+        cuda = getattr(torch.version, "cuda", None)
+        hip = getattr(torch.version, "hip", None)
+        if cuda or hip:
+            if torch.cuda.is_available():
+                n = torch.cuda.device_count()
+                self.devices = ["cuda:%d" % i for i in range(n)]
+                return "%d %s device%s visible" % (n, "CUDA" if cuda else "ROCm", "" if n == 1 else "s")
+            text = NO_DEVICE.format(cuda=cuda) if cuda else \
+                "ROCm %s build, no visible GPU (driver not loaded or HIP_VISIBLE_DEVICES hides them)" % hip
+            if self.expects_gpu:
+                raise Failed(text, "check `nvidia-smi` and CUDA_VISIBLE_DEVICES; `torchenv doctor` explains more")
+            return text + "; the plan does not expect a GPU here", "warning", True
+        mps = getattr(getattr(torch.backends, "mps", None), "is_available", None)
+        if mps is not None and mps():
+            self.devices = ["mps"]
+            return "Apple MPS device available"
+        if self.expects_gpu:
+            raise Failed("CPU-only build of torch, but the plan expects a GPU",
+                         "the CPU wheel was installed; reinstall with `torchenv up`")
+        return "CPU only (no CUDA/ROCm/MPS in this build)"
+
+    def check_devices(self):
+        torch = self.torch
+        if not self.devices or self.devices == ["mps"]:
+            raise Skip("no CUDA devices")
+        out = []
+        info = []
+        for i in range(len(self.devices)):
+            p = torch.cuda.get_device_properties(i)
+            cc = "%d.%d" % (p.major, p.minor)
+            mem = getattr(p, "total_memory", 0) / 2.0 ** 30
+            info.append({"index": i, "name": p.name, "cc": cc, "memory_gib": round(mem, 1)})
+            out.append("cuda:%d %s (cc %s, %.0f GiB)" % (i, p.name, cc, mem))
+        self.facts["devices"] = info
+        return "; ".join(out)
+
+    def check_arch(self, index):
+        torch = self.torch
+        if getattr(torch.version, "hip", None):
+            raise Skip("ROCm build (gfx targets are not in get_arch_list)")
+        major, minor = torch.cuda.get_device_capability(index)
+        archs = list(torch.cuda.get_arch_list())
+        self.facts["arch_list"] = archs
+        name = torch.cuda.get_device_name(index)
+        how = arch_coverage((major, minor), archs)
+        if how is None:
+            raise Failed("cuda:%d %s is sm_%d%d; this torch build carries %s and no PTX that covers it"
+                         % (index, name, major, minor, " ".join(archs) or "no CUDA archs"),
+                         "choose a build that includes sm_%d%d (`torchenv plan` shows which tiers do)"
+                         % (major, minor))
+        return "cuda:%d %s: %s" % (index, name, how)
+
+    # layer: compute
+    def _sync(self, device):
+        torch = self.torch
+        if device.startswith("cuda"):
+            torch.cuda.synchronize(device)
+        elif device == "mps":
+            torch.mps.synchronize()
+
+    def check_matmul(self, device):
+        torch = self.torch
+        g = torch.Generator().manual_seed(0)
+        a = torch.randn(256, 256, generator=g)
+        b = torch.randn(256, 256, generator=g)
+        ref = a.double() @ b.double()
+        start = time.perf_counter()
+        out = (a.to(device) @ b.to(device))
+        self._sync(device)
+        took = time.perf_counter() - start
+        err = ((out.cpu().double() - ref).abs().max() / ref.abs().max()).item()
+        if not err < 1e-2:   # loose enough for TF32
+            raise Failed("matmul on %s differs from the CPU result (max relative error %.3g)" % (device, err))
+        return "256x256 float32 matmul on %s matches the float64 CPU result (rel. err %.1e, %.1f ms)" % (device, err, took * 1e3)
+
+    def check_backward(self, device):
+        torch = self.torch
+        g = torch.Generator().manual_seed(1)
+        x = torch.randn(64, 32, generator=g).to(device).requires_grad_(True)
+        w = torch.randn(32, 16, generator=g).to(device)
+        (x @ w).sum().backward()
+        self._sync(device)
+        want = w.sum(1).expand(64, 32)
+        if not torch.allclose(x.grad, want, rtol=1e-3, atol=1e-3):
+            raise Failed("backward on %s gave a wrong gradient" % device)
+        return "autograd backward on %s gives the right gradient" % device
+
+    def check_autocast(self, device):
+        torch = self.torch
+        kind = device.split(":")[0]
+        if kind == "cuda":
+            bf16 = getattr(torch.cuda, "is_bf16_supported", lambda: False)()
+            dtype = torch.bfloat16 if bf16 else torch.float16
+        elif kind == "mps":
+            dtype = torch.float16
+        else:
+            dtype = torch.bfloat16
+        g = torch.Generator().manual_seed(2)
+        a = torch.randn(128, 128, generator=g).to(device)
+        b = torch.randn(128, 128, generator=g).to(device)
+        with torch.autocast(device_type=kind, dtype=dtype):
+            out = a @ b
+        self._sync(device)
+        if out.dtype != dtype:
+            raise Failed("autocast on %s produced %s, expected %s" % (device, out.dtype, dtype))
+        ref = (a @ b).float()
+        err = ((out.float() - ref).abs().max() / ref.abs().max()).item()
+        if not err < 5e-2:
+            raise Failed("autocast %s matmul on %s is off by %.3g (relative)" % (dtype, device, err))
+        return "autocast %s matmul on %s (rel. err %.1e)" % (str(dtype).replace("torch.", ""), device, err)
+
+    def check_conv(self, device):
+        torch = self.torch
+        import torch.nn.functional as F
+
+        g = torch.Generator().manual_seed(3)
+        x = torch.randn(2, 3, 16, 16, generator=g)
+        w = torch.randn(8, 3, 3, 3, generator=g)
+        ref = F.conv2d(x.double(), w.double(), padding=1)
+        xd = x.to(device).requires_grad_(True)
+        wd = w.to(device).requires_grad_(True)
+        out = F.conv2d(xd, wd, padding=1)
+        out.sum().backward()
+        self._sync(device)
+        err = ((out.detach().cpu().double() - ref).abs().max() / ref.abs().max()).item()
+        if not err < 1e-2:
+            raise Failed("conv2d on %s differs from the CPU result (max relative error %.3g)" % (device, err))
+        if xd.grad is None or wd.grad is None or xd.grad.shape != x.shape:
+            raise Failed("conv2d backward on %s produced no gradient" % device)
+        how = "conv2d forward+backward on %s" % device
+        if device.startswith("cuda") and getattr(torch.version, "cuda", None):
+            cudnn = torch.backends.cudnn
+            if not (cudnn.enabled and cudnn.is_available()):
+                raise Failed("cuDNN is not available on %s (conv fell back to slow kernels)" % device)
+            how += " via cuDNN %s" % _cudnn_text(cudnn.version())
+        return how
+
+    # layer: deep
+    def check_train(self, device):
+        torch = self.torch
+        from torch import nn
+        from torch.utils.data import DataLoader, TensorDataset
+
+        start = time.perf_counter()   # includes the first optimizer step's one-off imports
+        torch.manual_seed(0)
+        n = 1024
+        labels = torch.randint(0, 2, (n,))
+        x = torch.randn(n, 1, 12, 12)
+        x[labels == 1, :, :6, :] += 0.3   # class 1: bright top half; class 0: bright bottom half
+        x[labels == 0, :, 6:, :] += 0.3
+        loader = DataLoader(TensorDataset(x, labels), batch_size=64, shuffle=True, num_workers=0)
+        model = nn.Sequential(nn.Conv2d(1, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                              nn.Conv2d(8, 16, 3, padding=1), nn.ReLU(), nn.AdaptiveAvgPool2d(2),
+                              nn.Flatten(), nn.Linear(64, 2)).to(device)
+        opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+        loss_fn = nn.CrossEntropyLoss()
+        losses = []
+        steps = 0
+        while steps < 240:
+            for xb, yb in loader:
+                xb, yb = xb.to(device), yb.to(device)
+                opt.zero_grad()
+                loss = loss_fn(model(xb), yb)
+                loss.backward()
+                opt.step()
+                losses.append(loss.item())
+                steps += 1
+                if steps >= 240:
+                    break
+        took = time.perf_counter() - start
+        first = sum(losses[:10]) / 10
+        last = sum(losses[-10:]) / 10
+        if not last < 0.5 * first:
+            raise Failed("training a small CNN on %s did not learn: loss %.3f -> %.3f over %d steps"
+                         % (device, first, last, steps))
+        return "small CNN on %s: loss %.3f -> %.3f in %d steps (%.1f s)" % (device, first, last, steps, took)
+
+    # -- orchestration ------------------------------------------------------------------
+    def main(self):
+        r = self.r
+        r.run("import", "import torch", self.check_import)
+        if self.torch is None:
+            r.skip_all(["versions", "accelerator", "compute"] + (["train"] if self.deep else []))
+            return
+        r.run("versions", "torch version", self.check_torch_version)
+        r.run("versions", "torch build", self.check_build)
+        names = [n for n in TORCH_FAMILY_MODULES if n in self.expected or _installed(n)]
+        for name in names:
+            r.run("versions", name, self.check_companion, name)
+        if "torchvision" in names:
+            r.run("versions", "torchvision ops", self.check_nms)
+        for name in sorted(self.expected):
+            if name not in ("torch", "cuda", "hip") and name not in TORCH_FAMILY_MODULES:
+                r.run("versions", name, self.check_dist, name)
+        r.run("devices", "accelerator", self.check_accelerator)
+        cuda_devices = [d for d in self.devices if d.startswith("cuda")]
+        if cuda_devices:
+            r.run("devices", "devices", self.check_devices)
+            for i in range(len(cuda_devices)):
+                r.run("devices", "arch cuda:%d" % i, self.check_arch, i)
+        compute = self.devices or ["cpu"]
+        for device in compute:
+            r.run("compute", "matmul %s" % device, self.check_matmul, device)
+        primary = compute[0]
+        r.run("compute", "backward %s" % primary, self.check_backward, primary)
+        r.run("compute", "autocast %s" % primary, self.check_autocast, primary)
+        r.run("compute", "conv2d %s" % primary, self.check_conv, primary)
+        if primary != "cpu":
+            r.run("compute", "conv2d cpu", self.check_conv, "cpu")
+        if self.deep:
+            for device in compute:
+                r.run("deep", "train %s" % device, self.check_train, device)
+
+
+def _installed(name):
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(TORCH_FAMILY_MODULES.get(name, name)) is not None
+    except Exception:
+        return False
+
+
+def _dist_version(name):
+    try:
+        from importlib import metadata
+    except ImportError:  # pragma: no cover - Python < 3.8
+        return None
+    try:
+        return metadata.version(name)
+    except Exception:
+        return None
+
+
+def main(argv):
+    config = json.loads(argv[1]) if len(argv) > 1 else {}
+    v = Verify(config)
+    v.main()
+    sys.stdout.write("\n" + json.dumps({"checks": v.r.checks, "facts": v.facts}) + "\n")
+    sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

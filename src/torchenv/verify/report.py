@@ -1,0 +1,158 @@
+"""The verify report: what was checked, what passed, and the facts the env reported.
+
+Why its own module: ``verify`` prints it, ``up`` writes it after installing, ``doctor``
+reads the saved ``.torchenv/verify.json``; all share this one shape and renderer.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..ui import Ui
+
+REPORT_FILE = "verify.json"
+
+# severity of a check: "error" fails the report when ok is False; "warning" and "info" are
+# shown but never fail it; "skipped" marks a check not run because an earlier layer failed.
+SEVERITIES = ("error", "warning", "info", "skipped")
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    severity: str = "info"
+    hint: str | None = None
+    duration_s: float | None = None
+
+    @property
+    def skipped(self) -> bool:
+        return self.severity == "skipped"
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "ok": self.ok, "detail": self.detail,
+                               "severity": self.severity}
+        if self.hint:
+            out["hint"] = self.hint
+        if self.duration_s is not None:
+            out["duration_s"] = self.duration_s
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Check":
+        sev = data.get("severity") or ("info" if data.get("ok") else "error")
+        return cls(name=str(data.get("name", "?")), ok=bool(data.get("ok")),
+                   detail=str(data.get("detail", "")), severity=sev if sev in SEVERITIES else "error",
+                   hint=data.get("hint"), duration_s=data.get("duration_s"))
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    ok: bool
+    checks: list[Check]
+    python: str = ""                                   # the env interpreter that ran the checks
+    facts: dict[str, Any] = field(default_factory=dict)  # torch/cuda/cudnn versions, devices, arch list
+    expected: dict[str, str] = field(default_factory=dict)
+    expects_gpu: bool = False
+    deep: bool = False
+    duration_s: float = 0.0
+
+    @classmethod
+    def from_checks(cls, checks: list[Check], **kw: Any) -> "VerifyReport":
+        """ok = at least one check ran and none failed (skips only follow a failure)."""
+        ok = bool(checks) and all(c.ok for c in checks if not c.skipped) \
+            and not all(c.skipped for c in checks)
+        return cls(ok=ok, checks=list(checks), **kw)
+
+    @property
+    def failures(self) -> list[Check]:
+        return [c for c in self.checks if not c.ok and not c.skipped]
+
+    def check(self, name: str) -> Check | None:
+        return next((c for c in self.checks if c.name == name), None)
+
+    def verdict(self) -> str:
+        """One line a user reads first."""
+        torch = self.facts.get("torch")
+        if self.ok:
+            devices = [c.name.split(" ", 1)[1] for c in self.checks if c.name.startswith("matmul ")]
+            what = f"torch {torch}" if torch else "the environment"
+            extra = ", trained a small CNN" if self.deep else ""
+            return (f"verified: {what} works on {', '.join(devices) or 'cpu'} "
+                    f"(matmul, backward, autocast, conv{extra}) in {self.duration_s:.1f} s")
+        first = self.failures[0] if self.failures else None
+        if first is None:
+            return "verify failed: no check ran"
+        return f"verify failed: {first.name}: {first.detail}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ok": self.ok, "checks": [c.to_json() for c in self.checks], "python": self.python,
+                "facts": self.facts, "expected": self.expected, "expects_gpu": self.expects_gpu,
+                "deep": self.deep, "duration_s": round(self.duration_s, 3), "verdict": self.verdict()}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "VerifyReport":
+        return cls(ok=bool(data.get("ok")), checks=[Check.from_json(c) for c in data.get("checks", [])],
+                   python=data.get("python", ""), facts=data.get("facts") or {},
+                   expected=data.get("expected") or {}, expects_gpu=bool(data.get("expects_gpu")),
+                   deep=bool(data.get("deep")), duration_s=float(data.get("duration_s") or 0.0))
+
+
+def report_path(project_dir: Path | str) -> Path:
+    from ..paths import STATE_DIR
+
+    return Path(project_dir) / STATE_DIR / REPORT_FILE
+
+
+def write_report(project_dir: Path | str, report: VerifyReport) -> Path:
+    """Write ``<project>/.torchenv/verify.json`` atomically (temp file + ``os.replace``)."""
+    path = report_path(project_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".verify-", suffix=".json", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(report.to_json(), fh, indent=2, sort_keys=True)
+            fh.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def read_report(project_dir: Path | str) -> VerifyReport | None:
+    """The last saved report, or None when there is none or it is unreadable."""
+    try:
+        return VerifyReport.from_json(json.loads(report_path(project_dir).read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError, AttributeError):
+        return None
+
+
+_MARKS = {"error": "[red]✗[/]", "warning": "[yellow]![/]", "info": "[green]✓[/]", "skipped": "[dim]–[/]"}
+
+
+def render_report(ui: "Ui", report: VerifyReport) -> None:
+    """A table (check, ✓/✗, detail), hints under failures, then the one-line verdict."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+    table.add_column("check", no_wrap=True)
+    table.add_column("ok", justify="center")
+    table.add_column("detail", overflow="fold")
+    for c in report.checks:
+        key = "skipped" if c.skipped else "error" if not c.ok else c.severity if c.severity != "error" else "info"
+        mark = _MARKS[key]
+        detail = escape(c.detail)
+        if c.hint and not c.ok and not c.skipped:
+            detail += f"\n[dim]hint: {escape(c.hint)}[/]"
+        table.add_row(escape(c.name), mark, f"[dim]{detail}[/]" if c.skipped else detail)
+    ui.console.print(table)
+    style = "bold green" if report.ok else "bold red"
+    ui.console.print(f"[{style}]{escape(report.verdict())}[/]")
