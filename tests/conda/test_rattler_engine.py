@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -127,3 +128,31 @@ def test_mirror_serves_repodata_and_packages_while_the_lock_keeps_canonical_urls
     assert "/linux-64/repodata.json" in hits
     assert any(h.endswith("pytorch-2.5.1-cuda126_generic_py312_h0_200.conda") for h in hits)
     assert (tmp_path / "env" / "lib" / "torch_cuda.txt").exists()
+
+
+def _fake_worker(tmp_path: Path, body: str) -> str:
+    script = tmp_path / "fake-python"
+    script.write_text(f"#!{sys.executable}\nimport json, os, signal, sys\n{body}\n")
+    script.chmod(0o755)
+    return str(script)
+
+
+def test_a_crash_at_worker_exit_after_the_result_is_written_is_not_a_failure(tmp_path, monkeypatch):
+    import torchenv.engines.rattler as engine_mod
+
+    monkeypatch.setattr(engine_mod.sys, "executable", _fake_worker(tmp_path, (
+        'open(sys.argv[4], "w").write(json.dumps({"result": []}))\n'
+        "os.kill(os.getpid(), signal.SIGSEGV)")))
+    assert RattlerEngine(cache_dir=tmp_path).solve(channels=["x"], specs=["pytorch"], platform="linux-64",
+                                                   virtual_packages=[], mirrors={}) == []
+
+
+def test_a_worker_that_dies_early_is_reported_in_words(tmp_path, monkeypatch):
+    import torchenv.engines.rattler as engine_mod
+
+    monkeypatch.setattr(engine_mod.sys, "executable", _fake_worker(tmp_path, (
+        'sys.stderr.write("thread panicked at rattler\\n")\nos.kill(os.getpid(), signal.SIGSEGV)')))
+    with pytest.raises(BackendError, match=r"died during solve \(exit -11\)") as err:
+        RattlerEngine(cache_dir=tmp_path).solve(channels=["x"], specs=["pytorch"], platform="linux-64",
+                                                virtual_packages=[], mirrors={})
+    assert "thread panicked" in err.value.hint

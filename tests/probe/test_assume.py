@@ -150,3 +150,17 @@ def test_assumed_path_stays_cheap_no_gpu_library_no_rich():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     driver, heavy = json.loads(out.stdout)
     assert driver == "550.54.14" and heavy == []
+
+
+@pytest.mark.parametrize("argv, starts", [
+    (["--assume-driver", "550", "--assume-gpu", "86"], "--assume-gpu 86: not a compute capability"),
+    (["--assume-gpu", "8.6"], "--assume-gpu 8.6 needs a driver"),
+    (["--assume-python", "three"], "--assume-python three"),
+])
+def test_bad_assumption_through_the_cli_is_exit_2_with_the_flag_named(tmp_path, capsys, argv, starts):
+    pytest.importorskip("torchenv.resolve.resolver", reason="`torchenv plan` needs the resolver")
+    from torchenv.cli import main
+
+    assert main(["plan", "-C", str(tmp_path), "--json", *argv]) == 2
+    data = json.loads(capsys.readouterr().out)
+    assert data["error"].startswith(starts) and data["hint"]

@@ -15,6 +15,7 @@ import json
 import os
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, Sequence
 
@@ -73,8 +74,6 @@ class UvWheelPart:
             local = [str(Path(d) / w.filename) for d in wheelhouses if (Path(d) / w.filename).is_file()]
             files.append(fetch(w.filename, w.sha256, [*local, w.url], ui=self.ui))
         hashes = {w.filename: w.sha256 for w in wheels}
-        import tempfile
-
         with tempfile.TemporaryDirectory(prefix="torchenv-wheels-") as tmp:
             req = Path(tmp) / "requirements.txt"
             req.write_text(requirements_lines(files, hashes))

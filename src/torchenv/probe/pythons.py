@@ -5,7 +5,8 @@ probe must stay well under a second. Versions come from layout first — ``pytho
 resolved file name, ``include/pythonX.Y/patchlevel.h``, pyenv/uv directory names, a conda
 prefix's ``conda-meta/python-X.Y.Z-*.json`` — and only an interpreter that says nothing that
 way is asked (``-I -S -c``, 3 s timeout). Duplicates are removed by real path; pyenv shims
-(shell scripts) are skipped because the versions they point at are listed from pyenv itself.
+(shell scripts) are skipped because the versions they point at are listed from pyenv itself,
+and so are WSL's ``/mnt/<drive>`` PATH entries (Windows programs, slow to list).
 Python 2 and free-threaded builds (``3.13.0t``) are not environment candidates and are left out.
 """
 from __future__ import annotations
@@ -76,6 +77,11 @@ def _ask_version(ctx: ProbeContext, exe: Path) -> str | None:
     return out if proc.returncode == 0 and _FULL.match(out) else None
 
 
+def _is_windows_drive_in_wsl(entry: str) -> bool:
+    """``/mnt/c/...`` in WSL: Windows programs, and listing them over 9P is slow."""
+    return re.match(r"^/mnt/[a-zA-Z](/|$)", entry) is not None
+
+
 def _is_pyenv_shims(entry: str) -> bool:
     parts = Path(entry).parts
     return bool(parts) and parts[-1] == "shims" and any("pyenv" in p for p in parts)
@@ -85,7 +91,8 @@ def _from_path(ctx: ProbeContext) -> Iterator[tuple[Path, str | None, str]]:
     windows = ctx.system == "Windows"
     sep = ";" if windows else ":"
     for entry in ctx.environ.get("PATH", "").split(sep):
-        if not entry or "WindowsApps" in entry or _is_pyenv_shims(entry):
+        if not entry or "WindowsApps" in entry or _is_pyenv_shims(entry) \
+                or (not windows and _is_windows_drive_in_wsl(entry)):
             continue
         directory = ctx.path(entry)
         try:

@@ -1,0 +1,58 @@
+"""`torchenv plan --json` through torchenv.cli.main, on assumed machines (needs intent/load.py + probe/assume.py)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+try:
+    import torchenv.intent.load  # noqa: F401
+    import torchenv.probe.assume  # noqa: F401
+except ImportError as exc:  # pragma: no cover - only while those modules are being written
+    pytest.skip(f"torchenv plan needs intent/load.py and probe/assume.py: {exc}", allow_module_level=True)
+
+from torchenv.cli import main
+
+ASSUME = ["--assume-os", "linux", "--assume-arch", "x86_64", "--assume-python", "3.11"]
+
+
+def run_plan(capsys, tmp_path, *extra):
+    code = main(["plan", "-C", str(tmp_path), "--json", *ASSUME, *extra])
+    out = capsys.readouterr().out
+    return code, json.loads(out)
+
+
+def test_plan_json_success_shape(capsys, tmp_path):
+    code, data = run_plan(capsys, tmp_path, "--assume-driver", "550.54.14", "--assume-gpu", "8.6",
+                          "--torch", "2.4", "--with", "torchvision")
+    assert code == 0
+    for key in ("torch", "tier", "python", "backend", "packages", "reasons", "warnings", "compiled_archs",
+                "pypi_default_build", "sources", "platform"):
+        assert key in data
+    assert data["torch"] == "2.4.1" and data["tier"] == "cu121" and data["python"] == "3.11"
+    assert data["packages"][0] == {"name": "torch", "version": "2.4.1", "source": "pypi",
+                                   "reason": data["packages"][0]["reason"]}
+    assert data["packages"][1]["version"] == "0.19.1"
+
+
+def test_plan_json_gtx1080ti_gets_cu126(capsys, tmp_path):
+    code, data = run_plan(capsys, tmp_path, "--assume-driver", "575.57.08", "--assume-gpu", "6.1", "--torch", "2.8")
+    assert code == 0 and data["tier"] == "cu126"
+    assert data["packages"][0]["version"] == "2.8.0+cu126" and data["packages"][0]["source"] == "torch-index"
+    assert any(r.startswith("cu128 skipped") for r in data["reasons"])
+
+
+def test_plan_json_refusal_exit_2(capsys, tmp_path):
+    code, data = run_plan(capsys, tmp_path, "--assume-driver", "575.57.08", "--assume-gpu", "6.1",
+                          "--torch", "2.8", "--cuda", "cu128")
+    assert code == 2
+    assert set(data) >= {"error", "alternatives", "reasons"}
+    assert any(a["kind"] == "tier" and a["tier"] == "cu126" for a in data["alternatives"])
+
+
+def test_plan_human_output_explains(capsys, tmp_path):
+    code = main(["plan", "-C", str(tmp_path), *ASSUME, "--assume-driver", "575.57.08", "--assume-gpu", "6.1",
+                 "--torch", "2.8"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "2.8.0+cu126" in out and "why" in out and "cu128 skipped" in out
