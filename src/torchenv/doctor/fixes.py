@@ -89,7 +89,7 @@ def _from_resolver(machine: "Machine", version: str) -> str | None:
 
 def working_tier(machine: "Machine", version: str) -> tuple[str, str] | None:
     """(torch release, tier) that runs on this machine: the same release if any tier of it fits,
-    else the newest release that has one. Resolver first, kb tables otherwise."""
+    else the newest release that has one (so a Pascal GPU gets 2.14.x cu126, not nothing). Resolver first, kb tables otherwise."""
     public = version.split("+")[0]
     tier = _from_resolver(machine, public)
     if tier:
@@ -97,11 +97,12 @@ def working_tier(machine: "Machine", version: str) -> tuple[str, str] | None:
     for tier in knowledge.tiers_for(public, machine.platform_key):
         if _tier_fits(machine, public, tier):
             return public, tier
-    latest = knowledge.latest_torch()
-    if latest and latest != public:
-        for tier in knowledge.tiers_for(latest, machine.platform_key):
-            if _tier_fits(machine, latest, tier):
-                return latest, tier
+    for release in knowledge.releases():      # newest release that has a fitting tier
+        if release == public:
+            continue
+        for tier in knowledge.tiers_for(release, machine.platform_key):
+            if _tier_fits(machine, release, tier):
+                return release, tier
     return None
 
 

@@ -187,9 +187,14 @@ def tiers_for(torch_version: str, platform: str = "linux-x86_64") -> tuple[str, 
     return tuple(hit[0].get("platforms", {}).get(platform, ())) if hit else ()
 
 
+def releases() -> list[str]:
+    """Every known torch release, newest first."""
+    return sorted({p for s in _series() for p in s.get("patches", ())}, key=_vt, reverse=True)
+
+
 def latest_torch() -> str | None:
-    versions = [p for s in _series() for p in s.get("patches", ())]
-    return max(versions, key=_vt) if versions else None
+    known = releases()
+    return known[0] if known else None
 
 
 def pypi_default(torch_version: str, platform: str = "linux-x86_64") -> str | None:
