@@ -15,7 +15,7 @@ from torchenv.conda.virtual import virtual_packages
 from torchenv.engines.conda_bin import CondaBinary
 from torchenv.engines.rattler import RattlerEngine
 from torchenv.errors import BackendError
-from torchenv.machine import CondaExe
+from torchenv.machine import CondaExe, Machine
 
 from tests.conda.helpers import cpu_machine, gpu_machine
 
@@ -115,10 +115,18 @@ def test_install_hands_conda_an_explicit_file(fake_conda, tmp_path):
 
     rec = CondaRecord(name="libfoo", version="1.0", build="h0_0", build_number=0, subdir="linux-64",
                       url=f"{CF}/linux-64/libfoo-1.0-h0_0.conda", channel=CF, sha256="12" * 32, md5="ef" * 16)
-    CondaBinary(path=str(fake_conda), kind="micromamba").install(records=[rec], prefix=tmp_path / "env", mirrors={})
+    env = tmp_path / "env"
+    (env / "conda-meta").mkdir(parents=True)
+    (env / "conda-meta" / "history").touch()          # what CondaBackend.create() leaves
+    engine = CondaBinary(path=str(fake_conda), kind="micromamba")
+    engine.install(records=[rec], prefix=env, mirrors={})
     call = _log(tmp_path)[0]
     assert call["argv"][:4] == ["create", "--yes", "--json", "--prefix"]
     assert call["explicit"].splitlines()[-2:] == ["@EXPLICIT", f"{CF}/linux-64/libfoo-1.0-h0_0.conda#{'ef' * 16}"]
+    # an env that already holds packages is updated in place from the explicit list, not re-created
+    (env / "conda-meta" / "libfoo-1.0-h0_0.json").write_text("{}")
+    engine.install(records=[rec], prefix=env, mirrors={})
+    assert _log(tmp_path)[1]["argv"][0] == "install"
 
 
 def test_a_failed_solve_names_the_spec(fake_conda, tmp_path, monkeypatch):
@@ -133,11 +141,10 @@ def test_a_failed_solve_names_the_spec(fake_conda, tmp_path, monkeypatch):
 
 def test_engine_choice_prefers_the_users_conda_else_rattler(fake_conda, monkeypatch):
     monkeypatch.delenv("TORCHENV_CONDA_ENGINE", raising=False)
-    with_conda = gpu_machine().__class__(os="linux", arch="x86_64",
-                                         conda=[CondaExe("conda", str(fake_conda), "24.1.0")])
+    with_conda = Machine(os="linux", arch="x86_64", conda=[CondaExe("conda", str(fake_conda), "24.1.0")])
     assert isinstance(select_engine(with_conda), CondaBinary)
     assert isinstance(select_engine(cpu_machine()), RattlerEngine)
-    gone = with_conda.__class__(os="linux", arch="x86_64", conda=[CondaExe("conda", "/nonexistent/conda")])
+    gone = Machine(os="linux", arch="x86_64", conda=[CondaExe("conda", "/nonexistent/conda")])
     assert isinstance(select_engine(gone), RattlerEngine)     # a saved probe from another host
     monkeypatch.setenv("TORCHENV_CONDA_ENGINE", "rattler")
     assert isinstance(select_engine(with_conda), RattlerEngine)

@@ -36,7 +36,7 @@ def test_assumed_driver_and_gpus(host_pythons):
     assert (m.os, m.arch, m.glibc, m.wsl) == ("linux", "x86_64", None, False)
     assert m.nvidia.source == "assumed" and m.driver == "550.54.14" and m.nvidia.cuda_driver_version == "12.4"
     assert [(g.index, g.compute_capability) for g in m.gpus] == [(0, "8.6"), (1, "9.0")]
-    assert m.gpus[0].name == "assumed GPU (sm_86)"
+    assert m.gpus[0].name == "assumed GPU (sm_86, like A40)"
     assert [p.version for p in m.pythons] == ["3.11.7"] and len(host_pythons) == 1   # this host's Pythons
 
 
@@ -45,7 +45,7 @@ def test_gpu_names_come_from_the_knowledge_base_when_it_offers_them(monkeypatch)
     monkeypatch.setitem(sys.modules, "torchenv.kb", fake_kb)
     monkeypatch.setattr("torchenv.kb", fake_kb, raising=False)
     m = machine_from_args(parse("--assume-driver", "580.95.05", "--assume-gpu", "8.6", "--assume-gpu", "12.0"))
-    assert [g.name for g in m.gpus] == ["NVIDIA A10", "assumed GPU (sm_120)"]
+    assert [g.name for g in m.gpus] == ["assumed GPU (sm_86, like NVIDIA A10)", "assumed GPU (sm_120)"]
     assert m.nvidia.cuda_driver_version == "13.0"
 
 

@@ -101,17 +101,18 @@ def test_interrupted_install_is_repaired(world):
 
 
 def test_package_changed_by_hand_is_restored(world):
-    world.run_up()
-    import shutil
+    from torchenv.engines.uv import uv_bin, uv_environ
 
-    # what `pip install filelock==3.0.0` leaves behind: another version's dist-info
-    site = world.site()
-    old = next(site.glob("filelock-3.1.0.dist-info"))
-    shutil.move(str(old), str(site / "filelock-3.0.0.dist-info"))
+    world.run_up()
+    by_hand = world.root / "pypi" / "files" / "filelock-3.0.0-py3-none-any.whl"
+    subprocess.run([uv_bin(), "pip", "install", "-q", "--no-deps", "--python", str(world.env / "bin" / "python"),
+                    str(by_hand)], check=True, env=uv_environ())
+    assert any(d.startswith("filelock-3.0.0") for d in world.dists())
     result = world.run_up()
     assert result.status == "repaired"
     assert any(d.startswith("filelock-3.1.0") for d in world.dists())
     assert not any(d.startswith("filelock-3.0.0") for d in world.dists())
+    assert world.run_up().status == "up-to-date"
 
 
 def test_requirement_contradicting_the_plan_names_both_files(world):

@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     expect = expectations(project, env.prefix)
     for note in expect.notes:
         ui.info(f"[dim]{note}[/]")
-    expects_gpu = gpu_expected(expect.tier)
+    expects_gpu = gpu_expected(expect.tier, expect.os)
     target = f" against lock target {expect.target}" if expect.target else ""
     ui.step(f"verifying {env.prefix}{target}" + (" (deep: training a small CNN)" if args.deep else ""))
     report = _run_with_status(ui, env.python, expected=expect.expected, expects_gpu=expects_gpu,

@@ -41,8 +41,10 @@ class CondaBinary(CondaEngine):
             args += ["--channel", channel]
         return args + list(specs)
 
-    def install_args(self, *, prefix: Path, explicit_file: Path) -> list[str]:
-        return [self.path, "create", "--yes", "--json", "--prefix", str(prefix), "--file", str(explicit_file)]
+    def install_args(self, *, prefix: Path, explicit_file: Path, fresh: bool = True) -> list[str]:
+        """``create`` for a new prefix; ``install`` (explicit: no solve) to update an existing env in place."""
+        verb = "create" if fresh else "install"
+        return [self.path, verb, "--yes", "--json", "--prefix", str(prefix), "--file", str(explicit_file)]
 
     def environment(self, *, platform: str, virtual_packages: Sequence[str]) -> dict[str, str]:
         env = dict(os.environ)
@@ -72,10 +74,18 @@ class CondaBinary(CondaEngine):
         from ..conda.export import explicit_text
 
         prefix = Path(prefix)
+        meta = prefix / "conda-meta"
+        fresh = not any(meta.glob("*.json"))
+        if fresh and meta.is_dir() and {p.name for p in meta.iterdir()} <= {"history"}:
+            # only the backend's own claim marker: let `create` see a new prefix (no "remove existing?")
+            (meta / "history").unlink(missing_ok=True)
+            meta.rmdir()
+            if not any(prefix.iterdir()):
+                prefix.rmdir()
         with tempfile.TemporaryDirectory(prefix="torchenv-explicit-") as tmp:
             explicit = Path(tmp) / "explicit.txt"
             explicit.write_text(explicit_text(records, header=f"torchenv install into {prefix}"))
-            self._run(self.install_args(prefix=prefix, explicit_file=explicit), dict(os.environ),
+            self._run(self.install_args(prefix=prefix, explicit_file=explicit, fresh=fresh), dict(os.environ),
                       what=f"install into {prefix}", specs=())
 
     def _run(self, args: list[str], env: dict[str, str], *, what: str, specs: Sequence[str]) -> dict[str, Any]:

@@ -214,8 +214,10 @@ def _solve_error(exc: Exception, specs: list[str], channels: list[str], vpkgs: l
     from ..conda.virtual import describe
 
     text = str(exc).strip()
-    named = [s for s in specs if s.split()[0].split("=")[0] in text] or specs
-    first = named[0]
+    # the root cause comes first in rattler's tree ("Cannot solve the request because of: X ...")
+    found = [(text.find(s.split()[0].split("=")[0] + " "), s) for s in specs]
+    named = sorted((pos, s) for pos, s in found if pos >= 0)
+    first = named[0][1] if named else specs[0]
     hint = (f"check that `{first}` exists in channels {', '.join(channel_name(c) for c in channels)} "
             f"for this platform, loosen its version, or add the channel that has it to [conda] channels")
     if "__cuda" in text:
@@ -231,7 +233,10 @@ async def _solve(channels, specs, platform, virtual_packages, mirrors, cache_dir
     from rattler import Channel, Gateway, SourceConfig, solve as rsolve
 
     cache_dir = Path(cache_dir)
-    config = SourceConfig(sharded_enabled=False, cache_action="force-cache-only" if offline else "cache-or-fetch")
+    # Sharded repodata fetches only what the solve touches (conda-forge's full repodata is huge);
+    # mirrors often lack shards and may answer 403 rather than 404, so mirrored solves skip them.
+    config = SourceConfig(sharded_enabled=not mirrors,
+                          cache_action="force-cache-only" if offline else "cache-or-fetch")
     gateway = Gateway(cache_dir=cache_dir / "repodata", default_config=config, client=_client(mirrors))
     try:
         recs = await rsolve(sources=[Channel(c) for c in channels], specs=specs, gateway=gateway,

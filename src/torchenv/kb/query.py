@@ -223,6 +223,14 @@ def gpu_cc(name: str) -> str | None:
     return None
 
 
+def representative_gpu(cc: str) -> str | None:
+    """A well-known GPU of this compute capability, for naming assumed GPUs: "6.1" -> "GTX 1080 Ti"."""
+    for entry in recipe("gpus")["gpu"]:
+        if entry["cc"] == cc and entry["names"]:
+            return str(entry["names"][0])
+    return None
+
+
 def gpu_family(cc: str) -> str:
     """Architecture family for messages: "6.1" -> "Pascal"."""
     fam = _index().families

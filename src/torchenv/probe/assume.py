@@ -91,7 +91,9 @@ def _gpu_flag(value: str, index: int) -> Gpu:
                    "write MAJOR.MINOR, e.g. --assume-gpu 8.6 (RTX 30xx, A10) or 9.0 (H100); "
                    "repeat the flag once per GPU")
     cc = f"{int(match.group(1))}.{match.group(2)}"
-    name = representative_gpu(cc) or f"assumed GPU (sm_{cc.replace('.', '')})"
+    example = representative_gpu(cc)
+    sm = f"sm_{cc.replace('.', '')}"
+    name = f"assumed GPU ({sm}, like {example})" if example else f"assumed GPU ({sm})"
     return Gpu(name=name, compute_capability=cc, index=index)
 
 

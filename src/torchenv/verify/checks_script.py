@@ -336,6 +336,9 @@ class Verify(object):
         if mps is not None and mps():
             self.devices = ["mps"]
             return "Apple MPS device available"
+        if self.expects_gpu and sys.platform == "darwin":
+            raise Failed("no MPS device available (torch %s; MPS needs Apple silicon and macOS 12.3+)"
+                         % torch.__version__, "check `sw_vers`; a VM or Rosetta Python hides MPS")
         if self.expects_gpu:
             raise Failed("CPU-only build of torch, but the plan expects a GPU",
                          "the CPU wheel was installed; reinstall with `torchenv up`")

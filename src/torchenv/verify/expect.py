@@ -25,6 +25,7 @@ class Expectations:
     expected: dict[str, str] = field(default_factory=dict)
     target: str | None = None
     tier: str | None = None
+    os: str | None = None
     notes: tuple[str, ...] = ()           # why there are no (or partial) expectations
 
 
@@ -96,16 +97,21 @@ def expectations(project_dir: Path, env_prefix: Path) -> Expectations:
         names = ", ".join(t.name for t in lock.targets) or "none"
         return Expectations(notes=(f"{LOCK_FILE} has several targets ({names}) and the env does not record "
                                    f"which it was built from; versions are not compared",))
-    return Expectations(expected=expected_from_target(target), target=target.name, tier=target.tier)
+    return Expectations(expected=expected_from_target(target), target=target.name, tier=target.tier,
+                        os=target.os)
 
 
-def gpu_expected(tier: str | None) -> bool:
+def gpu_expected(tier: str | None, target_os: str | None = None) -> bool:
     """A GPU tier in the lock, and a GPU on this machine (when the probe can tell).
 
     Why ask the probe: a team locks cu126 for the cluster and verifies on a laptop; a CUDA
     build with no device is then informational, not a failure. Only the GPU sources are
     probed (no Python/conda/toolkit scan): verify should not pay for facts it does not use.
     """
+    if tier in ("cpu", "mps") and target_os == "macos":
+        import sys
+
+        return sys.platform == "darwin" and platform.machine() == "arm64"   # the cpu build carries MPS
     if not tier or tier in ("cpu", "mps"):
         return False
     try:
