@@ -75,8 +75,9 @@ def check_archs(machine: "Machine", env: EnvFacts, ctx: Context) -> list[Finding
         fix, alts, why = _tier_fix(machine, env, ctx)
         label = knowledge.gpu_label(gpu.compute_capability or "")
         out.append(Finding(
-            "error", f"GPU {gpu.name} ({label}) is not supported by this build",
-            f"compute capability {gpu.compute_capability} needs sm_{cc[0]}x code with minor <= {cc[1]} or PTX "
+            "error", f"GPU with compute capability {gpu.compute_capability} ({label}) is not supported by "
+                     f"torch {env.torch_version}",
+            f"{gpu.name}: compute capability {gpu.compute_capability} needs sm_{cc[0]}x code with minor <= {cc[1]} or PTX "
             f"<= compute_{cc[0]}{cc[1]}; torch {env.torch_version} carries {' '.join(env.archs)} "
             f"({env.archs_source}). Kernels fail with 'CUDA error: no kernel image is available for execution "
             f"on the device'. {why}.", fix, "arch-missing", alts))

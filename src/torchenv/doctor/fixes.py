@@ -44,7 +44,7 @@ def _uv() -> str:
 def pip_install(env: "EnvFacts | None", reqs: list[str], index: str | None = None) -> str:
     """``<env>/bin/python -m pip install ...`` when the env has pip, else ``uv pip install -p <env> ...``."""
     tail = " ".join(_q(r) for r in reqs) + (f" --index-url {_q(index)}" if index else "")
-    if env is None:
+    if env is None or env.kind == "text":       # a build named in --explain text, not an env on disk
         return f"pip install {tail}"
     if env.has_pip and env.interpreter:
         return f"{_q(env.interpreter)} -m pip install {tail}"
@@ -53,7 +53,7 @@ def pip_install(env: "EnvFacts | None", reqs: list[str], index: str | None = Non
 
 def pip_uninstall(env: "EnvFacts | None", names: list[str]) -> str:
     joined = " ".join(_q(n) for n in names)
-    if env is None:
+    if env is None or env.kind == "text":
         return f"pip uninstall -y {joined}"
     if env.has_pip and env.interpreter:
         return f"{_q(env.interpreter)} -m pip uninstall -y {joined}"

@@ -24,7 +24,7 @@ _HEX32 = re.compile(r"[0-9a-f]{32}")
 _TOML_POS = re.compile(r"at line (\d+)")
 
 _WHEEL_KEYS = ("name", "version", "filename", "url", "index", "source", "sha256", "size")
-_CONDA_KEYS = ("name", "version", "build", "subdir", "url", "channel", "sha256", "md5", "size")
+_CONDA_REQUIRED = ("name", "version", "build", "subdir", "url", "sha256")
 _TARGET_KEYS = ("name", "os", "arch", "tier", "python", "backend", "torch")
 
 
@@ -54,6 +54,16 @@ def _pairs(items: list[tuple[str, Any]]) -> list[str]:
     return [f"{_key(k)} = {_value(v)}" for k, v in items if v is not None]
 
 
+def _conda_items(pkg: LockedCondaPackage) -> list[tuple[str, Any]]:
+    """Every field of the record (the conda backend adds some), required ones first, empty ones left out."""
+    import dataclasses
+
+    names = [f.name for f in dataclasses.fields(pkg)]
+    ordered = [*_CONDA_REQUIRED, *(n for n in names if n not in _CONDA_REQUIRED)]
+    items = [(n.replace("_", "-"), getattr(pkg, n)) for n in ordered]
+    return [(k, list(v) if isinstance(v, tuple) else v) for k, v in items if v not in (None, "", ())]
+
+
 def dumps_lock(lock: Lockfile) -> str:
     """The lock as TOML text; the same lock always gives the same bytes."""
     lines = [HEADER.rstrip("\n"),
@@ -70,7 +80,7 @@ def dumps_lock(lock: Lockfile) -> str:
         for wheel in sorted(target.wheels, key=lambda w: (w.name, w.filename)):
             lines += ["", "[[target.package]]", *_pairs([(k, getattr(wheel, k)) for k in _WHEEL_KEYS])]
         for pkg in sorted(target.conda, key=lambda c: (c.name, c.subdir, c.build)):
-            lines += ["", "[[target.conda-package]]", *_pairs([(k, getattr(pkg, k)) for k in _CONDA_KEYS])]
+            lines += ["", "[[target.conda-package]]", *_pairs(_conda_items(pkg))]
     return "\n".join(lines) + "\n"
 
 
@@ -147,6 +157,15 @@ def _sha(value: str, what: str, file: str, pattern: re.Pattern = _HEX64, algo: s
     return value
 
 
+def _conda_record(required: dict, raw: dict) -> LockedCondaPackage:
+    import dataclasses
+
+    known = {f.name for f in dataclasses.fields(LockedCondaPackage)}
+    extra = {k.replace("-", "_"): (tuple(v) if isinstance(v, list) else v) for k, v in raw.items()}
+    extra = {k: v for k, v in extra.items() if k in known and k not in required}
+    return LockedCondaPackage(**required, **extra)
+
+
 def _from_data(data: dict, file: str) -> Lockfile:
     from .. import __version__
 
@@ -179,14 +198,11 @@ def _from_data(data: dict, file: str) -> Lockfile:
         for j, pkg in enumerate(raw.get("conda-package", [])):
             pname = pkg.get("name") if isinstance(pkg.get("name"), str) else f"#{j + 1}"
             pwhere = f"{where}, conda package {pname}"
-            vals = {k: _need(pkg, k, pwhere, file) for k in ("name", "version", "build", "subdir", "url", "sha256")}
+            vals = {k: _need(pkg, k, pwhere, file) for k in _CONDA_REQUIRED}
             _sha(vals["sha256"], pwhere, file)
-            md5 = pkg.get("md5")
-            if md5 is not None:
-                _sha(md5, pwhere, file, _HEX32, "md5")
-            size = pkg.get("size")
-            conda.append(LockedCondaPackage(**vals, md5=md5, channel=str(pkg.get("channel", "")),
-                                            size=size if isinstance(size, int) else None))
+            if pkg.get("md5") is not None:
+                _sha(pkg["md5"], pwhere, file, _HEX32, "md5")
+            conda.append(_conda_record(vals, pkg))
         targets.append(LockTarget(**fields, wheels=tuple(wheels), conda=tuple(conda),
                                   virtual_packages=tuple(raw.get("virtual-packages", ())),
                                   channels=tuple(raw.get("channels", ()))))
