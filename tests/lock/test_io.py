@@ -91,3 +91,17 @@ def test_missing_file_says_how_to_make_one(tmp_path):
     with pytest.raises(LockError) as exc:
         read_lock(tmp_path / "torchenv.lock")
     assert "torchenv lock" in exc.value.hint
+
+
+def test_conda_record_fields_added_by_the_conda_backend_round_trip():
+    import dataclasses
+
+    fields = {f.name for f in dataclasses.fields(LockedCondaPackage)}
+    if "depends" not in fields:
+        pytest.skip("LockedCondaPackage has no `depends` field in this tree")
+    lock = sample()
+    cpu = lock.target("linux-x86_64-cpu")
+    rec = dataclasses.replace(cpu.conda[0], depends=("libzlib >=1.3",), build_number=2)
+    lock = lock.with_target(dataclasses.replace(cpu, conda=(rec,)))
+    back = loads_lock(dumps_lock(lock))
+    assert back.target("linux-x86_64-cpu").conda[0] == rec

@@ -117,7 +117,7 @@ def check_companions(machine: "Machine", env: EnvFacts, ctx: Context) -> list[Fi
         if not reasons:
             continue
         tier = env.tier or "cpu"
-        want = knowledge.companion_version(env.torch_public or "", comp.name)
+        want = knowledge.companion_version(env.torch_public or "", comp.name, tier)
         remove = fixes.pip_uninstall(env, [comp.name])
         if want:
             fix = fixes.pip_install(env, [f"{comp.name}=={want}+{tier}"], fixes.index_url(tier, ctx.torch_mirror))

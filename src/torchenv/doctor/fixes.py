@@ -112,7 +112,7 @@ def install_build(env: "EnvFacts | None", version: str, tier: str, torch_mirror:
     into the env. Local tags are explicit: ``torch==2.8.0`` would count as already satisfied by ``+cu128``."""
     reqs = [f"torch=={version}+{tier}"]
     for comp in (env.companions if env else ()):
-        paired = knowledge.companion_version(version, comp.name)
+        paired = knowledge.companion_version(version, comp.name, tier)
         if paired:
             reqs.append(f"{comp.name}=={paired}+{tier}")
     with_ = " ".join(f"--with {c.name}" for c in (env.companions if env else ()))
