@@ -6,15 +6,13 @@ with PyPI's torchvision 0.29.1 (a cu130 build pinned to torch>=2.14.0): it reall
 """
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-
-import sys
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _fakes import TORCH_DEPS, TORCH_WHEEL, TV_WHEEL, UV, UV_CACHE  # noqa: E402

@@ -139,3 +139,14 @@ def test_companion_for_other_release(tmp_path, capsys):
     _, data = run_doctor(capsys, "--env", str(env), "--no-import", "--assume-gpu", "8.9", "--assume-driver", "570.86.10")
     [f] = by_id(data, "companion-mismatch")
     assert "torchvision==0.23.0+cu128" in f["fix"] and "/whl/cu128" in f["fix"]
+
+
+def test_crashing_import_is_evidence(tmp_path, capsys):
+    env = make_fake_env(tmp_path / "e", "2.8.0+cu128", cuda="12.8", archs=CU128)
+    (env / "bin").mkdir()
+    py = env / "bin" / "python"
+    py.write_text("#!/bin/sh\nkill -SEGV $$\n")
+    py.chmod(0o755)
+    rc, data = run_doctor(capsys, "--env", str(env), "--assume-gpu", "8.6", "--assume-driver", "570.86.10")
+    [f] = by_id(data, "import-crash")
+    assert rc == 1 and "SIGSEGV" in f["detail"]

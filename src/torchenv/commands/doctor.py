@@ -14,7 +14,6 @@ from . import _options
 
 if TYPE_CHECKING:
     from ..doctor.model import Diagnosis
-    from ..machine import Machine
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -35,36 +34,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _machine(args: argparse.Namespace) -> "Machine":
-    """Probe or --assume-*/--machine via torchenv.probe; a minimal stand-in only while probe.assume is absent."""
-    try:
-        import torchenv.probe.assume  # noqa: F401
-    except ImportError:
-        return _fallback_machine(args)
-    return _options.machine_from_args(args)
-
-
-def _fallback_machine(args: argparse.Namespace) -> "Machine":
-    import dataclasses
-    import platform
-
-    from ..machine import Gpu, Machine, NvidiaInfo
-
-    if args.machine:
-        return Machine.load(args.machine)
-    system = {"Linux": "linux", "Windows": "windows", "Darwin": "macos"}.get(platform.system(), "linux")
-    arch = {"AMD64": "x86_64", "arm64": "arm64", "aarch64": "aarch64"}.get(platform.machine(), platform.machine())
-    m = Machine(os=args.assume_os or system, arch=args.assume_arch or arch,
-                findings=["torchenv.probe is not available: machine facts come from --assume-* flags only"])
-    gpus = [Gpu(name=f"GPU {i} (assumed CC {cc})", compute_capability=cc, index=i)
-            for i, cc in enumerate(args.assume_gpu or [])]
-    if gpus or args.assume_driver:
-        m = dataclasses.replace(m, nvidia=NvidiaInfo(driver=args.assume_driver, cuda_driver_version=None,
-                                                     gpus=gpus, source="assumed"))
-    assumed = bool(gpus or args.assume_driver or args.assume_no_gpu or args.assume_os)
-    return dataclasses.replace(m, assumed=assumed)
-
-
 def run(args: argparse.Namespace) -> int:
     from ..doctor import envscan
     from ..doctor.diagnose import diagnose
@@ -72,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     from ..errors import EnvError
 
     ctx = Context(environ=dict(os.environ), torch_mirror=args.torch_mirror)
-    machine = _machine(args)
+    machine = _options.machine_from_args(args)
     prefix, _how = envscan.find_prefix(args.env, Path(args.project))
     if args.env and not prefix.is_dir():
         raise EnvError(f"{args.env}: no such environment",

@@ -20,7 +20,7 @@ def _gpu_names(machine: "Machine") -> str:
 
 def _tier_fix(machine: "Machine", env: EnvFacts, ctx: Context) -> tuple[str | None, tuple[str, ...], str]:
     """(fix, alternatives, sentence) moving the env to a tier that runs here."""
-    found = fixes.working_tier(machine, env.torch_public or knowledge.latest_torch() or "")
+    found = fixes.working_tier(machine, env.torch_public, env.python)
     if not found:
         return None, (), "no official build of a known release runs on this machine"
     version, tier = found
@@ -122,9 +122,9 @@ def check_companions(machine: "Machine", env: EnvFacts, ctx: Context) -> list[Fi
         if want:
             fix = fixes.pip_install(env, [f"{comp.name}=={want}+{tier}"], fixes.index_url(tier, ctx.torch_mirror))
             alts: tuple[str, ...] = (remove, f"torchenv up --torch {env.torch_public} --cuda {tier} --with {comp.name}")
-            pair = f"the {comp.name} for torch {env.torch_public} is {want} ({tier} build)"
+            pair = f"The {comp.name} for torch {env.torch_public} is {want} ({tier} build)"
         else:
-            fix, alts, pair = remove, (), f"no {comp.name} release is known for torch {env.torch_public}"
+            fix, alts, pair = remove, (), f"No {comp.name} release is known for torch {env.torch_public}"
         shown = comp.build_version or comp.version
         out.append(Finding(
             "error", f"{comp.name} {shown} was built for another torch than {env.torch_version}",

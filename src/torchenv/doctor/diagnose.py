@@ -29,7 +29,7 @@ def diagnose(machine: "Machine", prefix: Path | None, ctx: Context, *, import_ch
 
         runtime = rt.probe_env(env.interpreter, [c.name for c in env.companions], ctx.environ)
         line = explain.evidence(runtime)
-        findings = [_with_evidence(f, line) if f.severity == "error" else f for f in findings]
+        findings = [_with_evidence(f, runtime) if f.severity == "error" else f for f in findings]
         findings += explain.runtime_findings(rt.messages(runtime), findings)
         if runtime.get("crashed") is not None or runtime.get("timeout"):
             findings.append(Finding("error", "import torch crashed or hung in this env", line,
@@ -40,7 +40,11 @@ def diagnose(machine: "Machine", prefix: Path | None, ctx: Context, *, import_ch
     return Diagnosis(machine=machine, env=env, findings=findings, runtime=runtime)
 
 
-def _with_evidence(f: Finding, line: str) -> Finding:
+def _with_evidence(f: Finding, runtime: dict) -> Finding:
+    """Append what the import check saw: about the companion for a companion finding, else about torch."""
     import dataclasses
 
-    return dataclasses.replace(f, detail=f"{f.detail} [import check: {line}]")
+    from .explain import evidence
+
+    package = f.title.split(" ", 1)[0] if f.id == "companion-mismatch" else None
+    return dataclasses.replace(f, detail=f"{f.detail} [import check: {evidence(runtime, package)}]")

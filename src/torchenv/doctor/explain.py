@@ -110,7 +110,7 @@ def _placeholders(groups: dict[str, str], env: EnvFacts | None, machine: "Machin
         n = int(groups["found"])
         vals["found_cuda"] = f"{n // 1000}.{(n % 1000) // 10}"
     version = env.torch_public if env and env.torch_version else None
-    found = fixes.working_tier(machine, version) if version else None
+    found = fixes.working_tier(machine, version, env.python if env else None) if version else None
     vals["env_install"] = fixes.install_build(env, found[0], found[1], ctx.torch_mirror)[0] if found else "torchenv up"
     vals["env_install_cpu"] = fixes.pip_install(env, [f"torch=={version}+cpu"], fixes.index_url("cpu", ctx.torch_mirror)) \
         if version else "torchenv up --cuda cpu"
@@ -181,15 +181,18 @@ def runtime_findings(texts: list[str], findings: list[Finding]) -> list[Finding]
     return out
 
 
-def evidence(data: dict[str, Any]) -> str:
-    """One line summarising the import check, for the detail of confirming findings."""
+def evidence(data: dict[str, Any], package: str | None = None) -> str:
+    """One line summarising the import check: about ``package`` (a companion) or about torch itself."""
     if data.get("timeout"):
         return f"import torch did not finish within {data['timeout']:.0f}s"
     if data.get("crashed") is not None:
         return f"import torch crashed (exit {data['crashed']}{', ' + data['signal'] if data.get('signal') else ''})"
     if data.get("torch_error"):
         return f"import torch failed: {data['torch_error']}"
-    bad = {k: v for k, v in (data.get("imports") or {}).items() if v != "ok"}
-    if bad:
-        return "; ".join(f"import {k} failed: {v.splitlines()[-1]}" for k, v in bad.items())
-    return f"import torch ok, cuda available: {data.get('cuda_available')}"
+    imports = data.get("imports") or {}
+    if package is not None:
+        res = imports.get(package)
+        return f"import {package}: " + ("ok" if res == "ok" else (res or "not tried").splitlines()[-1])
+    bad = {k: v for k, v in imports.items() if v != "ok"}
+    line = f"import torch ok, cuda available: {data.get('cuda_available')}"
+    return line + "".join(f"; import {k} failed: {v.splitlines()[-1]}" for k, v in bad.items())

@@ -73,33 +73,32 @@ def _tier_fits(machine: "Machine", version: str, tier: str) -> bool:
     return bool(archs) or not machine.gpus
 
 
-def _from_resolver(machine: "Machine", version: str) -> str | None:
+def _from_resolver(machine: "Machine", version: str | None, python: str | None) -> tuple[str, str] | None:
+    """(release, tier) the resolver plans for this machine: the env's release first, then any release."""
     try:
         from ..intent.model import Intent, TorchIntent
-        from ..resolve.resolver import resolve  # type: ignore[import-not-found]
+        from ..resolve.resolver import resolve
     except ImportError:
         return None
-    try:
-        plan = resolve(Intent(torch=TorchIntent(version=f"=={version}", cuda="auto")), machine)
-    except Exception:  # noqa: BLE001 - PlanRefused or a resolver gap: fall back to the kb search
-        return None
-    tier = getattr(plan, "tier", None)
-    return tier if isinstance(tier, str) and tier.startswith("cu") else None
-
-
-def working_tier(machine: "Machine", version: str) -> tuple[str, str] | None:
-    """(torch release, tier) that runs on this machine: the same release if any tier of it fits,
-    else the newest release that has one (so a Pascal GPU gets 2.14.x cu126, not nothing). Resolver first, kb tables otherwise."""
-    public = version.split("+")[0]
-    tier = _from_resolver(machine, public)
-    if tier:
-        return public, tier
-    for tier in knowledge.tiers_for(public, machine.platform_key):
-        if _tier_fits(machine, public, tier):
-            return public, tier
-    for release in knowledge.releases():      # newest release that has a fitting tier
-        if release == public:
+    for spec in ([f"=={version}"] if version else []) + [None]:
+        try:
+            plan = resolve(Intent(torch=TorchIntent(version=spec, cuda="auto", python=python)), machine)
+        except Exception:  # noqa: BLE001 - PlanRefused or a resolver gap: try wider, then the kb search
             continue
+        if plan.tier.startswith("cu"):
+            return plan.torch_version, plan.tier
+    return None
+
+
+def working_tier(machine: "Machine", version: str | None, python: str | None = None) -> tuple[str, str] | None:
+    """(torch release, tier) that runs on this machine: the same release if any tier of it fits, else the
+    newest release that has one (a Pascal GPU gets 2.14.x cu126, not nothing). Resolver first; a kb
+    search over release x tier only when the resolver cannot answer."""
+    found = _from_resolver(machine, version.split("+")[0] if version else None, python)
+    if found:
+        return found
+    public = version.split("+")[0] if version else None
+    for release in ([public] if public else []) + [r for r in knowledge.releases() if r != public]:
         for tier in knowledge.tiers_for(release, machine.platform_key):
             if _tier_fits(machine, release, tier):
                 return release, tier

@@ -43,7 +43,17 @@ def project_lock(project_dir: Path, ui: Any = None, *, timeout: float = -1) -> I
                                 hint=f"wait for it, or stop process {holder} if it is stuck") from None
     try:
         pid_file.write_text(f"{os.getpid()}\n")
+        _remove_stale_temps(Path(project_dir))
         yield
     finally:
         pid_file.unlink(missing_ok=True)
         lock.release()
+
+
+def _remove_stale_temps(project_dir: Path) -> None:
+    """Temp files of a lock write that was killed (kill -9, power loss) before its rename.
+
+    Safe: every writer of torchenv.lock holds this project lock, so no live write owns them.
+    """
+    for tmp in project_dir.glob(".torchenv.lock.*.tmp"):
+        tmp.unlink(missing_ok=True)

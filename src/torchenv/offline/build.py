@@ -1,0 +1,277 @@
+"""``torchenv bundle``: everything a lock's targets need, in one tar, for a machine with no network.
+
+Why collect through ``sources.fetch``: the same hash-checked path ``up`` uses (cache first,
+local folders in place, then mirrors, then the canonical URL), so a bundle made in China
+through a mirror holds exactly the bytes the lock pins. The tar is written to a temp file
+beside the output and renamed, so a half-written bundle never carries the final name.
+Members get fixed owners and mtimes: the same lock gives a bundle with the same manifest.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import tarfile
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import LockError
+from .layout import CONDA, FILES, MANIFEST, TOOL, BundleError, stem
+
+if TYPE_CHECKING:
+    from ..lock.model import LockedCondaPackage, LockedWheel, LockTarget
+    from ..sources.model import Sources
+    from ..ui import Ui
+
+MTIME = 1_700_000_000   # fixed member mtime (2023-11-14); SOURCE_DATE_EPOCH overrides
+
+
+@dataclass
+class Artifact:
+    rel: str                          # path inside the bundle: files/x.whl, conda/linux-64/y.conda
+    filename: str
+    sha256: str
+    record: Any                       # LockedWheel | LockedCondaPackage
+    targets: list[str] = field(default_factory=list)
+    path: Path | None = None          # local, hash-checked file once collected
+
+
+@dataclass(frozen=True)
+class BundleResult:
+    path: Path
+    size: int
+    files: int
+    targets: tuple[str, ...]
+    tool: bool
+
+
+class _QuietFetchUi:
+    """Passes fetch's mirror warnings on, but not its per-file bars (one live display at a time)."""
+
+    def __init__(self, ui: "Ui") -> None:
+        self.ui = ui
+
+    def warn(self, text: str) -> None:
+        self.ui.warn(text)
+
+    def progress(self, *_a: Any, **_k: Any):
+        from contextlib import nullcontext
+
+        return nullcontext(lambda n=1, total=None: None)
+
+
+def default_output(project_dir: Path) -> Path:
+    return Path.cwd() / f"{project_dir.name or 'torchenv'}-bundle.tar"
+
+
+def choose_targets(lock: Any, names: list[str] | None, lock_path: Path) -> list["LockTarget"]:
+    if not names:
+        if not lock.targets:
+            raise LockError(f"{lock_path} has no targets", hint="run `torchenv lock` first")
+        return list(lock.targets)
+    out = []
+    for name in names:
+        target = lock.target(name)
+        if target is None:
+            have = ", ".join(t.name for t in lock.targets) or "none"
+            raise LockError(f"{lock_path} has no target {name} (it has: {have})",
+                            hint=f"add it with `torchenv lock --target {name}`, then bundle again")
+        out.append(target)
+    return out
+
+
+def collect_plan(targets: list["LockTarget"]) -> list[Artifact]:
+    """One Artifact per distinct file of the targets; a name with two hashes is a broken lock."""
+    by_rel: dict[str, Artifact] = {}
+    for t in targets:
+        items: list[tuple[str, str, Any]] = [(f"{FILES}/{w.filename}", w.filename, w) for w in t.wheels]
+        for c in t.conda:
+            fn = c.url.rsplit("/", 1)[-1]
+            items.append((f"{CONDA}/{c.subdir}/{fn}", fn, c))
+        for rel, fn, rec in items:
+            known = by_rel.get(rel)
+            if known is None:
+                by_rel[rel] = known = Artifact(rel, fn, rec.sha256.lower().removeprefix("sha256:"), rec)
+            elif known.sha256 != rec.sha256.lower().removeprefix("sha256:"):
+                raise LockError(f"{fn} has sha256 {known.sha256[:12]}… in target {known.targets[0]} but "
+                                f"{rec.sha256[:12]}… in target {t.name}",
+                                hint="two builds share one file name; re-lock with `torchenv lock`")
+            if t.name not in known.targets:
+                known.targets.append(t.name)
+    return sorted(by_rel.values(), key=lambda a: a.rel)
+
+
+def _conda_candidates(pkg: "LockedCondaPackage", sources: "Sources") -> list[str]:
+    out = []
+    for prefix, mirrors in (sources.conda_mirrors or {}).items():
+        base = prefix.rstrip("/") + "/"
+        if pkg.url.startswith(base):
+            out += [m.rstrip("/") + "/" + pkg.url[len(base):] for m in mirrors]
+    return [*dict.fromkeys([*out, pkg.url])]
+
+
+def fetch_artifact(art: Artifact, sources: "Sources", ui: Any) -> Path:
+    """A hash-checked local copy: cache / local folders first, then the plan's mirrors, then the lock's URL."""
+    from ..errors import HashMismatch, SourceError
+    from ..sources.fetch import fetch
+
+    rec = art.record
+    if hasattr(rec, "build"):
+        return fetch(art.filename, art.sha256, _conda_candidates(rec, sources), ui=ui)
+    from ..install.locate import local_candidates, remote_candidates
+
+    try:
+        return fetch(art.filename, art.sha256, local_candidates(sources, rec))
+    except HashMismatch:
+        raise
+    except SourceError:
+        pass
+    return fetch(art.filename, art.sha256, remote_candidates(sources, rec, ui), ui=ui)
+
+
+def _sources_for(target: "LockTarget", intent: Any, args: argparse.Namespace) -> "Sources":
+    from ..sources.select import select_sources
+
+    return select_sources(intent, tier=target.tier, platform=f"{target.os}-{target.arch}", overrides=args)
+
+
+def _sha_size(path: Path) -> tuple[str, int]:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest(), path.stat().st_size
+
+
+def project_files(project_dir: Path, intent: Any) -> list[tuple[str, Path]]:
+    """torchenv.toml, torchenv.lock and the requirement files the intent reads, relative to the project."""
+    from ..install.requirements import gather
+    from ..lock.model import LOCK_FILE
+
+    out = [(n, project_dir / n) for n in ("torchenv.toml", LOCK_FILE) if (project_dir / n).is_file()]
+    try:
+        reqs, _warnings = gather(intent, project_dir)
+    except Exception:   # noqa: BLE001 - requirement files are a convenience in the bundle
+        reqs = []
+    for f in dict.fromkeys(Path(r.file).resolve() for r in reqs):
+        try:
+            out.append((f.relative_to(project_dir).as_posix(), f))
+        except ValueError:
+            continue   # outside the project: not ours to carry
+    return list(dict(out).items())
+
+
+def make_bundle(project_dir: Path, args: argparse.Namespace, ui: "Ui", *, output: Path | None = None,
+                target_names: list[str] | None = None, tool: bool = True) -> BundleResult:
+    from ..commands._options import intent_from_args
+    from ..lock.io import read_lock
+    from ..lock.model import LOCK_FILE
+    from .indexes import conda_repodata, write_simple_index
+    from .manifest import manifest_data
+
+    project_dir = Path(project_dir).resolve()
+    lock_path = project_dir / LOCK_FILE
+    if not lock_path.is_file():
+        raise LockError(f"{lock_path}: no lock file to bundle",
+                        hint="run `torchenv lock` (add `--target NAME` for the offline machine), then bundle")
+    lock = read_lock(lock_path)
+    targets = choose_targets(lock, target_names, lock_path)
+    intent = intent_from_args(args)
+    sources = {t.name: _sources_for(t, intent, args) for t in targets}
+    arts = collect_plan(targets)
+    out = Path(output) if output else default_output(project_dir)
+    out = out if out.name.endswith((".tar", ".tar.gz", ".tgz")) else out.with_name(out.name + ".tar")
+
+    quiet = _QuietFetchUi(ui)
+    with ui.progress(f"collecting {len(arts)} files for {', '.join(t.name for t in targets)}", total=len(arts)) as advance:
+        for art in arts:
+            art.path = fetch_artifact(art, sources[art.targets[0]], quiet)
+            advance(1)
+
+    from .. import paths
+
+    with tempfile.TemporaryDirectory(prefix="torchenv-bundle-") as tmp:
+        stage = Path(tmp)
+        members: dict[str, Path] = {}
+        for rel, path in project_files(project_dir, intent):
+            members[rel] = path
+        wheels = [a for a in arts if a.rel.startswith(FILES + "/")]
+        for page in write_simple_index(stage, [(a.record.name, a.filename, a.sha256) for a in wheels]):
+            members[page.relative_to(stage).as_posix()] = page
+        conda = [a for a in arts if a.rel.startswith(CONDA + "/")]
+        repodata_how = None
+        if conda:
+            repodata, repodata_how = conda_repodata([(a.record, a.path) for a in conda],
+                                                    work_dir=paths.cache_dir() / "tmp", ui=ui)
+            for sub, data in repodata.items():
+                f = stage / CONDA / sub / "repodata.json"
+                f.parent.mkdir(parents=True, exist_ok=True)
+                f.write_bytes(data)
+                members[f"{CONDA}/{sub}/repodata.json"] = f
+        if tool:
+            from .tool import build_tool_wheels
+
+            pairs = [(f"{t.os}-{t.arch}", t.python) for t in targets]
+            first = next(iter(sources.values()))
+            for f in build_tool_wheels(stage / TOOL, pairs, pypi=first.pypi, ui=ui):
+                members[f"{TOOL}/{f.name}"] = f
+        hashes = {rel: _sha_size(p) for rel, p in members.items()}
+        for a in arts:
+            hashes[a.rel] = (a.sha256, a.path.stat().st_size)
+            members[a.rel] = a.path
+        extra = {"lock_sha256": _sha_size(lock_path)[0], "conda_repodata": repodata_how}
+        manifest = stage / MANIFEST
+        import json
+
+        manifest.write_text(json.dumps(manifest_data(hashes, targets=[t.name for t in targets], extra=extra),
+                                       indent=1, sort_keys=True) + "\n")
+        size = write_tar(out, stem(out), [(MANIFEST, manifest), *sorted(members.items())], ui)
+    ui.step(f"wrote {out} ({human_size(size)}; {len(hashes)} files; targets {', '.join(t.name for t in targets)})")
+    return BundleResult(out, size, len(hashes), tuple(t.name for t in targets), tool)
+
+
+def _normalise(info: tarfile.TarInfo) -> tarfile.TarInfo:
+    info.uid = info.gid = 0
+    info.uname = info.gname = ""
+    info.mtime = int(os.environ.get("SOURCE_DATE_EPOCH", MTIME))
+    info.mode = 0o755 if info.isdir() else 0o644
+    return info
+
+
+def write_tar(out: Path, top: str, members: list[tuple[str, Path]], ui: Any) -> int:
+    """Write ``members`` under ``top/`` into ``out`` atomically; ``.tar.gz``/``.tgz`` names are gzipped."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    mode = "w:gz" if out.name.endswith((".tar.gz", ".tgz")) else "w"
+    fd, tmp_name = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".part")
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        total = sum(p.stat().st_size for _, p in members)
+        with ui.progress(f"writing {out.name}", total=total, bytes_=True) as advance:
+            with tarfile.open(tmp, mode, format=tarfile.PAX_FORMAT) as tf:
+                top_info = _normalise(tarfile.TarInfo(top))
+                top_info.type = tarfile.DIRTYPE
+                tf.addfile(top_info)
+                for rel, path in members:
+                    info = _normalise(tf.gettarinfo(str(path), arcname=f"{top}/{rel}"))
+                    if not info.isfile():
+                        raise BundleError(f"{path} is not a regular file and cannot go into a bundle")
+                    with open(path, "rb") as f:
+                        tf.addfile(info, f)
+                    advance(info.size)
+        with open(tmp, "rb") as f:
+            os.fsync(f.fileno())
+        os.replace(tmp, out)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return out.stat().st_size
+
+
+def human_size(n: float) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1000 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1000
+    return f"{n:.1f} GB"

@@ -1,0 +1,84 @@
+"""torchenv's own wheel and its dependencies, for ``./bootstrap --offline BUNDLE.tar``.
+
+Why in the bundle: the air-gapped machine usually lacks torchenv too. bootstrap finds the
+``torchenv-wheels/`` folder and runs ``pip install --no-index --find-links`` on it, so the
+folder must hold torchenv *and* every dependency, as wheels for the target platform.
+
+The torchenv wheel is built from the source tree when torchenv runs from one (a checkout
+or an editable install), else downloaded at the installed version. Dependencies come from
+the PyPI side with pip's cross-platform download (``--platform``/``--python-version``), once
+per target platform and Python version, plus Python 3.10 because bootstrap may pick any
+Python >= 3.10 on the offline machine (``tomli`` is a 3.10-only dependency).
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable
+
+from ..errors import BackendError
+
+if TYPE_CHECKING:
+    from ..sources.model import PypiSide
+
+
+def source_root() -> Path | None:
+    """The source tree torchenv runs from (holds pyproject.toml naming torchenv), if any."""
+    here = Path(__file__).resolve().parents[3]   # <root>/src/torchenv/offline/tool.py
+    pyproject = here / "pyproject.toml"
+    try:
+        if pyproject.is_file() and 'name = "torchenv"' in pyproject.read_text():
+            return here
+    except OSError:
+        pass
+    return None
+
+
+def _pip(args: list[str], what: str, pypi: "PypiSide | None") -> None:
+    from ..engines.uv import source_args
+
+    env = dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_INPUT="1")
+    cmd = [sys.executable, "-m", "pip", *args]
+    if pypi is not None and "--no-index" not in args:
+        cmd += source_args(pypi, [])
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    if proc.returncode != 0:
+        tail = "\n".join((proc.stderr.strip() or proc.stdout.strip()).splitlines()[-20:])
+        raise BackendError(f"{what} failed (exit {proc.returncode}):\n{tail}",
+                           hint="torchenv's own wheels need pip and the PyPI side (your pip config); "
+                                "or leave them out with `torchenv bundle --no-tool`")
+
+
+def _platform_args(platform: str, python: str) -> list[str]:
+    from ..engines.pip import pip_platforms
+
+    args = ["--only-binary=:all:", "--python-version", python, "--implementation", "cp"]
+    for tag in pip_platforms(platform):
+        args += ["--platform", tag]
+    return args
+
+
+def build_tool_wheels(dest: Path, targets: Iterable[tuple[str, str]], *, pypi: "PypiSide | None" = None,
+                      ui: Any = None) -> list[Path]:
+    """Fill ``dest`` with torchenv's wheel + dependencies for each ``(platform, python)``."""
+    from .. import __version__
+
+    dest.mkdir(parents=True, exist_ok=True)
+    root = source_root()
+    if ui is not None:
+        ui.step(f"adding torchenv {__version__} and its dependencies (for ./bootstrap --offline)")
+    if root is not None:
+        _pip(["wheel", "--no-deps", "--quiet", "-w", str(dest), str(root)], "building torchenv's wheel", pypi)
+    else:
+        _pip(["download", "--no-deps", "--quiet", "-d", str(dest), f"torchenv=={__version__}"],
+             f"downloading torchenv {__version__}", pypi)
+    own = sorted(dest.glob("torchenv-*.whl"))
+    if not own:
+        raise BackendError(f"no torchenv wheel appeared in {dest}", hint="run `pip wheel --no-deps .` by hand to see why")
+    pairs = sorted(set(targets) | {(p, "3.10") for p, _ in targets})
+    for platform, python in pairs:
+        _pip(["download", "--quiet", "-d", str(dest), *_platform_args(platform, python), str(own[-1])],
+             f"downloading torchenv's dependencies for {platform}, Python {python}", pypi)
+    return sorted(p for p in dest.iterdir() if p.is_file())

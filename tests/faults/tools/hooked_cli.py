@@ -1,0 +1,78 @@
+"""``python -m torchenv`` with one test-only pause point, chosen by ``FAULT_HOOK``.
+
+Why: a kill must land at a known point of ``up`` (mid-install, between writing the lock's
+temp file and renaming it, during verify). The product offers no injection variable, so
+this runner wraps one product function, touches ``FAULT_MARKER`` when the point is reached
+and sleeps there until the test kills it. Everything else is the real CLI.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+HOOK = os.environ.get("FAULT_HOOK", "")
+MARKER = Path(os.environ.get("FAULT_MARKER", "/nonexistent"))
+
+
+def reached() -> None:
+    MARKER.write_text(str(os.getpid()))
+    time.sleep(120)     # the test kills us here
+    raise SystemExit("fault point was not killed")
+
+
+def _wrap_install(partial: bool) -> None:
+    from torchenv.engines.pip import PipEngine
+    from torchenv.engines.uv import UvEngine
+
+    for cls in (UvEngine, PipEngine):
+        original = cls.install_files
+
+        def install_files(self, *, env_python, files, hashes=None, reinstall=False, _orig=original, **kw):
+            if partial:   # some packages in, the rest not yet: a crash in the middle of the install
+                _orig(self, env_python=env_python, files=list(files)[:1],
+                      hashes=hashes, reinstall=reinstall, **kw)
+            reached()
+
+        cls.install_files = install_files
+
+
+def _wrap_lock_fsync() -> None:
+    import types
+
+    import torchenv.lock.io as lockio
+
+    real_os = lockio.os
+
+    def fsync(fd: int) -> None:
+        real_os.fsync(fd)
+        if ".torchenv.lock." in os.readlink(f"/proc/self/fd/{fd}"):
+            reached()      # temp file complete on disk, not yet renamed over torchenv.lock
+
+    proxy = types.SimpleNamespace(**{k: getattr(real_os, k) for k in dir(real_os) if not k.startswith("__")})
+    proxy.fsync = fsync
+    lockio.os = proxy
+
+
+def _wrap_verify() -> None:
+    import torchenv.install.up as up
+
+    def slow_verify(*args, **kwargs):
+        reached()
+
+    up._verify = slow_verify
+
+
+if HOOK in ("install-partial", "install-start"):
+    _wrap_install(partial=HOOK == "install-partial")
+elif HOOK == "lock-write":
+    _wrap_lock_fsync()
+elif HOOK == "verify":
+    _wrap_verify()
+elif HOOK:
+    raise SystemExit(f"unknown FAULT_HOOK {HOOK!r}")
+
+from torchenv.cli import main  # noqa: E402
+
+sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,109 @@
+"""``torchenv up`` with the real torch wheels on this machine (slow; run deliberately).
+
+    /work/devenv/bin/python -m pytest tests/up/test_integration.py -m integration -q
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+from pathlib import Path
+
+import pytest
+
+CPU_WHEEL = Path("/opt/wheels/torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl")
+CPU_SHA = "6746dbcbeb526eb61330b76b41ff1b4eb848951103a892eeb080dfa2b264667b"
+
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.skipif(not CPU_WHEEL.is_file(), reason=f"needs the local torch wheel {CPU_WHEEL}"),
+]
+
+
+@pytest.fixture(scope="session")
+def shared_uv_cache(tmp_path_factory) -> Path:
+    """One uv cache for the whole session: the second and later envs link from it (as users' would)."""
+    return tmp_path_factory.mktemp("uv-cache")
+
+
+@pytest.fixture
+def project(tmp_path, shared_uv_cache, monkeypatch) -> Path:
+    monkeypatch.setenv("UV_CACHE_DIR", str(shared_uv_cache))
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    return proj
+
+
+def _up(project: Path, *flags: str):
+    from torchenv.cli import build_parser
+    from torchenv.install.up import run_up
+    from torchenv.ui import Ui
+
+    args = build_parser().parse_args(["up", "-C", str(project), *flags])
+    return run_up(project, args, Ui(quiet=True))
+
+
+def _dists(env: Path) -> list[str]:
+    return sorted(p.name for p in (env / "lib" / "python3.11" / "site-packages").glob("*.dist-info"))
+
+
+@pytest.mark.parametrize("installer", ["uv", "pip"])
+def test_cpu_torch_end_to_end(project, installer):
+    (project / "torchenv.toml").write_text(
+        f'[torch]\nversion = "2.13"\ncuda = "cpu"\npython = "3.11"\n\n[env]\ninstaller = "{installer}"\n')
+    first = _up(project)
+    assert first.status == "installed"
+    assert first.verify_ok is True
+    report = json.loads((project / ".torchenv" / "verify.json").read_text())
+    assert report["ok"] and report["facts"]["torch"] == "2.13.0+cpu"
+
+    from torchenv.lock.io import read_lock
+
+    lock_text = (project / "torchenv.lock").read_text()
+    target = read_lock(project / "torchenv.lock").target("linux-x86_64-cpu")
+    torch = target.wheel("torch")
+    assert torch.sha256 == CPU_SHA
+    assert torch.url == ("https://download.pytorch.org/whl/cpu/"
+                         "torch-2.13.0%2Bcpu-cp311-cp311-manylinux_2_28_x86_64.whl")
+
+    assert _up(project).status == "up-to-date"
+
+    env = project / ".venv"
+    dists = _dists(env)
+    shutil.rmtree(env)
+    again = _up(project, "--frozen", "--no-verify")
+    assert again.status == "installed"
+    assert _dists(env) == dists
+    assert (project / "torchenv.lock").read_text() == lock_text
+
+
+def _pypi_reachable() -> bool:
+    try:
+        socket.create_connection(("pypi.org", 443), timeout=3).close()
+        return True
+    except OSError:
+        return False
+
+
+@pytest.mark.network
+def test_cuda_torch_from_pypi_side_reports_cuda_build_without_device(project):
+    if not _pypi_reachable():
+        pytest.skip("PyPI is not reachable (cuda-bindings>=13.0.3 for torch 2.14.1 exists only there)")
+    if not Path("/opt/pypi-more/simple/torch").is_dir():
+        pytest.skip("needs the local PyPI-side index /opt/pypi-more/simple holding torch 2.14.1")
+    (project / "torchenv.toml").write_text(
+        '[torch]\nversion = "2.14"\ncuda = "13.0"\npython = "3.11"\nwith = ["torchvision"]\n')
+    result = _up(project, "--assume-driver", "580.65.06", "--assume-gpu", "9.0")
+
+    from torchenv.lock.io import read_lock
+
+    target = read_lock(project / "torchenv.lock").target("linux-x86_64-cu130")
+    assert target.wheel("torch").version == "2.14.1"            # PyPI's default build: no local tag
+    assert target.wheel("torch").source == "pypi"
+    assert target.wheel("torchvision").version == "0.29.1"
+    assert target.wheel("cuda-bindings") is not None
+    report = json.loads((project / ".torchenv" / "verify.json").read_text())
+    assert report["facts"]["torch"] == "2.14.1+cu130" and report["facts"]["cuda"] == "13.0"
+    accel = next(c for c in report["checks"] if c["name"] == "accelerator")
+    assert "no visible CUDA device" in accel["detail"]
+    assert result.verify_ok is False and result.exit_code != 0   # the assumed GPU is not here
