@@ -111,21 +111,31 @@ class Bundle:
 
     # -- reading ---------------------------------------------------------------------------------
     def read_bytes(self, rel: str) -> bytes:
+        got = self.read_many([rel])
+        if rel not in got:
+            raise BundleError(f"{self.path}: no {rel} in the bundle",
+                              hint="the bundle is incomplete; make it again with `torchenv bundle`")
+        return got[rel]
+
+    def read_many(self, rels: list[str]) -> dict[str, bytes]:
+        """Small files by relative path, in one pass that stops once all were seen (manifest is first)."""
+        want = set(rels)
+        out: dict[str, bytes] = {}
         if not self.is_tar:
-            try:
-                return (self.root / rel).read_bytes()
-            except OSError:
-                raise BundleError(f"{self.path}: no {rel} in the bundle",
-                                  hint="the bundle is incomplete; make it again with `torchenv bundle`") from None
-        with self._tar() as tf:
-            try:
-                f = tf.extractfile(self.prefix + rel)
-            except KeyError:
-                f = None
-            if f is None:
-                raise BundleError(f"{self.path}: no {rel} in the bundle",
-                                  hint="the bundle is incomplete; make it again with `torchenv bundle`")
-            return f.read()
+            for rel in want:
+                try:
+                    out[rel] = (self.root / rel).read_bytes()
+                except OSError:
+                    pass
+            return out
+        with self.walk() as members:
+            for member, opener in members:
+                if member.path in want and opener.regular:
+                    with opener.open() as f:
+                        out[member.path] = f.read()
+                    if len(out) == len(want):
+                        break
+        return out
 
     def manifest(self) -> dict:
         raw = self.read_bytes(MANIFEST)

@@ -1,0 +1,235 @@
+"""``torchenv up --offline [--from BUNDLE.tar|DIR]``: install a lock target with no network at all.
+
+Why check everything first: on an air-gapped machine a missing wheel cannot be fetched
+later, so every file of the target is found and hash-checked (cache, bundle, loose folder)
+*before* the env, the lock or the project is touched; the user gets the full list of what
+is missing or different, each with the target that needs it.
+
+Two entry points:
+* ``prepare_offline(target, from_path=, plan_sources=, ui=)``: the check, and the restricted
+  ``Sources`` (local folders only, no torch index, no PyPI) plus a target whose conda URLs
+  point at the local files. This is what the ``up`` orchestration calls when ``--offline``.
+* ``up_offline(project_dir, args, ui)``: a complete ``up`` for offline use (frozen: the lock
+  must match torchenv.toml, nothing is re-resolved), built on ``install.up``'s steps.
+
+A bundle whose project has no torchenv.toml/lock yet (a fresh folder) lends its own: they
+are copied in only after the check passed.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import shutil
+import tempfile
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterator
+
+from ..errors import LockError
+from .layout import CONDA, FILES, MANIFEST, SIMPLE, TOOL, Bundle, BundleError
+
+if TYPE_CHECKING:
+    from ..install.up import UpResult
+    from ..lock.model import LockTarget
+    from ..sources.model import Sources
+    from ..ui import Ui
+
+OFFLINE_ENV = "TORCHENV_OFFLINE"
+
+
+class OfflineIncomplete(BundleError):
+    """Files a target needs are missing or differ from the lock: refused before any change."""
+
+    exit_code = 2
+
+
+@dataclass(frozen=True)
+class OfflinePrep:
+    sources: "Sources"
+    target: "LockTarget"             # conda URLs rewritten to the local files (digest unchanged)
+    files: dict[str, Path]
+    notes: tuple[str, ...]
+
+
+def _bundle_simple(from_path: Path | None) -> Path | None:
+    if from_path is None or not from_path.is_dir():
+        return None
+    bundle = Bundle(from_path)
+    simple = bundle.root / SIMPLE
+    return simple if simple.is_dir() else None
+
+
+def offline_sources(found: dict[str, Path], from_path: Path | None, plan_sources: "Sources | None") -> "Sources":
+    """Sources with nothing remote: the folders holding the found files, the bundle's own index."""
+    from .. import paths
+    from ..sources.model import PypiSide, Sources
+
+    cache = paths.wheel_cache().resolve()
+    dirs = sorted({str(p.parent) for p in found.values() if cache not in p.resolve().parents})
+    simple = _bundle_simple(from_path) or (paths.cache_dir() / "offline-empty-index")
+    pypi = PypiSide(index_url=simple.resolve().as_uri(), origin="offline (bundle/cache only)")
+    canonical = plan_sources.canonical_torch if plan_sources is not None else Sources(torch=()).canonical_torch
+    return Sources(torch=(), pypi=pypi, wheelhouses=tuple(dirs), conda_mirrors={}, canonical_torch=canonical,
+                   reasons=("offline: every file from the artifact cache or " + (str(from_path) if from_path else
+                            "nothing else (no --from)") + ", hash-checked against torchenv.lock",))
+
+
+def prepare_offline(target: "LockTarget", *, from_path: Path | None, plan_sources: "Sources | None" = None,
+                    ui: Any = None) -> OfflinePrep:
+    """Find and hash-check every file of ``target``; ``OfflineIncomplete`` lists all problems."""
+    from .localdir import locate_target
+
+    from_path = Path(from_path) if from_path else None
+    if from_path is not None and not from_path.exists():
+        raise BundleError(f"{from_path}: no such bundle or folder",
+                          hint="pass the tar made by `torchenv bundle`, its unpacked folder, or a folder of wheels")
+    located = locate_target(target, from_path, ui)
+    if located.problems:
+        head = located.problems[:12]
+        more = f"\n  … and {len(located.problems) - 12} more" if len(located.problems) > 12 else ""
+        raise OfflineIncomplete(
+            f"cannot install target {target.name} offline: {len(located.problems)} file(s) missing or different"
+            " (nothing was changed):\n  " + "\n  ".join(head) + more, url=str(from_path) if from_path else None,
+            hint="make a bundle for this target where there is network (`torchenv bundle --target "
+                 f"{target.name}`), or add the listed files to the folder; files must match torchenv.lock")
+    conda = tuple(dataclasses.replace(c, url=located.found[c.url.rsplit("/", 1)[-1]].resolve().as_uri())
+                  for c in target.conda)
+    local_target = dataclasses.replace(target, conda=conda)
+    notes = (f"{located.from_cache} file(s) from the cache, {located.from_source} from {from_path}"
+             if from_path else f"{located.from_cache} file(s) from the cache",)
+    return OfflinePrep(offline_sources(located.found, from_path, plan_sources), local_target,
+                       dict(located.found), notes)
+
+
+@contextmanager
+def no_network() -> Iterator[None]:
+    """Tell every tool in this process and its children to stay offline (uv, pip, torchenv's fetch)."""
+    keys = {OFFLINE_ENV: "1", "UV_OFFLINE": "1", "PIP_NO_INDEX": "1"}
+    saved = {k: os.environ.get(k) for k in keys}
+    os.environ.update(keys)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+# -- the whole `up --offline` ---------------------------------------------------------------------
+_PROJECT_FILES_MAX = 64
+
+
+def _borrowed_project(project_dir: Path, from_path: Path | None, tmp: Path) -> Path | None:
+    """A folder with the bundle's torchenv.toml/lock/requirements when the project has neither file."""
+    from ..lock.model import LOCK_FILE
+
+    if (project_dir / LOCK_FILE).exists() or (project_dir / "torchenv.toml").exists() or from_path is None:
+        return None
+    if not (from_path.is_file() or (from_path.is_dir() and Bundle(from_path).has_manifest())):
+        return None
+    bundle = Bundle(from_path)
+    reserved = (f"{FILES}/", f"{SIMPLE}/", f"{CONDA}/", f"{TOOL}/")
+    wanted = [rel for rel in bundle.manifest()["files"]
+              if not rel.startswith(reserved) and rel != MANIFEST and ".." not in rel.split("/")]
+    if LOCK_FILE not in wanted:
+        return None
+    for rel, data in bundle.read_many(wanted[:_PROJECT_FILES_MAX]).items():
+        dest = tmp / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes(data)
+    return tmp
+
+
+def _adopt(src: Path, project_dir: Path, ui: "Ui") -> None:
+    from ..lock.io import write_text_atomic
+
+    for f in sorted(p for p in src.rglob("*") if p.is_file()):
+        rel = f.relative_to(src)
+        dest = project_dir / rel
+        if not dest.exists():
+            write_text_atomic(dest, f.read_text(encoding="utf-8"))
+    ui.step(f"copied the bundle's torchenv.toml, torchenv.lock and requirement files into {project_dir}")
+
+
+def up_offline(project_dir: Path, args: argparse.Namespace, ui: "Ui") -> "UpResult":
+    """``torchenv up --offline``: install the lock target for this machine from the bundle/cache only."""
+    from ..install import noop
+    from ..install.projectlock import project_lock
+    from ..install.up import UpResult
+
+    project_dir = Path(project_dir).resolve()
+    fast = noop.check(project_dir, args)
+    if fast is not None:
+        return UpResult("up-to-date", fast.env_path, fast.target, fast.lock_path)
+    with project_lock(project_dir, ui), no_network(), tempfile.TemporaryDirectory(prefix="torchenv-offline-") as tmp:
+        again = noop.check(project_dir, args)
+        if again is not None:
+            return UpResult("up-to-date", again.env_path, again.target, again.lock_path)
+        return _up_offline_locked(project_dir, args, ui, Path(tmp))
+
+
+def _up_offline_locked(project_dir: Path, args: argparse.Namespace, ui: "Ui", tmp: Path) -> "UpResult":
+    from ..install import noop, requirements as reqmod
+    from ..install.up import UpResult, _missing_target_error, _sync_env, _verify, make_backend, make_plan
+    from ..intent.load import apply_overrides, load_project_intent
+    from ..lock.io import read_lock
+    from ..lock.model import LOCK_FILE
+
+    from_path = Path(args.from_).expanduser().resolve() if getattr(args, "from_", None) else None
+    borrowed = _borrowed_project(project_dir, from_path, tmp / "project")
+    src = borrowed or project_dir
+    intent = apply_overrides(load_project_intent(src), args)
+    reqs, warnings = reqmod.gather(intent, src)
+    for w in warnings:
+        ui.warn(w)
+    lock_path = src / LOCK_FILE
+    if not lock_path.is_file():
+        with ui.progress("planning (probe + resolve)"):
+            plan = make_plan(intent, args)
+        problems = []
+        if from_path is not None and from_path.is_dir():
+            from .localdir import check_dir_against_plan
+
+            problems = check_dir_against_plan(from_path, plan)
+        listing = ("; the folder lacks:\n  " + "\n  ".join(problems)) if problems else ""
+        raise LockError(f"{project_dir / LOCK_FILE}: no lock file, and an offline install cannot resolve one"
+                        + listing, hint="run `torchenv lock --target " + plan.target_name + "` (or `torchenv bundle`) "
+                        "where there is network and copy torchenv.lock (or the bundle) here")
+    lock = read_lock(lock_path)
+    if lock.intent_hash != reqmod.requirements_hash(intent, reqs):
+        raise LockError(f"{project_dir / LOCK_FILE} is out of date: torchenv.toml or the requirements changed since "
+                        "it was written, and an offline install cannot re-resolve",
+                        hint="undo the change, or run `torchenv lock` where there is network and bring the new lock "
+                             "(and a new bundle) here")
+    with ui.progress("planning (probe + resolve)"):
+        plan = make_plan(intent, args)
+    target = lock.target(plan.target_name)
+    if target is None:
+        raise _missing_target_error(lock, plan.target_name, lock_path)
+    prep = prepare_offline(target, from_path=from_path, plan_sources=plan.sources, ui=ui)
+    for note in prep.notes:
+        ui.step(f"offline: {note}, all hash-checked against torchenv.lock")
+    if borrowed is not None:
+        _adopt(borrowed, project_dir, ui)
+    plan = dataclasses.replace(plan, sources=prep.sources)
+    env = noop.env_path_for(intent, project_dir)
+    backend = make_backend(plan, env, ui)
+    status = _sync_env(backend, env, prep.target, plan, args, ui)
+    verify_ok = None
+    if status != "up-to-date" and not getattr(args, "no_verify", False):
+        verify_ok = _verify(backend.python(), target, plan, project_dir, ui)
+    return UpResult(status, env, target.name, project_dir / LOCK_FILE, verify_ok, notes=prep.notes)
+
+
+def add_offline_flags(p: argparse.ArgumentParser) -> None:
+    """``--offline`` and ``--from`` for ``torchenv up``."""
+    g = p.add_argument_group("offline (air-gapped machines)")
+    g.add_argument("--offline", action="store_true",
+                   help="no network at all: install torchenv.lock's target from --from and/or the local cache")
+    g.add_argument("--from", dest="from_", metavar="BUNDLE.tar|DIR",
+                   help="a bundle made by `torchenv bundle` (tar or unpacked folder), or a folder of wheels and "
+                        "conda packages downloaded by hand; implies --offline")

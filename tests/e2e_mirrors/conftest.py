@@ -1,0 +1,319 @@
+"""End-to-end mirror tests: the real ``torchenv up`` CLI, in a subprocess, against loopback mirrors.
+
+The world (fake wheels only, so each ``up`` takes ~1 s):
+
+* a **torch mirror** (``TorchMirror``): ``<base>/<tier>/<project>/`` PEP 503 pages whose hrefs point
+  at ``<base>/<tier>/<file>`` (download.pytorch.org's shape), or a ``flat`` tier directory
+  listing files (Aliyun's shape, autoindex with ``%2B``, no hashes);
+* a **PyPI-side mirror** (``build_index``): ``<server>/simple`` with ``fakedep`` (torch's
+  dependency) and, where a test wants it, *planted* torch-family wheels;
+* a recording **proxy** that every non-loopback connection goes to and that refuses it, so
+  ``download.pytorch.org`` / ``pypi.org`` are never reached and a test can assert they were
+  never even asked for.
+
+The plan is pinned with assumed hardware: torch 2.4.1, tier **cu118** (not cu121: cu121 is
+PyPI's own build of 2.4.1 on linux-x86_64, so the resolver would route torch to the PyPI side),
+Python 3.11, with torchvision. ``torchenv plan`` says: torch 2.4.1+cu118, torchvision
+0.19.1+cu118, both from the torch index.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+import zipfile
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Iterator
+from urllib.parse import quote
+
+import pytest
+
+_ROOT = Path(__file__).resolve().parents[2]
+if str(_ROOT) not in sys.path:      # `from tests.support import ...` also under plain `pytest`
+    sys.path.insert(0, str(_ROOT))
+
+from tests.support import build_index, make_wheel, sha256_of  # noqa: E402
+
+TIER = "cu118"
+TORCH = "2.4.1+cu118"
+VISION = "0.19.1+cu118"
+TAG = "cp311-cp311-linux_x86_64"          # what download.pytorch.org's 2.4.1 wheels carry
+TORCH_FILE = f"torch-{TORCH}-{TAG}.whl"
+VISION_FILE = f"torchvision-{VISION}-{TAG}.whl"
+CANONICAL_TORCH = f"https://download.pytorch.org/whl/{TIER}/torch-2.4.1%2Bcu118-{TAG}.whl"
+FAMILY = ("torch", "torchvision", "torchaudio", "triton")
+ASSUME = ["--assume-driver", "550.54.14", "--assume-gpu", "8.6"]
+RUNNER = Path(__file__).with_name("run_torchenv.py")
+
+TOML = """\
+[torch]
+version = "2.4.1"
+cuda = "cu118"
+python = "3.11"
+with = ["torchvision"]
+
+[env]
+installer = "{installer}"
+{mirror}"""
+
+
+# --- wheels ----------------------------------------------------------------------------------------
+
+def _record_hash(data: bytes) -> str:
+    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+
+
+def with_marker(wheel: Path, origin: str, out_dir: Path) -> Path:
+    """A copy of ``wheel`` (same file name) with ``<module>/_origin.txt`` = ``origin`` in it.
+
+    Why: a genuine and a planted wheel share name, version and tag; the marker (and so the
+    bytes, the RECORD and the sha256) tells which one ended up installed.
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
+    module = wheel.name.split("-", 1)[0].lower()
+    with zipfile.ZipFile(wheel) as zf:
+        files = {i.filename: zf.read(i) for i in zf.infolist()}
+    record_name = next(n for n in files if n.endswith(".dist-info/RECORD"))
+    files.pop(record_name)
+    files[f"{module}/_origin.txt"] = origin.encode()
+    record = "".join(f"{p},{_record_hash(d)},{len(d)}\n" for p, d in files.items()) + f"{record_name},,\n"
+    files[record_name] = record.encode()
+    target = out_dir / wheel.name
+    with zipfile.ZipFile(target, "w") as zf:
+        for p, d in files.items():
+            info = zipfile.ZipInfo(p, date_time=(2024, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, d)
+    return target
+
+
+@dataclass
+class Wheels:
+    torch: Path            # the genuine torch 2.4.1+cu118 (marker "genuine")
+    vision: Path
+    fakedep: Path
+    planted_same: Path     # a *different* torch-2.4.1+cu118 wheel (marker "planted")
+    planted_higher: Path   # torch 2.4.2 (no local tag), also planted
+    planted_vision: Path
+
+
+@pytest.fixture(scope="session")
+def wheels(tmp_path_factory) -> Wheels:
+    d = tmp_path_factory.mktemp("e2e-wheels")
+    raw = d / "raw"
+    torch = with_marker(make_wheel(raw, "torch", TORCH, tag=TAG, requires=["fakedep>=1"]), "genuine", d / "genuine")
+    vision = with_marker(make_wheel(raw, "torchvision", VISION, tag=TAG, requires=["torch==2.4.1"]),
+                         "genuine", d / "genuine")
+    fakedep = make_wheel(d / "pypi", "fakedep", "1.0.0")
+    planted_same = with_marker(make_wheel(raw / "p", "torch", TORCH, tag=TAG, requires=["fakedep>=1"]),
+                               "planted", d / "planted")
+    planted_higher = with_marker(make_wheel(raw / "p", "torch", "2.4.2", tag=TAG, requires=["fakedep>=1"]),
+                                 "planted", d / "planted")
+    planted_vision = with_marker(make_wheel(raw / "p", "torchvision", VISION, tag=TAG, requires=["torch"]),
+                                 "planted", d / "planted")
+    assert sha256_of(torch) != sha256_of(planted_same)
+    return Wheels(torch, vision, fakedep, planted_same, planted_higher, planted_vision)
+
+
+# --- mirror trees ---------------------------------------------------------------------------------
+
+def torch_mirror_tree(root: Path, files: list[Path], *, layout: str = "index", tier: str = TIER,
+                      listed_hash: dict[str, str] | None = None) -> Path:
+    """``root/<tier>/<file>`` plus, for ``layout="index"``, ``root/<tier>/<project>/index.html``.
+
+    ``listed_hash``: {filename: sha256} to publish instead of the served file's own hash (a mirror
+    whose listing and bytes disagree).
+    """
+    tier_dir = root / tier
+    tier_dir.mkdir(parents=True, exist_ok=True)
+    by_project: dict[str, list[Path]] = {}
+    for f in files:
+        shutil.copyfile(f, tier_dir / f.name)
+        by_project.setdefault(f.name.split("-", 1)[0].lower(), []).append(tier_dir / f.name)
+    if layout == "index":
+        for project, paths in by_project.items():
+            links = []
+            for p in paths:
+                sha = (listed_hash or {}).get(p.name) or sha256_of(p)
+                href = html.escape(f"../{quote(p.name)}#sha256={sha}")
+                links.append(f'<a href="{href}">{html.escape(p.name)}</a><br/>')
+            (tier_dir / project).mkdir(exist_ok=True)
+            (tier_dir / project / "index.html").write_text(
+                "<!DOCTYPE html><html><body>\n" + "\n".join(links) + "\n</body></html>\n")
+    return root
+
+
+def pypi_tree(root: Path, wheels: Wheels, *, planted: bool = True) -> Path:
+    """A PyPI-side index with fakedep and (``planted``) torch-family wheels that must never be used."""
+    projects: dict[str, list[Path]] = {"fakedep": [wheels.fakedep]}
+    if planted:
+        projects["torch"] = [wheels.planted_same, wheels.planted_higher]
+        projects["torchvision"] = [wheels.planted_vision]
+    build_index(root, projects)
+    return root
+
+
+def family_hits(hits: list[str]) -> list[str]:
+    """Requests for a torch-family project page or file."""
+    out = []
+    for h in hits:
+        last = [p for p in h.split("?")[0].split("/") if p]
+        name = last[-1].lower() if last else ""
+        if any(name == f or name.startswith(f + "-") or name.startswith(f.replace("-", "_") + "-")
+               for f in FAMILY):
+            out.append(h)
+    return out
+
+
+def file_hits(hits: list[str], filename: str) -> list[str]:
+    quoted = quote(filename)
+    return [h for h in hits if h.split("?")[0].endswith((filename, quoted))]
+
+
+# --- the refusing, recording proxy ----------------------------------------------------------------
+
+@contextmanager
+def refusing_proxy() -> Iterator[tuple[str, list[str]]]:
+    """An HTTP(S) proxy that records what it was asked for and refuses everything (403)."""
+    asked: list[str] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def _refuse(self) -> None:
+            asked.append(f"{self.command} {self.path}")
+            self.send_error(403, "e2e proxy: no network in tests")
+
+        do_CONNECT = do_GET = do_HEAD = do_POST = _refuse  # noqa: N815
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", asked
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+# --- running torchenv ---------------------------------------------------------------------------
+
+_DROP = ("PIP_", "UV_", "VIRTUAL_ENV", "CONDA", "TORCHENV_", "PYTHONPATH")
+_PROXY = ("http_proxy", "https_proxy", "all_proxy", "no_proxy")
+
+
+@dataclass
+class Run:
+    rc: int
+    out: str
+    elapsed: float
+
+
+@dataclass
+class E2E:
+    root: Path
+    project: Path
+    home: Path             # fake $HOME (user's pip config lives under it)
+    torchenv_home: Path
+    proxy: str
+    proxy_asked: list[str]
+    installer: str = "uv"
+    presets_file: Path | None = None
+    runs: list[Run] = field(default_factory=list)
+
+    def write_toml(self, mirror: str = "") -> None:
+        block = f"\n[mirror]\n{mirror}" if mirror else ""
+        (self.project / "torchenv.toml").write_text(TOML.format(installer=self.installer, mirror=block))
+
+    def add_presets(self, text: str) -> None:
+        """Presets in recipes/mirrors.toml's schema, e.g. a loopback ``[torch.e2e-fallback]``."""
+        self.presets_file = self.root / "e2e-presets.toml"
+        self.presets_file.write_text(text)
+
+    def user_config(self, text: str) -> Path:
+        """The user's own torchenv ``config.toml`` (the layer below torchenv.toml)."""
+        path = self.torchenv_home / "config" / "config.toml"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        return path
+
+    def environ(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(_DROP) and k.lower() not in _PROXY}
+        env.update({
+            "HOME": str(self.home), "XDG_CONFIG_HOME": str(self.home / ".config"),
+            "PIP_CONFIG_FILE": os.devnull, "TORCHENV_HOME": str(self.torchenv_home),
+            "NO_COLOR": "1", "COLUMNS": "200", "PYTHONUNBUFFERED": "1",
+        })
+        for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+            env[var] = self.proxy
+        env["NO_PROXY"] = env["no_proxy"] = "127.0.0.1,localhost"
+        if self.presets_file is not None:
+            env["TORCHENV_E2E_PRESETS"] = str(self.presets_file)
+        return env
+
+    def torchenv(self, *args: str, timeout: float = 120) -> Run:
+        start = time.monotonic()
+        proc = subprocess.run([sys.executable, str(RUNNER), *args], cwd=self.root, env=self.environ(),
+                              capture_output=True, text=True, timeout=timeout)
+        run = Run(proc.returncode, proc.stdout + proc.stderr, time.monotonic() - start)
+        self.runs.append(run)
+        return run
+
+    def up(self, *extra: str, verify: bool = False) -> Run:
+        args = ["up", "-C", str(self.project), *ASSUME, *extra]
+        if not verify:
+            args.append("--no-verify")
+        return self.torchenv(*args)
+
+    # -- what the user finds afterwards --
+    @property
+    def env(self) -> Path:
+        return self.project / ".venv"
+
+    @property
+    def lock(self) -> Path:
+        return self.project / "torchenv.lock"
+
+    def site(self) -> Path:
+        return self.env / "lib" / "python3.11" / "site-packages"
+
+    def origin(self, module: str = "torch") -> str:
+        return (self.site() / module / "_origin.txt").read_text()
+
+    def installed_version(self, dist: str) -> str:
+        found = sorted(p.name for p in self.site().glob(f"{dist}-*.dist-info"))
+        assert len(found) == 1, found
+        return found[0][len(dist) + 1:-len(".dist-info")]
+
+    def read_lock(self):
+        from torchenv.lock.io import read_lock
+
+        return read_lock(self.lock)
+
+
+@pytest.fixture
+def e2e(tmp_path) -> Iterator[E2E]:
+    project = tmp_path / "proj"
+    project.mkdir()
+    home = tmp_path / "home"
+    home.mkdir()
+    with refusing_proxy() as (proxy, asked):
+        yield E2E(root=tmp_path, project=project, home=home, torchenv_home=tmp_path / "torchenv-home",
+                  proxy=proxy, proxy_asked=asked)
+
+
+def assert_ok(run: Run) -> None:
+    assert run.rc == 0, f"torchenv failed (exit {run.rc}):\n{run.out}"
