@@ -230,6 +230,7 @@ class E2E:
     proxy: str
     proxy_asked: list[str]
     installer: str = "uv"
+    use_user_pip_config: bool = False   # False: PIP_CONFIG_FILE=/dev/null (the fake HOME's pip.conf unread)
     presets_file: Path | None = None
     runs: list[Run] = field(default_factory=list)
 
@@ -254,12 +255,14 @@ class E2E:
                if not k.startswith(_DROP) and k.lower() not in _PROXY}
         env.update({
             "HOME": str(self.home), "XDG_CONFIG_HOME": str(self.home / ".config"),
-            "PIP_CONFIG_FILE": os.devnull, "TORCHENV_HOME": str(self.torchenv_home),
+            "XDG_CONFIG_DIRS": str(self.home / "xdg-system"), "TORCHENV_HOME": str(self.torchenv_home),
             "NO_COLOR": "1", "COLUMNS": "200", "PYTHONUNBUFFERED": "1",
         })
         for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
             env[var] = self.proxy
         env["NO_PROXY"] = env["no_proxy"] = "127.0.0.1,localhost"
+        if not self.use_user_pip_config:
+            env["PIP_CONFIG_FILE"] = os.devnull
         if self.presets_file is not None:
             env["TORCHENV_E2E_PRESETS"] = str(self.presets_file)
         return env

@@ -174,6 +174,10 @@ class Guard:
         w = self.world
         return {"project": tree_digest(w.project), "home": tree_digest(w.home)}
 
+    def accept_user_edits(self) -> None:
+        """The user's own edits (a typo in torchenv.toml, a hand-edited lock) are the new "before"."""
+        self.before = self._take()
+
     def check(self, observed=None) -> None:
         after = self._take()
         changes = {k: diff(self.before[k], after[k]) for k in self.before}

@@ -17,19 +17,24 @@ PID_NAME = "up.pid"
 
 
 @contextmanager
-def project_lock(project_dir: Path, ui: Any = None, *, timeout: float = -1) -> Iterator[None]:
-    """Hold the project's lock; tell the user which process holds it while waiting."""
+def project_lock(project_dir: Path, ui: Any = None, *, timeout: float = -1) -> Iterator[bool]:
+    """Hold the project's lock; yields whether another process held it first (and we waited)."""
     from filelock import FileLock, Timeout
 
     from ..errors import ConcurrentRun
 
     state = Path(project_dir) / STATE_DIR
-    state.mkdir(parents=True, exist_ok=True)
+    try:
+        state.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _not_writable(project_dir, exc) from None
     lock = FileLock(str(state / LOCK_NAME))
     pid_file = state / PID_NAME
+    waited = False
     try:
         lock.acquire(timeout=0)
     except Timeout:
+        waited = True
         try:
             holder = pid_file.read_text().strip() or "?"
         except OSError:
@@ -41,6 +46,8 @@ def project_lock(project_dir: Path, ui: Any = None, *, timeout: float = -1) -> I
         except Timeout:
             raise ConcurrentRun(f"another torchenv (PID {holder}) still holds {state / LOCK_NAME}",
                                 hint=f"wait for it, or stop process {holder} if it is stuck") from None
+    except OSError as exc:      # read-only project, permissions (after Timeout: it is an OSError too)
+        raise _not_writable(project_dir, exc) from None
     try:
         pid_file.write_text(f"{os.getpid()}\n")
         _remove_stale_temps(Path(project_dir))
@@ -48,6 +55,14 @@ def project_lock(project_dir: Path, ui: Any = None, *, timeout: float = -1) -> I
     finally:
         pid_file.unlink(missing_ok=True)
         lock.release()
+
+
+def _not_writable(project_dir: Path, exc: OSError) -> Exception:
+    from ..errors import EnvError
+
+    return EnvError(f"cannot write in {project_dir}: {exc.strerror or exc}",
+                    hint="torchenv keeps torchenv.lock and its run lock (.torchenv/) in the project folder; "
+                         "make it writable, or work on a writable copy")
 
 
 def _remove_stale_temps(project_dir: Path) -> None:

@@ -98,6 +98,8 @@ def requirements_hash(intent: "Intent", reqs: list[ProjectRequirement]) -> str:
 
 def check_against_plan(reqs: list[ProjectRequirement], plan: "Plan") -> None:
     """Refuse a project requirement on a torch-family package that excludes the planned version."""
+    if not reqs:
+        return
     from packaging.requirements import InvalidRequirement, Requirement
     from packaging.version import Version
 

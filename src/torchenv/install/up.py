@@ -141,7 +141,11 @@ def run_up(project_dir: Path, args: argparse.Namespace, ui: "Ui") -> UpResult:
         return UpResult("up-to-date", fast.env_path, fast.target, fast.lock_path)
     from .projectlock import project_lock
 
-    with project_lock(project_dir, ui):
+    with project_lock(project_dir, ui) as waited:
+        if waited:   # the other run may have done the work
+            again = noop.check(project_dir, args)
+            if again is not None:
+                return UpResult("up-to-date", again.env_path, again.target, again.lock_path)
         return _run_locked(project_dir, args, ui)
 
 
@@ -150,11 +154,8 @@ def _run_locked(project_dir: Path, args: argparse.Namespace, ui: "Ui") -> UpResu
     from ..lock.diff import diff_targets
     from ..lock.io import read_lock, write_lock
     from ..lock.model import LOCK_FILE
-    from . import noop, requirements as reqmod, state as st
+    from . import noop, requirements as reqmod
 
-    again = noop.check(project_dir, args)      # another run may have finished while we waited
-    if again is not None:
-        return UpResult("up-to-date", again.env_path, again.target, again.lock_path)
     intent = intent_from_args(args)
     reqs, warnings = reqmod.gather(intent, project_dir)
     for w in warnings:

@@ -166,6 +166,23 @@ def _conda_record(required: dict, raw: dict) -> LockedCondaPackage:
     return LockedCondaPackage(**required, **extra)
 
 
+def _tables(table: dict, key: str, where: str, file: str) -> list[dict]:
+    """``[[key]]`` entries of ``table``: a list of tables, else a LockError (not a crash)."""
+    value = table.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise LockError(f"{file}: {where}: `{key}` should be a list of [[{key}]] tables",
+                        hint="the lock was edited by hand; regenerate it with `torchenv lock`")
+    return value
+
+
+def _strings(table: dict, key: str, where: str, file: str) -> tuple[str, ...]:
+    value = table.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise LockError(f"{file}: {where}: `{key}` should be a list of strings",
+                        hint="the lock was edited by hand; regenerate it with `torchenv lock`")
+    return tuple(value)
+
+
 def _from_data(data: dict, file: str) -> Lockfile:
     from .. import __version__
 
@@ -182,12 +199,12 @@ def _from_data(data: dict, file: str) -> Lockfile:
     if not isinstance(machine, dict):
         raise LockError(f"{file}: [machine] should be a table", hint="regenerate it with `torchenv lock`")
     targets = []
-    for i, raw in enumerate(data.get("target", [])):
+    for i, raw in enumerate(_tables(data, "target", "the top level", file)):
         name = raw.get("name") if isinstance(raw.get("name"), str) else f"#{i + 1}"
         where = f"target {name}"
         fields = {k: _need(raw, k, where, file) for k in _TARGET_KEYS}
         wheels = []
-        for j, pkg in enumerate(raw.get("package", [])):
+        for j, pkg in enumerate(_tables(raw, "package", where, file)):
             pname = pkg.get("name") if isinstance(pkg.get("name"), str) else f"#{j + 1}"
             pwhere = f"{where}, package {pname}"
             vals = {k: _need(pkg, k, pwhere, file) for k in _WHEEL_KEYS if k != "size"}
@@ -195,17 +212,17 @@ def _from_data(data: dict, file: str) -> Lockfile:
             size = pkg.get("size")
             wheels.append(LockedWheel(**vals, size=size if isinstance(size, int) else None))
         conda = []
-        for j, pkg in enumerate(raw.get("conda-package", [])):
+        for j, pkg in enumerate(_tables(raw, "conda-package", where, file)):
             pname = pkg.get("name") if isinstance(pkg.get("name"), str) else f"#{j + 1}"
             pwhere = f"{where}, conda package {pname}"
             vals = {k: _need(pkg, k, pwhere, file) for k in _CONDA_REQUIRED}
             _sha(vals["sha256"], pwhere, file)
             if pkg.get("md5") is not None:
-                _sha(pkg["md5"], pwhere, file, _HEX32, "md5")
+                _sha(pkg["md5"] if isinstance(pkg["md5"], str) else repr(pkg["md5"]), pwhere, file, _HEX32, "md5")
             conda.append(_conda_record(vals, pkg))
         targets.append(LockTarget(**fields, wheels=tuple(wheels), conda=tuple(conda),
-                                  virtual_packages=tuple(raw.get("virtual-packages", ())),
-                                  channels=tuple(raw.get("channels", ()))))
+                                  virtual_packages=_strings(raw, "virtual-packages", where, file),
+                                  channels=_strings(raw, "channels", where, file)))
     return Lockfile(intent_hash=intent_hash, targets=tuple(sorted(targets, key=lambda t: t.name)),
                     machine=dict(machine), torchenv_version=made_by if made_by != "?" else "",
                     version=version)

@@ -251,9 +251,9 @@ def write_tar(out: Path, top: str, members: list[tuple[str, Path]], ui: Any) -> 
         total = sum(p.stat().st_size for _, p in members)
         with ui.progress(f"writing {out.name}", total=total, bytes_=True) as advance:
             with tarfile.open(tmp, mode, format=tarfile.PAX_FORMAT) as tf:
-                top_info = _normalise(tarfile.TarInfo(top))
+                top_info = tarfile.TarInfo(top)
                 top_info.type = tarfile.DIRTYPE
-                tf.addfile(top_info)
+                tf.addfile(_normalise(top_info))
                 for rel, path in members:
                     info = _normalise(tf.gettarinfo(str(path), arcname=f"{top}/{rel}"))
                     if not info.isfile():
@@ -263,6 +263,9 @@ def write_tar(out: Path, top: str, members: list[tuple[str, Path]], ui: Any) -> 
                     advance(info.size)
         with open(tmp, "rb") as f:
             os.fsync(f.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        tmp.chmod(0o666 & ~umask)   # mkstemp makes 0600; a bundle is meant to be copied and shared
         os.replace(tmp, out)
     finally:
         tmp.unlink(missing_ok=True)

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
-import shutil
 import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -67,7 +66,8 @@ def offline_sources(found: dict[str, Path], from_path: Path | None, plan_sources
     from ..sources.model import PypiSide, Sources
 
     cache = paths.wheel_cache().resolve()
-    dirs = sorted({str(p.parent) for p in found.values() if cache not in p.resolve().parents})
+    dirs = sorted({str(p.parent) for name, p in found.items()
+                   if name.endswith(".whl") and cache not in p.resolve().parents})
     simple = _bundle_simple(from_path) or (paths.cache_dir() / "offline-empty-index")
     pypi = PypiSide(index_url=simple.resolve().as_uri(), origin="offline (bundle/cache only)")
     canonical = plan_sources.canonical_torch if plan_sources is not None else Sources(torch=()).canonical_torch

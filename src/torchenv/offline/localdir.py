@@ -103,6 +103,30 @@ def _mismatch(where: str, item: Needed, got: str, target: str) -> str:
             f"needed by target {target}")
 
 
+def _into_cache(path: Path, item: Needed) -> Path:
+    """A verified file saved under another name (``%2B`` for ``+``): linked into the cache under its real name.
+
+    Why: installers and ``fetch`` look files up by their index name; a hardlink costs nothing
+    (a copy only when the folder is on another filesystem).
+    """
+    import shutil
+
+    from .. import paths
+
+    final = paths.wheel_cache() / item.sha256[:2] / item.sha256 / item.filename
+    if not final.is_file():
+        final.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=final.parent, prefix=".partial-")
+        os.close(fd)
+        os.unlink(tmp)
+        try:
+            os.link(path, tmp)
+        except OSError:
+            shutil.copyfile(path, tmp)
+        os.replace(tmp, final)
+    return final
+
+
 def locate_in_dir(items: list[Needed], directory: Path, target: str, result: Located) -> None:
     files = index_dir(directory)
     for item in items:
@@ -110,7 +134,7 @@ def locate_in_dir(items: list[Needed], directory: Path, target: str, result: Loc
         for path in files.get(item.filename, []):
             got = known_sha256(path)
             if got == item.sha256:
-                result.found[item.filename] = path
+                result.found[item.filename] = path if path.name == item.filename else _into_cache(path, item)
                 result.from_source += 1
                 bad = None
                 break

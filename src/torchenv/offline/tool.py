@@ -60,6 +60,41 @@ def _platform_args(platform: str, python: str) -> list[str]:
     return args
 
 
+def _marker_env(platform: str, python: str) -> dict[str, str]:
+    os_name, _, arch = platform.partition("-")
+    machine = {"arm64": "arm64" if os_name == "macos" else "aarch64"}.get(arch, arch)
+    return {"python_version": python, "python_full_version": f"{python}.0", "implementation_name": "cpython",
+            "platform_python_implementation": "CPython", "platform_machine": machine,
+            "sys_platform": {"linux": "linux", "macos": "darwin", "windows": "win32"}.get(os_name, os_name),
+            "platform_system": {"linux": "Linux", "macos": "Darwin", "windows": "Windows"}.get(os_name, os_name),
+            "os_name": "nt" if os_name == "windows" else "posix", "extra": ""}
+
+
+def requirements_for(wheel: Path, platform: str, python: str) -> list[str]:
+    """torchenv's ``Requires-Dist`` that apply on ``platform`` with ``python`` (markers evaluated here).
+
+    Why not leave markers to pip: ``pip download --python-version 3.10`` still evaluates
+    markers for the running interpreter, so ``tomli; python_version < "3.11"`` would be
+    missed for a 3.10 machine. (Markers of *transitive* dependencies keep that pip limit.)
+    """
+    import zipfile
+    from email.parser import Parser
+
+    from packaging.requirements import Requirement
+
+    with zipfile.ZipFile(wheel) as zf:
+        meta = next(n for n in zf.namelist() if n.endswith(".dist-info/METADATA"))
+        msg = Parser().parsestr(zf.read(meta).decode("utf-8"))
+    env = _marker_env(platform, python)
+    out = []
+    for line in msg.get_all("Requires-Dist") or []:
+        req = Requirement(line)
+        if req.marker is None or req.marker.evaluate(env):
+            req.marker = None
+            out.append(str(req))
+    return out
+
+
 def build_tool_wheels(dest: Path, targets: Iterable[tuple[str, str]], *, pypi: "PypiSide | None" = None,
                       ui: Any = None) -> list[Path]:
     """Fill ``dest`` with torchenv's wheel + dependencies for each ``(platform, python)``."""
@@ -79,6 +114,8 @@ def build_tool_wheels(dest: Path, targets: Iterable[tuple[str, str]], *, pypi: "
         raise BackendError(f"no torchenv wheel appeared in {dest}", hint="run `pip wheel --no-deps .` by hand to see why")
     pairs = sorted(set(targets) | {(p, "3.10") for p, _ in targets})
     for platform, python in pairs:
-        _pip(["download", "--quiet", "-d", str(dest), *_platform_args(platform, python), str(own[-1])],
-             f"downloading torchenv's dependencies for {platform}, Python {python}", pypi)
+        reqs = requirements_for(own[-1], platform, python)
+        if reqs:
+            _pip(["download", "--quiet", "-d", str(dest), *_platform_args(platform, python), *reqs],
+                 f"downloading torchenv's dependencies for {platform}, Python {python}", pypi)
     return sorted(p for p in dest.iterdir() if p.is_file())

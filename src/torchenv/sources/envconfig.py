@@ -34,14 +34,22 @@ def _atomic_write(path: Path, text: str) -> Path:
 
 
 def pip_conf_text(sources: Sources) -> str:
+    """Every PyPI-side key is written, empty when unset, in ``[global]`` and ``[install]``.
+
+    Why both, and why empty keys: pip merges config files per ``section.key`` (the env's
+    "site" file wins only for keys it sets) and ``[install]`` beats ``[global]``. A user's
+    ``extra-index-url = https://download.pytorch.org/whl/cu121`` (common advice in China)
+    would otherwise stay in effect inside the env; an empty value clears it.
+    """
     side = sources.pypi
-    lines = [_HEADER, "# torch-family packages come from the torch sources of the plan, not from here.\n",
-             "[global]\n", f"index-url = {side.index_url or OFFICIAL_PYPI}\n"]
-    if side.extra_index_urls:
-        lines.append("extra-index-url =\n" + "".join(f"    {u}\n" for u in side.extra_index_urls))
-    if side.find_links:
-        lines.append("find-links =\n" + "".join(f"    {u}\n" for u in side.find_links))
-    return "".join(lines)
+
+    def key(name: str, values: tuple[str, ...]) -> str:
+        return f"{name} =\n" + "".join(f"    {u}\n" for u in values)
+
+    body = (f"index-url = {side.index_url or OFFICIAL_PYPI}\n"
+            + key("extra-index-url", side.extra_index_urls) + key("find-links", side.find_links))
+    return "".join([_HEADER, "# torch-family packages come from the torch sources of the plan, not from here.\n",
+                    "[global]\n", body, "\n[install]\n", body])
 
 
 def write_venv_pip_conf(env_path: Path, sources: Sources) -> Path:

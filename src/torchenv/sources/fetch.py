@@ -126,6 +126,18 @@ def _download(url: str, filename: str, expected: str, dest: Path, *, ui: Any, ti
         tmp.unlink(missing_ok=True)
 
 
+def _remove_stale_partials(folder: Path, max_age: float = 3600.0) -> None:
+    """Partial downloads of runs killed long ago (a live download writes at least every ``timeout`` s)."""
+    import time
+
+    for part in folder.glob(".partial-*"):
+        try:
+            if time.time() - part.stat().st_mtime > max_age:
+                part.unlink()
+        except OSError:
+            pass
+
+
 class _NoProgress:
     def __enter__(self):
         return lambda n=1, total=None: None
@@ -170,6 +182,7 @@ def fetch(filename: str, sha256: str, urls: list[str], *, ui: Any = None, cache:
                     raise _Failed("wrong bytes (sha256 mismatch)", received=digest)
                 return local
             _download(url, filename, expected, final, ui=ui, timeout=timeout)
+            _remove_stale_partials(final.parent)
             return final
         except _Failed as exc:
             tried.append((url, exc.reason))

@@ -115,6 +115,12 @@ class World:
         out, err = p.communicate(timeout=timeout)
         return Run(p.returncode, out, err, p.pid)
 
+    def cli(self, *args: str, timeout: float = 120) -> Run:
+        """``python -m torchenv ARGS`` exactly as given (no flags added)."""
+        p = subprocess.run([sys.executable, "-m", "torchenv", *args], env=self.environ(), cwd=self.root,
+                           capture_output=True, text=True, timeout=timeout)
+        return Run(p.returncode, p.stdout, p.stderr)
+
     @property
     def marker(self) -> Path:
         return self.root / "fault-point-reached"

@@ -1,0 +1,224 @@
+"""Scenarios 3 and 4: a dead or misbehaving torch mirror. Without a fallback ``up`` fails fast,
+names the mirror and leaves nothing behind; with one it falls back, says so, and succeeds.
+
+``[mirror] fallback`` takes preset names only, so the loopback fallback mirror is added as a
+preset (``[torch.e2e-fallback]``) by tests/e2e_mirrors/run_torchenv.py.
+"""
+from __future__ import annotations
+
+import pytest
+
+from tests.support import closed_port_url, serve_dir, sha256_of
+
+from .conftest import TIER, TORCH, TORCH_FILE, assert_ok, family_hits, file_hits, pypi_tree, torch_mirror_tree
+
+
+def _tree_snapshot(root):
+    return {str(p.relative_to(root)): (p.stat().st_size, p.stat().st_mtime_ns)
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_dead_torch_mirror_without_fallback_fails_fast_naming_it_and_leaves_nothing(e2e, wheels):
+    pypi_tree(e2e.root / "B", wheels, planted=True)
+    dead = closed_port_url()
+    with serve_dir(e2e.root / "B") as b:
+        e2e.write_toml(f'torch = "{dead}"\npypi = "{b}/simple"\n')
+        run = e2e.up()
+        assert family_hits(b.hits) == [], "no torch from the PyPI side when the torch mirror is dead"
+    assert run.rc != 0
+    assert run.elapsed < 15, f"took {run.elapsed:.1f} s"
+    assert dead in run.out, run.out
+    assert "Traceback" not in run.out
+    assert not e2e.env.exists(), "no env may be created"
+    assert not e2e.lock.exists(), "no lock may be written"
+    assert e2e.proxy_asked == [], "pinned without fallback: the official index is not tried"
+
+
+def test_dead_torch_mirror_leaves_an_existing_env_and_lock_untouched(e2e, wheels):
+    torch_mirror_tree(e2e.root / "A", [wheels.torch, wheels.vision])
+    pypi_tree(e2e.root / "B", wheels)
+    dead = closed_port_url()
+    with serve_dir(e2e.root / "A") as a, serve_dir(e2e.root / "B") as b:
+        e2e.write_toml(f'torch = "{a}"\npypi = "{b}/simple"\n')
+        assert_ok(e2e.up())
+        lock_before = e2e.lock.read_bytes()
+        env_before = _tree_snapshot(e2e.env)
+        e2e.write_toml(f'torch = "{dead}"\npypi = "{b}/simple"\n')   # a changed intent: re-lock
+        run = e2e.up()
+    assert run.rc != 0 and dead in run.out, run.out
+    assert run.elapsed < 15
+    assert e2e.lock.read_bytes() == lock_before
+    assert _tree_snapshot(e2e.env) == env_before
+    assert e2e.origin() == "genuine"
+
+
+def test_dead_torch_mirror_with_fallback_falls_back_says_so_and_succeeds(e2e, wheels):
+    torch_mirror_tree(e2e.root / "F", [wheels.torch, wheels.vision])
+    pypi_tree(e2e.root / "B", wheels)
+    dead = closed_port_url()
+    with serve_dir(e2e.root / "F") as f, serve_dir(e2e.root / "B") as b:
+        e2e.add_presets(f'[torch.e2e-fallback]\nbase = "{f}"\nlayout = "index"\n')
+        e2e.write_toml(f'torch = "{dead}"\npypi = "{b}/simple"\nfallback = ["e2e-fallback"]\n')
+        run = e2e.up()
+        assert_ok(run)
+        assert file_hits(f.hits, TORCH_FILE), f.hits
+        assert family_hits(b.hits) == []
+    assert run.elapsed < 30
+    assert dead in run.out and "trying the next source" in run.out, run.out
+    assert e2e.origin() == "genuine" and e2e.installed_version("torch") == TORCH
+    lock = e2e.read_lock().target(f"linux-x86_64-{TIER}")
+    assert lock.wheel("torch").url.startswith(f"https://download.pytorch.org/whl/{TIER}/")
+    assert lock.wheel("torch").sha256 == sha256_of(wheels.torch)
+
+
+_FAILURES = {
+    "http-403": {"fail": {f"{TIER}/{TORCH_FILE}": 403}},
+    "drop-mid-file": {"drop_after": {f"{TIER}/{TORCH_FILE}": 100}},
+    "wrong-bytes": {},   # the listing publishes the genuine sha256, the file is another build
+}
+_LOCK_USES_MIRROR_URL = pytest.mark.xfail(strict=True, reason=(
+    "BUG: backends/venv.py VenvBackend.lock_target/_locate hands the engine `torch @ <URL on the first "
+    "mirror that lists it>`; uv/pip download that URL themselves while resolving, without fallback, so a "
+    "listed-but-unservable file fails the lock instead of falling back"))
+
+
+@pytest.mark.parametrize("failure", [
+    pytest.param("http-403", marks=_LOCK_USES_MIRROR_URL),
+    pytest.param("drop-mid-file", marks=_LOCK_USES_MIRROR_URL),
+    "wrong-bytes",
+])
+def test_misbehaving_torch_mirror_falls_back_to_a_good_one_and_names_it(e2e, wheels, failure):
+    a_files = [wheels.planted_same if failure == "wrong-bytes" else wheels.torch, wheels.vision]
+    torch_mirror_tree(e2e.root / "A", a_files, listed_hash={TORCH_FILE: sha256_of(wheels.torch)})
+    torch_mirror_tree(e2e.root / "F", [wheels.torch, wheels.vision])
+    pypi_tree(e2e.root / "B", wheels)
+    with serve_dir(e2e.root / "A", **_FAILURES[failure]) as a, serve_dir(e2e.root / "F") as f, \
+            serve_dir(e2e.root / "B") as b:
+        e2e.add_presets(f'[torch.e2e-fallback]\nbase = "{f}"\nlayout = "index"\n')
+        e2e.write_toml(f'torch = "{a}"\npypi = "{b}/simple"\nfallback = ["e2e-fallback"]\n')
+        run = e2e.up()
+        assert_ok(run)
+        assert file_hits(a.hits, TORCH_FILE), "the preferred mirror was tried first"
+        assert file_hits(f.hits, TORCH_FILE), "and the file came from the fallback"
+        assert family_hits(b.hits) == []
+    assert a.removeprefix("http://") in run.out, run.out    # the warning names the failing mirror
+    assert e2e.origin() == "genuine"
+    assert e2e.read_lock().target(f"linux-x86_64-{TIER}").wheel("torch").sha256 == sha256_of(wheels.torch)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "BUG: install/locate.py remote_candidates lists the file on EVERY torch source (each fallback mirror and "
+    "download.pytorch.org) before the first download, even when the preferred mirror has it; from China each "
+    "unreachable source costs a timeout and the official torch page is large"))
+def test_working_mirror_leaves_fallbacks_and_the_official_index_alone(e2e, wheels):
+    torch_mirror_tree(e2e.root / "A", [wheels.torch, wheels.vision])
+    torch_mirror_tree(e2e.root / "F", [wheels.torch, wheels.vision])
+    pypi_tree(e2e.root / "B", wheels)
+    with serve_dir(e2e.root / "A") as a, serve_dir(e2e.root / "F") as f, serve_dir(e2e.root / "B") as b:
+        e2e.add_presets(f'[torch.e2e-fallback]\nbase = "{f}"\nlayout = "index"\n')
+        e2e.write_toml(f'torch = "{a}"\npypi = "{b}/simple"\nfallback = ["e2e-fallback"]\n')
+        assert_ok(e2e.up())
+        assert file_hits(a.hits, TORCH_FILE)
+        assert f.hits == [], f"the fallback mirror was asked although the first one worked: {f.hits}"
+    assert e2e.proxy_asked == [], f"download.pytorch.org was asked although a mirror worked: {e2e.proxy_asked}"
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "BUG: backends/venv.py VenvBackend.lock_target resolves with `torch @ <mirror URL>`, so uv/pip read the "
+    "dependencies (Requires-Dist) from whatever bytes the mirror serves, before any sha256 check; a wrong "
+    "file's dependencies end up in the lock even though its bytes are then refused"))
+def test_wrong_bytes_on_a_mirror_never_shape_the_lock(e2e, wheels, tmp_path):
+    from tests.support import make_wheel
+
+    from .conftest import TAG, with_marker
+
+    bad = with_marker(make_wheel(tmp_path / "bad-raw", "torch", TORCH, tag=TAG, requires=["fakedep>=1", "plantdep"]),
+                      "planted", tmp_path / "bad")
+    torch_mirror_tree(e2e.root / "A", [bad, wheels.vision], listed_hash={TORCH_FILE: sha256_of(wheels.torch)})
+    torch_mirror_tree(e2e.root / "F", [wheels.torch, wheels.vision])
+    pypi_tree(e2e.root / "B", wheels)
+    from tests.support import build_index
+
+    build_index(e2e.root / "B", {"fakedep": [wheels.fakedep],
+                                 "plantdep": [make_wheel(tmp_path / "pd", "plantdep", "1.0")]})
+    with serve_dir(e2e.root / "A") as a, serve_dir(e2e.root / "F") as f, serve_dir(e2e.root / "B") as b:
+        e2e.add_presets(f'[torch.e2e-fallback]\nbase = "{f}"\nlayout = "index"\n')
+        e2e.write_toml(f'torch = "{a}"\npypi = "{b}/simple"\nfallback = ["e2e-fallback"]\n')
+        run = e2e.up()
+    assert_ok(run)
+    assert e2e.origin() == "genuine"
+    names = {w.name for w in e2e.read_lock().target(f"linux-x86_64-{TIER}").wheels}
+    assert "plantdep" not in names, "a dependency read from refused bytes is in the lock"
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "BUG: backends/venv.py VenvBackend.lock_target gives the engine the mirror URL, so a fresh `up` downloads "
+    "each torch-family wheel twice (the engine while resolving, then sources.fetch for the install; with a "
+    "flat mirror install.locate.hash_remote and the engine); against mirrors without HTTP range support "
+    "that is 2x 2.5 GB for torch"))
+@pytest.mark.parametrize("layout", ["index", "flat"])
+def test_fresh_up_downloads_each_torch_wheel_once(e2e, wheels, layout):
+    torch_mirror_tree(e2e.root / "A", [wheels.torch, wheels.vision], layout=layout)
+    pypi_tree(e2e.root / "B", wheels)
+    with serve_dir(e2e.root / "A") as a, serve_dir(e2e.root / "B") as b:
+        layout_line = f'torch-layout = "{layout}"\n' if layout == "flat" else ""
+        e2e.write_toml(f'torch = "{a}"\n{layout_line}pypi = "{b}/simple"\n')
+        assert_ok(e2e.up())
+        assert len(file_hits(a.hits, TORCH_FILE)) == 1, a.hits
+
+
+def test_hanging_torch_mirror_without_fallback_fails_within_seconds(e2e, wheels):
+    from tests.support import blackhole_url
+
+    pypi_tree(e2e.root / "B", wheels)
+    with blackhole_url() as hang, serve_dir(e2e.root / "B") as b:
+        e2e.write_toml(f'torch = "{hang}"\npypi = "{b}/simple"\n')
+        run = e2e.up()
+    assert run.rc != 0 and hang in run.out, run.out
+    assert run.elapsed < 15, f"took {run.elapsed:.1f} s"
+    assert not e2e.env.exists() and not e2e.lock.exists()
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "BUG: install/locate.py locate() and remote_candidates() retry a hanging torch mirror for every "
+    "torch-family package, twice each (lock + install): 4 connect timeouts (~20 s) with torch + torchvision, "
+    "more with torchaudio/triton; a source that failed to connect should be skipped for the rest of the run"))
+def test_hanging_torch_mirror_with_fallback_costs_one_connect_timeout(e2e, wheels):
+    from tests.support import blackhole_url
+
+    torch_mirror_tree(e2e.root / "F", [wheels.torch, wheels.vision])
+    pypi_tree(e2e.root / "B", wheels)
+    with blackhole_url() as hang, serve_dir(e2e.root / "F") as f, serve_dir(e2e.root / "B") as b:
+        e2e.add_presets(f'[torch.e2e-fallback]\nbase = "{f}"\nlayout = "index"\n')
+        e2e.write_toml(f'torch = "{hang}"\npypi = "{b}/simple"\nfallback = ["e2e-fallback"]\n')
+        run = e2e.up()
+    assert_ok(run)
+    assert e2e.origin() == "genuine"
+    # one connect timeout (sources.http.CONNECT_TIMEOUT = 5 s) plus the work itself
+    assert run.elapsed < 10, f"took {run.elapsed:.1f} s:\n{run.out}"
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "BUG: install/locate.py remote_candidates swallows the SourceError of a torch source it cannot list "
+    "(`except SourceError: continue`), so installing from an existing lock falls back silently: the user "
+    "is never told that their preferred mirror is dead"))
+def test_install_from_lock_with_dead_preferred_mirror_says_it_fell_back(e2e, wheels):
+    import shutil
+
+    torch_mirror_tree(e2e.root / "A", [wheels.torch, wheels.vision])
+    torch_mirror_tree(e2e.root / "F", [wheels.torch, wheels.vision])
+    pypi_tree(e2e.root / "B", wheels)
+    dead = closed_port_url()
+    e2e.write_toml()
+    with serve_dir(e2e.root / "A") as a, serve_dir(e2e.root / "F") as f, serve_dir(e2e.root / "B") as b:
+        e2e.user_config(f'[mirror]\ntorch = "{a}"\npypi = "{b}/simple"\n')
+        assert_ok(e2e.up())
+        shutil.rmtree(e2e.env)
+        shutil.rmtree(e2e.torchenv_home)
+        e2e.add_presets(f'[torch.e2e-fallback]\nbase = "{f}"\nlayout = "index"\n')
+        e2e.user_config(f'[mirror]\ntorch = "{dead}"\npypi = "{b}/simple"\nfallback = ["e2e-fallback"]\n')
+        run = e2e.up("--frozen")
+        assert_ok(run)
+        assert file_hits(f.hits, TORCH_FILE)
+    assert e2e.origin() == "genuine"
+    assert dead.removeprefix("http://") in run.out, f"the fallback was silent:\n{run.out}"

@@ -1,0 +1,54 @@
+"""Nothing lost: after each failed `up`, the existing env, torchenv.lock, torchenv.toml, requirements.txt
+and the user's config under $HOME (pip.conf, .condarc) are byte for byte what they were.
+
+(The bad-input, lock-tampering and read-only rows check the same with the same guard.)
+"""
+from __future__ import annotations
+
+import signal
+
+import pytest
+
+from tests.faults.tools.mounts import small_tmpfs
+from tests.support import closed_port_url
+
+
+def unreachable(world, tmp_path):
+    world.torch_url = world.pypi_url = closed_port_url()
+    world.pypi_url += "/simple"
+    return world.up()
+
+
+def ctrl_c_mid_download(world, tmp_path):
+    world.serve(pypi_delay=2.0)
+    proc = world.popen()
+    return world.kill_when(proc, lambda: bool(world.cache_partials()), signal.SIGINT)
+
+
+def disk_full_cache(world, tmp_path):
+    (world.project / "requirements.txt").write_text("bigpkg\n")
+    with small_tmpfs(tmp_path / "cachefs", "4m") as fs:
+        world.torchenv_home = fs / "home"
+        return world.up()
+
+
+FAILURES = [pytest.param("mirrors unreachable", unreachable, id="unreachable"),
+            pytest.param("Ctrl-C during the download", ctrl_c_mid_download, id="ctrl-c"),
+            pytest.param("download cache disk full", disk_full_cache, id="disk-full")]
+
+
+@pytest.mark.parametrize("label,fail", FAILURES)
+@pytest.mark.fault("{label} while adding a package", where="`up` on a working project after requirements.txt changed",
+                   expect="`up` fails; env, lock, torchenv.toml, requirements.txt, ~/.config/pip/pip.conf and "
+                          "~/.condarc unchanged byte for byte; no temp files left")
+def test_failed_up_loses_nothing(guard, tmp_path, label, fail, observed):
+    world = guard.world
+    (world.project / "requirements.txt").write_text("six\n")
+    guard.accept_user_edits()
+    snapshot_reqs = (world.project / "requirements.txt").read_bytes()
+    r = fail(world, tmp_path)
+    (world.project / "requirements.txt").write_bytes(snapshot_reqs)   # the fault may have edited it for the test
+    assert r.rc != 0 and "Traceback" not in r.text, r.text
+    guard.check(observed)
+    assert world.leftovers() == []
+    assert world.env_imports() == "2.4.1+cpu"
