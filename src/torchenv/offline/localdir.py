@@ -64,15 +64,9 @@ def known_sha256(path: Path) -> str:
     Why share it: the completeness check hashes every file once; the install that follows
     (``fetch`` on the same path) then costs a ``stat``, not another pass over GBs of wheels.
     """
-    from .. import paths
+    from ..sources.fetch import verified_sha256
 
-    try:
-        from ..sources.fetch import _VerifiedLocal   # memo of verified local files (sources.fetch)
-    except ImportError:
-        from ..sources.fetch import sha256_file
-
-        return sha256_file(path)
-    return _VerifiedLocal(paths.wheel_cache()).sha256(path)
+    return verified_sha256(path)
 
 
 def cached(item: Needed) -> Path | None:

@@ -150,6 +150,18 @@ def _progress(ui: Any, description: str, total: int | None):
     return ui.progress(description, total=total, bytes_=True) if ui is not None else _NoProgress()
 
 
+def offline() -> bool:
+    """``torchenv up --offline`` sets TORCHENV_OFFLINE=1: then no remote URL is ever contacted."""
+    return os.environ.get("TORCHENV_OFFLINE") == "1"
+
+
+def verified_sha256(path: Path, cache: Path | None = None) -> str:
+    """sha256 of a local file, remembered by (path, size, mtime) so a multi-GB wheel is hashed once."""
+    from .. import paths
+
+    return _VerifiedLocal(cache if cache is not None else paths.wheel_cache()).sha256(path)
+
+
 def fetch(filename: str, sha256: str, urls: list[str], *, ui: Any = None, cache: Path | None = None,
           timeout: float = 30.0) -> Path:
     """A path to ``filename`` whose sha256 is ``sha256``, from the cache or the first source that works.
@@ -181,6 +193,8 @@ def fetch(filename: str, sha256: str, urls: list[str], *, ui: Any = None, cache:
                 if digest != expected:
                     raise _Failed("wrong bytes (sha256 mismatch)", received=digest)
                 return local
+            if offline():
+                raise _Failed("not tried: offline (TORCHENV_OFFLINE=1)")
             _download(url, filename, expected, final, ui=ui, timeout=timeout)
             _remove_stale_partials(final.parent)
             return final

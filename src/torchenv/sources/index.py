@@ -12,6 +12,8 @@ mirrors, for three layouts seen in the wild (compat.md §5b):
 """
 from __future__ import annotations
 
+import os
+
 import json
 import re
 import urllib.parse
@@ -198,6 +200,9 @@ def list_project_files(url: str, project: str, *, layout: str = "index",
             files = _read_local(local / want)
         else:
             files = _read_local(local)
+    elif os.environ.get("TORCHENV_OFFLINE") == "1":
+        raise SourceError(f"{url} not contacted: torchenv is offline (TORCHENV_OFFLINE=1)", url=url,
+                          hint="offline installs use only a bundle/--from folder and the local cache")
     elif layout == "index":
         files = _fetch_page(f"{url.rstrip('/')}/{want}/", timeout)
     else:
