@@ -232,6 +232,7 @@ class E2E:
     installer: str = "uv"
     use_user_pip_config: bool = False   # False: PIP_CONFIG_FILE=/dev/null (the fake HOME's pip.conf unread)
     presets_file: Path | None = None
+    extra_env: dict[str, str] = field(default_factory=dict)
     runs: list[Run] = field(default_factory=list)
 
     def write_toml(self, mirror: str = "") -> None:
@@ -265,6 +266,7 @@ class E2E:
             env["PIP_CONFIG_FILE"] = os.devnull
         if self.presets_file is not None:
             env["TORCHENV_E2E_PRESETS"] = str(self.presets_file)
+        env.update(self.extra_env)
         return env
 
     def torchenv(self, *args: str, timeout: float = 120) -> Run:

@@ -92,6 +92,7 @@ def test_misbehaving_torch_mirror_falls_back_to_a_good_one_and_names_it(e2e, whe
     torch_mirror_tree(e2e.root / "A", a_files, listed_hash={TORCH_FILE: sha256_of(wheels.torch)})
     torch_mirror_tree(e2e.root / "F", [wheels.torch, wheels.vision])
     pypi_tree(e2e.root / "B", wheels)
+    e2e.extra_env["UV_HTTP_RETRIES"] = "0"   # uv would retry the truncated download for ~20 s
     with serve_dir(e2e.root / "A", **_FAILURES[failure]) as a, serve_dir(e2e.root / "F") as f, \
             serve_dir(e2e.root / "B") as b:
         e2e.add_presets(f'[torch.e2e-fallback]\nbase = "{f}"\nlayout = "index"\n')

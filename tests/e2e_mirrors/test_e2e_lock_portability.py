@@ -68,10 +68,6 @@ def test_other_mirror_with_other_bytes_is_refused_by_hash(e2e, wheels):
     assert not (e2e.site() / "torch").exists()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: intent/model.py Intent.hash() covers the [mirror] table (and --torch-mirror/--pypi-mirror, which "
-    "apply_overrides writes into it), so switching mirrors makes the lock 'out of date': --frozen refuses, "
-    "plain `up` re-resolves, though the lock records canonical URLs and is mirror-independent"))
 def test_frozen_lock_installs_through_a_mirror_given_on_the_command_line(e2e, wheels):
     for name in ("A", "C"):
         torch_mirror_tree(e2e.root / name, [wheels.torch, wheels.vision])

@@ -3,6 +3,8 @@ family only from the torch mirror, everything else from the PyPI side, never a p
 the lock records download.pytorch.org URLs with the sha256 of the bytes installed."""
 from __future__ import annotations
 
+import zipfile
+
 import pytest
 
 from tests.support import serve_dir, sha256_of
@@ -36,6 +38,11 @@ def test_torch_family_from_torch_mirror_only_rest_from_pypi_mirror(e2e, wheels, 
     assert e2e.installed_version("torchvision") == VISION
     assert e2e.origin("torch") == "genuine" and e2e.origin("torchvision") == "genuine"
     assert e2e.installed_version("fakedep") == "1.0.0"
+    record = (e2e.site() / f"torch-{TORCH}.dist-info" / "RECORD").read_text().splitlines()
+    with zipfile.ZipFile(wheels.torch) as zf:
+        genuine = zf.read(f"torch-{TORCH}.dist-info/RECORD").decode().splitlines()
+    marker_line = next(line for line in genuine if line.startswith("torch/_origin.txt,"))
+    assert marker_line in record, "the installed files are not those of the torch mirror's wheel"
 
     target = e2e.read_lock().target(f"linux-x86_64-{TIER}")
     torch = target.wheel("torch")

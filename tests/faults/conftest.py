@@ -67,8 +67,19 @@ def observed(request):
 
     def note(text: str) -> None:
         if row is not None:
-            row.observed.append(" ".join(str(text).split()))
+            row.observed.append(sanitize(text))
     return note
+
+
+def sanitize(text: str) -> str:
+    """One line, without the run's temp paths and ports, so the document is stable between runs."""
+    import re
+
+    text = " ".join(str(text).split())
+    text = re.sub(r"/tmp/pytest-of-[^/\s]+/pytest-\d+/[^/\s]+/w/", "", text)
+    text = re.sub(r"/tmp/pytest-of-[^/\s]+/pytest-\d+/[^/\s]+/", "", text)
+    text = re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:PORT", text)
+    return text.replace("error: ", "").replace("hint: ", "hint: ")
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -85,12 +96,12 @@ def pytest_runtest_makereport(item, call):
         elif report.skipped:
             reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
             row.result = "skipped"
-            row.observed.append(reason.removeprefix("Skipped: "))
+            row.observed.append(sanitize(reason.removeprefix("Skipped: ")))
         elif report.failed:
             row.result = "FAIL"
             msg = str(getattr(report.longrepr, "reprcrash", None) and report.longrepr.reprcrash.message
                       or report.longrepr)
-            row.observed.append(msg.splitlines()[0][:200] if msg else "failed")
+            row.observed.append(sanitize(msg.splitlines()[0][:200]) if msg else "failed")
         else:
             row.result = "pass"
     elif report.when == "teardown" and report.failed and row.result == "pass":

@@ -24,7 +24,8 @@ def test_two_ups_on_one_project_end_with_one_good_env(world, observed):
     assert world.env_imports() == "2.4.1+cpu"
     assert read_lock(world.lock).target("linux-x86_64-cpu").wheel("torch")
     assert world.leftovers() == []
-    observed(" ".join((out + err).split())[:120])
+    line = next(x for x in (out + err).splitlines() if "another torchenv" in x)
+    observed(f"both exit 0; second printed: {line.strip()[:110]}")
 
 
 @pytest.mark.fault("two projects sharing one cache run `up` at once", where="`TORCHENV_HOME` shared, same wheels",

@@ -28,7 +28,7 @@ def test_disk_full_during_install(world, tmp_path, observed):
         flat = " ".join(full.err.split())
         assert "No space left on device" in flat and "Traceback" not in full.text, full.text
         assert world.lock.read_bytes() == lock
-        observed(f"exit {full.rc}: {flat[:120]}")
+        observed(f"exit {full.rc}: {full.gist('No space left')}")
         (world.project / "requirements.txt").write_text("six\n")     # the user frees space: drops bigpkg
         again = world.up()
         assert again.rc == 0, again.text
@@ -46,7 +46,7 @@ def test_disk_full_in_the_cache(world, tmp_path, observed):
         assert r.rc != 0 and "No space left on device" in flat and "Traceback" not in r.text, r.text
         assert not world.lock.exists()
         assert world.cache_partials() == []
-        observed(f"exit {r.rc}: {flat[:120]}")
+        observed(f"exit {r.rc}: {r.gist('No space left')}")
 
 
 @pytest.mark.fault("read-only project, nothing to do", where="project bind-mounted read-only after a good `up`",
@@ -97,4 +97,5 @@ def test_unreachable_index_fails_fast_naming_the_url(world, kind, observed):
     assert r.rc != 0 and url in flat and "Traceback" not in r.text, r.text
     assert took < 30, f"took {took:.0f} s"
     assert not world.lock.exists() and not world.env.exists()
-    observed(f"{took:.1f} s, exit {r.rc}: {flat[:120]}")
+    bucket = "under 1 s" if took < 1 else "under 10 s" if took < 10 else "under 30 s"
+    observed(f"failed {bucket}, exit {r.rc}: {r.gist(url)}")

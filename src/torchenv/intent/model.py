@@ -72,9 +72,14 @@ class Intent:
         return data
 
     def hash(self) -> str:
-        """Hash of the *meaning* (not the bytes): comments or key order do not force a re-resolve."""
+        """Hash of the *meaning* (not the bytes): comments or key order do not force a re-resolve.
+
+        ``[mirror]`` is left out: mirrors change where bytes come from, never which bytes (the
+        lock records canonical URLs and sha256), so a lock made in Beijing stays valid in Zurich.
+        """
         data = self.to_json()
         data.pop("file", None)
         data.pop("project", None)
+        data.pop("mirror", None)
         blob = json.dumps(data, sort_keys=True, separators=(",", ":"), default=list)
         return "sha256:" + hashlib.sha256(blob.encode()).hexdigest()

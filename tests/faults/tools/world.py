@@ -52,6 +52,20 @@ class Run:
     def text(self) -> str:
         return self.out + self.err
 
+    @property
+    def status(self) -> str:
+        """How `up` summed up its work: installed / repaired / synced / up to date / ..."""
+        import re
+
+        m = re.search(r"\(target [^,()]+, (\w[\w-]*)\)", self.out)
+        return m.group(1) if m else ("up to date" if "is up to date" in self.out else "?")
+
+    def gist(self, needle: str, width: int = 160) -> str:
+        """The part of the output around ``needle`` (for the reliability table)."""
+        flat = " ".join(self.text.split())
+        i = flat.find(needle)
+        return flat[:width] if i < 0 else flat[max(0, i - width // 3): i + 2 * width // 3]
+
 
 @dataclass
 class World:
