@@ -87,9 +87,6 @@ def test_lock_hash_change_keeps_the_working_env(guard, observed):
     observed(f"exit {r.rc}")
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: lock/io.py does not check that a package's `version` matches the "
-                                       "version in its `filename`; a hand-edited version is accepted and `up` "
-                                       "reports the env up to date with a lock that names a version not installed")
 @pytest.mark.fault("version of filelock changed by hand (filename and hash kept)",
                    where="`torchenv up` on a working env",
                    expect="exit 2: the lock names filelock and the inconsistent version")

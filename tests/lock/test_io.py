@@ -105,3 +105,10 @@ def test_conda_record_fields_added_by_the_conda_backend_round_trip():
     lock = lock.with_target(dataclasses.replace(cpu, conda=(rec,)))
     back = loads_lock(dumps_lock(lock))
     assert back.target("linux-x86_64-cpu").conda[0] == rec
+
+
+def test_version_that_disagrees_with_the_file_name_is_refused():
+    text = dumps_lock(sample()).replace('version = "3.16.1"', 'version = "3.17.0"')
+    with pytest.raises(LockError) as exc:
+        loads_lock(text)
+    assert "package filelock" in exc.value.message and "3.17.0" in exc.value.message

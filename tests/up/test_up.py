@@ -1,11 +1,9 @@
 """``torchenv up`` with the venv backend, for both engines, on fake wheels (fast)."""
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest

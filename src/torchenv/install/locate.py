@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from packaging.tags import Tag
 
     from ..lock.model import LockedWheel
-    from ..resolve.plan import Plan
     from ..sources.model import Sources
 
 FROM_TORCH_INDEX = "torch-index"

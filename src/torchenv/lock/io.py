@@ -157,6 +157,32 @@ def _sha(value: str, what: str, file: str, pattern: re.Pattern = _HEX64, algo: s
     return value
 
 
+def _file_version(filename: str) -> str | None:
+    if filename.endswith(".whl"):
+        parts = filename.split("-")
+        return parts[1] if len(parts) >= 5 else None
+    for suffix in (".tar.gz", ".zip", ".tar.bz2", ".tgz"):
+        if filename.endswith(suffix) and "-" in filename:
+            return filename[: -len(suffix)].rsplit("-", 1)[1]
+    return None
+
+
+def _same_version(version: str, filename: str, where: str, file: str) -> None:
+    """A hand-edited ``version`` would make ``up`` report a version that is not installed."""
+    have = _file_version(filename)
+    if have is None or have.lower() == version.lower():
+        return
+    from packaging.version import InvalidVersion, Version   # only when the strings differ (rare)
+
+    try:
+        if Version(have) == Version(version):
+            return
+    except InvalidVersion:
+        pass
+    raise LockError(f"{file}: {where}: version {version!r} does not match its file {filename}",
+                    hint="the lock was edited by hand; regenerate it with `torchenv lock`")
+
+
 def _conda_record(required: dict, raw: dict) -> LockedCondaPackage:
     import dataclasses
 
@@ -209,6 +235,7 @@ def _from_data(data: dict, file: str) -> Lockfile:
             pwhere = f"{where}, package {pname}"
             vals = {k: _need(pkg, k, pwhere, file) for k in _WHEEL_KEYS if k != "size"}
             _sha(vals["sha256"], pwhere, file)
+            _same_version(vals["version"], vals["filename"], pwhere, file)
             size = pkg.get("size")
             wheels.append(LockedWheel(**vals, size=size if isinstance(size, int) else None))
         conda = []
