@@ -112,3 +112,54 @@ def test_version_that_disagrees_with_the_file_name_is_refused():
     with pytest.raises(LockError) as exc:
         loads_lock(text)
     assert "package filelock" in exc.value.message and "3.17.0" in exc.value.message
+
+
+def _full_conda_record() -> LockedCondaPackage:
+    return LockedCondaPackage("pytorch", "2.5.1", "cuda126_py311_h1_300", "linux-64",
+                              "https://conda.anaconda.org/conda-forge/linux-64/pytorch-2.5.1-cuda126_py311_h1_300.conda",
+                              "c" * 64, md5="d" * 32, channel="conda-forge", size=1234, build_number=300,
+                              depends=("python >=3.11,<3.12.0a0", "libtorch 2.5.1.*"), constrains=("pytorch-cpu <0a0",),
+                              noarch=None, timestamp=1733000000000, license="BSD-3-Clause")
+
+
+def test_every_conda_record_field_round_trips_and_is_written_under_its_lock_key():
+    import dataclasses
+
+    noarch = dataclasses.replace(_full_conda_record(), name="tzdata", subdir="noarch", noarch="generic",
+                                 build_number=0, depends=(), constrains=())
+    lock = sample().with_target(dataclasses.replace(sample().target("linux-x86_64-cpu"),
+                                                    conda=(noarch, _full_conda_record())))
+    text = dumps_lock(lock)
+    for line in ("build-number = 300", 'depends = ["python >=3.11,<3.12.0a0", "libtorch 2.5.1.*"]',
+                 'constrains = ["pytorch-cpu <0a0"]', 'noarch = "generic"', "timestamp = 1733000000000",
+                 'license = "BSD-3-Clause"', "build-number = 0"):
+        assert line in text
+    back = loads_lock(text).target("linux-x86_64-cpu")
+    assert back.conda == (_full_conda_record(), noarch)     # canonical order: by name
+    assert loads_lock(text) == loads_lock(dumps_lock(loads_lock(text)))
+
+
+def test_target_order_is_canonical_so_a_fresh_target_equals_its_round_trip():
+    target = sample().target("linux-x86_64-cu121")
+    assert [w.name for w in target.wheels] == ["filelock", "torch"]
+    assert loads_lock(dumps_lock(sample())).target("linux-x86_64-cu121") == target
+
+
+@pytest.mark.parametrize("line,key", [("build-number = 300", "build-number"), ("timestamp = 1733000000000", "timestamp")])
+def test_conda_field_with_the_wrong_type_names_the_key(line, key):
+    import dataclasses
+
+    lock = sample().with_target(dataclasses.replace(sample().target("linux-x86_64-cpu"), conda=(_full_conda_record(),)))
+    text = dumps_lock(lock).replace(line, f'{key} = "x"')
+    with pytest.raises(LockError) as exc:
+        loads_lock(text)
+    assert f"`{key}`" in exc.value.message and "conda package pytorch" in exc.value.message
+
+
+def test_conda_depends_must_be_strings():
+    import dataclasses
+
+    lock = sample().with_target(dataclasses.replace(sample().target("linux-x86_64-cpu"), conda=(_full_conda_record(),)))
+    text = dumps_lock(lock).replace('constrains = ["pytorch-cpu <0a0"]', "constrains = [1]")
+    with pytest.raises(LockError, match="`constrains` should be a list of strings"):
+        loads_lock(text)

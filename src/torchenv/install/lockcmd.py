@@ -102,7 +102,8 @@ def _run_locked(project_dir: Path, args: argparse.Namespace, ui: "Ui") -> list[s
     from ..lock.io import read_lock, write_lock
     from ..lock.model import LOCK_FILE
     from . import noop, requirements as reqmod
-    from .up import make_backend, make_plan, new_lockfile
+    from ..backends import make_backend
+    from .up import make_plan, new_lockfile
 
     intent = intent_from_args(args)
     reqs, warnings = reqmod.gather(intent, project_dir)
@@ -136,7 +137,7 @@ def _run_locked(project_dir: Path, args: argparse.Namespace, ui: "Ui") -> list[s
     written = []
     for plan in plans:
         reqmod.check_against_plan(reqs, plan)
-        backend = make_backend(plan, env, ui)
+        backend = make_backend(plan=plan, env_path=env, ui=ui)
         with ui.progress(f"locking {plan.target_name} ({plan.installer})"):
             target = backend.lock_target(requirements=reqmod.as_lines(reqs))
         old = lock.target(target.name) if lock is not None else None

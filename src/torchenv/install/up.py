@@ -49,16 +49,6 @@ def make_plan(intent: "Intent", args: argparse.Namespace) -> "Plan":
     return resolve(intent, machine_from_args(args), sources_overrides=args)
 
 
-def make_backend(plan: "Plan", env_path: Path, ui: "Ui") -> Any:
-    if plan.backend == "conda":
-        from ..backends.conda import CondaBackend  # owned by the conda backend
-
-        return CondaBackend(plan=plan, env_path=env_path, ui=ui)
-    from ..backends.venv import VenvBackend
-
-    return VenvBackend(plan=plan, env_path=env_path, ui=ui)
-
-
 def machine_facts(plan: "Plan") -> dict[str, Any]:
     m = plan.machine
     facts: dict[str, Any] = {"os": m.os, "arch": m.arch, "driver": m.driver,
@@ -175,7 +165,9 @@ def _run_locked(project_dir: Path, args: argparse.Namespace, ui: "Ui") -> UpResu
         plan = make_plan(intent, args)
     reqmod.check_against_plan(reqs, plan)
     env = noop.env_path_for(intent, project_dir)
-    backend = make_backend(plan, env, ui)
+    from ..backends import make_backend
+
+    backend = make_backend(plan=plan, env_path=env, ui=ui)
     changes: list[str] = []
     lock_changed = False
     if old_lock is not None and old_lock.intent_hash == lock_hash:

@@ -26,6 +26,10 @@ _TOML_POS = re.compile(r"at line (\d+)")
 _WHEEL_KEYS = ("name", "version", "filename", "url", "index", "source", "sha256", "size")
 _CONDA_REQUIRED = ("name", "version", "build", "subdir", "url", "sha256")
 _TARGET_KEYS = ("name", "os", "arch", "tier", "python", "backend", "torch")
+# optional conda record keys and their TOML types (the conda backend's no-solve install and
+# conda-meta need them; a lock written before they existed simply lacks them)
+_CONDA_OPTIONAL: dict[str, type] = {"md5": str, "channel": str, "size": int, "build-number": int, "depends": list,
+                                    "constrains": list, "noarch": str, "timestamp": int, "license": str}
 
 
 # --- writing -------------------------------------------------------------------------------
@@ -55,12 +59,9 @@ def _pairs(items: list[tuple[str, Any]]) -> list[str]:
 
 
 def _conda_items(pkg: LockedCondaPackage) -> list[tuple[str, Any]]:
-    """Every field of the record (the conda backend adds some), required ones first, empty ones left out."""
-    import dataclasses
-
-    names = [f.name for f in dataclasses.fields(pkg)]
-    ordered = [*_CONDA_REQUIRED, *(n for n in names if n not in _CONDA_REQUIRED)]
-    items = [(n.replace("_", "-"), getattr(pkg, n)) for n in ordered]
+    """The record's keys (required first, then ``_CONDA_OPTIONAL``), empty ones left out; the reader reads the same."""
+    keys = [*_CONDA_REQUIRED, *_CONDA_OPTIONAL]
+    items = [(k, getattr(pkg, k.replace("-", "_"))) for k in keys]
     return [(k, list(v) if isinstance(v, tuple) else v) for k, v in items if v not in (None, "", ())]
 
 
@@ -183,12 +184,16 @@ def _same_version(version: str, filename: str, where: str, file: str) -> None:
                     hint="the lock was edited by hand; regenerate it with `torchenv lock`")
 
 
-def _conda_record(required: dict, raw: dict) -> LockedCondaPackage:
-    import dataclasses
-
-    known = {f.name for f in dataclasses.fields(LockedCondaPackage)}
-    extra = {k.replace("-", "_"): (tuple(v) if isinstance(v, list) else v) for k, v in raw.items()}
-    extra = {k: v for k, v in extra.items() if k in known and k not in required}
+def _conda_record(required: dict, raw: dict, where: str, file: str) -> LockedCondaPackage:
+    """Required keys plus the optional ones, each type-checked so a hand edit is a LockError, not a crash."""
+    extra: dict[str, Any] = {}
+    for key, kind in _CONDA_OPTIONAL.items():
+        if key not in raw:
+            continue
+        value = _need(raw, key, where, file, kind)
+        if kind is list:
+            value = _strings(raw, key, where, file)
+        extra[key.replace("-", "_")] = value
     return LockedCondaPackage(**required, **extra)
 
 
@@ -246,7 +251,7 @@ def _from_data(data: dict, file: str) -> Lockfile:
             _sha(vals["sha256"], pwhere, file)
             if pkg.get("md5") is not None:
                 _sha(pkg["md5"] if isinstance(pkg["md5"], str) else repr(pkg["md5"]), pwhere, file, _HEX32, "md5")
-            conda.append(_conda_record(vals, pkg))
+            conda.append(_conda_record(vals, pkg, pwhere, file))
         targets.append(LockTarget(**fields, wheels=tuple(wheels), conda=tuple(conda),
                                   virtual_packages=_strings(raw, "virtual-packages", where, file),
                                   channels=_strings(raw, "channels", where, file)))

@@ -59,6 +59,12 @@ class LockTarget:
     virtual_packages: tuple[str, ...] = ()   # conda: "__cuda=12.8", "__glibc=2.36"
     channels: tuple[str, ...] = ()           # conda channels, canonical
 
+    def __post_init__(self) -> None:
+        # Canonical order (as written in torchenv.lock): a target equals its own round trip, and
+        # what ``up`` installs right after locking is what it would install from the lock.
+        object.__setattr__(self, "wheels", tuple(sorted(self.wheels, key=lambda w: (w.name, w.filename))))
+        object.__setattr__(self, "conda", tuple(sorted(self.conda, key=lambda c: (c.name, c.subdir, c.build))))
+
     def wheel(self, name: str) -> LockedWheel | None:
         return next((w for w in self.wheels if w.name == name), None)
 

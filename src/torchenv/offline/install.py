@@ -174,7 +174,8 @@ def up_offline(project_dir: Path, args: argparse.Namespace, ui: "Ui") -> "UpResu
 
 def _up_offline_locked(project_dir: Path, args: argparse.Namespace, ui: "Ui", tmp: Path) -> "UpResult":
     from ..install import noop, requirements as reqmod
-    from ..install.up import UpResult, _missing_target_error, _sync_env, _verify, make_backend, make_plan
+    from ..install.up import UpResult, _missing_target_error, _sync_env, _verify, make_plan
+    from ..backends import make_backend
     from ..intent.load import apply_overrides, load_project_intent
     from ..lock.io import read_lock
     from ..lock.model import LOCK_FILE
@@ -217,7 +218,7 @@ def _up_offline_locked(project_dir: Path, args: argparse.Namespace, ui: "Ui", tm
         _adopt(borrowed, project_dir, ui)
     plan = dataclasses.replace(plan, sources=prep.sources)
     env = noop.env_path_for(intent, project_dir)
-    backend = make_backend(plan, env, ui)
+    backend = make_backend(plan=plan, env_path=env, ui=ui)
     status = _sync_env(backend, env, prep.target, plan, args, ui)
     verify_ok = None
     if status != "up-to-date" and not getattr(args, "no_verify", False):
