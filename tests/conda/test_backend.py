@@ -131,7 +131,5 @@ def test_lock_file_round_trip_keeps_what_a_no_solve_install_needs(channel, tmp_p
     target = _backend(plan, tmp_path / "env", tmp_path / "cache").lock_target(requirements=[])
     write_lock(tmp_path / "torchenv.lock", Lockfile(intent_hash="sha256:" + "0" * 64, targets=(target,)))
     back = read_lock(tmp_path / "torchenv.lock").targets[0]
-    if back.conda != target.conda:
-        pytest.xfail("lock/io.py does not yet write LockedCondaPackage's build_number/depends/constrains/"
-                     "noarch/timestamp/license (owned by the venv/lock engineer)")
+    assert back.conda == target.conda
     assert back.virtual_packages == tuple(sorted(target.virtual_packages))

@@ -148,3 +148,21 @@ def test_engine_choice_prefers_the_users_conda_else_rattler(fake_conda, monkeypa
     assert isinstance(select_engine(gone), RattlerEngine)     # a saved probe from another host
     monkeypatch.setenv("TORCHENV_CONDA_ENGINE", "rattler")
     assert isinstance(select_engine(with_conda), RattlerEngine)
+
+
+def test_install_into_a_prefix_up_has_claimed_keeps_its_marker(fake_conda, tmp_path):
+    """`up` marks the prefix (`.torchenv/`) before installing: `create` would wipe or refuse it, so `install`."""
+    from torchenv.conda.records import CondaRecord
+
+    rec = CondaRecord(name="libfoo", version="1.0", build="h0_0", build_number=0, subdir="linux-64",
+                      url=f"{CF}/linux-64/libfoo-1.0-h0_0.conda", channel=CF, sha256="12" * 32, md5="ef" * 16)
+    env = tmp_path / "env"
+    (env / "conda-meta").mkdir(parents=True)
+    (env / "conda-meta" / "history").touch()
+    (env / ".torchenv").mkdir()
+    engine = CondaBinary(path=str(fake_conda), kind="micromamba")
+    engine.install(records=[rec], prefix=env, mirrors={})
+    assert _log(tmp_path)[0]["argv"][:2] == ["install", "--yes"]
+    assert (env / ".torchenv").is_dir() and (env / "conda-meta" / "history").is_file()
+    engine.install(records=[rec], prefix=env, mirrors={}, reinstall=True)
+    assert "--force-reinstall" in _log(tmp_path)[1]["argv"]

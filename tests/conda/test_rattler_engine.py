@@ -156,3 +156,17 @@ def test_a_worker_that_dies_early_is_reported_in_words(tmp_path, monkeypatch):
         RattlerEngine(cache_dir=tmp_path).solve(channels=["x"], specs=["pytorch"], platform="linux-64",
                                                 virtual_packages=[], mirrors={})
     assert "thread panicked" in err.value.hint
+
+
+def test_reinstall_relinks_files_changed_by_hand(channel, tmp_path):
+    """``up`` repairing a prefix: a plain install trusts conda-meta; ``reinstall=True`` re-links every file."""
+    engine = _engine(tmp_path)
+    recs = _solve(engine, channel, ["python 3.12.*", "pytorch"], cpu_machine())
+    prefix = tmp_path / "env"
+    engine.install(records=recs, prefix=prefix, mirrors={})
+    conf = prefix / "etc" / "libfoo.conf"
+    conf.write_text("edited by hand\n")
+    engine.install(records=recs, prefix=prefix, mirrors={})
+    assert conf.read_text() == "edited by hand\n"
+    engine.install(records=recs, prefix=prefix, mirrors={}, reinstall=True)
+    assert conf.read_text() == f"prefix={prefix}\n"

@@ -43,7 +43,8 @@ def test_dead_torch_mirror_leaves_an_existing_env_and_lock_untouched(e2e, wheels
         assert_ok(e2e.up())
         lock_before = e2e.lock.read_bytes()
         env_before = _tree_snapshot(e2e.env)
-        e2e.write_toml(f'torch = "{dead}"\npypi = "{b}/simple"\n')   # a changed intent: re-lock
+        e2e.write_toml(f'torch = "{dead}"\npypi = "{b}/simple"\n')
+        (e2e.project / "requirements.txt").write_text("fakedep\n")   # changed requirements: re-lock
         run = e2e.up()
     assert run.rc != 0 and dead in run.out, run.out
     assert run.elapsed < 15
@@ -76,15 +77,11 @@ _FAILURES = {
     "drop-mid-file": {"drop_after": {f"{TIER}/{TORCH_FILE}": 100}},
     "wrong-bytes": {},   # the listing publishes the genuine sha256, the file is another build
 }
-_LOCK_USES_MIRROR_URL = pytest.mark.xfail(strict=True, reason=(
-    "BUG: backends/venv.py VenvBackend.lock_target/_locate hands the engine `torch @ <URL on the first "
-    "mirror that lists it>`; uv/pip download that URL themselves while resolving, without fallback, so a "
-    "listed-but-unservable file fails the lock instead of falling back"))
 
 
 @pytest.mark.parametrize("failure", [
-    pytest.param("http-403", marks=_LOCK_USES_MIRROR_URL),
-    pytest.param("drop-mid-file", marks=_LOCK_USES_MIRROR_URL),
+    "http-403",
+    "drop-mid-file",
     "wrong-bytes",
 ])
 def test_misbehaving_torch_mirror_falls_back_to_a_good_one_and_names_it(e2e, wheels, failure):
@@ -107,10 +104,6 @@ def test_misbehaving_torch_mirror_falls_back_to_a_good_one_and_names_it(e2e, whe
     assert e2e.read_lock().target(f"linux-x86_64-{TIER}").wheel("torch").sha256 == sha256_of(wheels.torch)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: install/locate.py remote_candidates lists the file on EVERY torch source (each fallback mirror and "
-    "download.pytorch.org) before the first download, even when the preferred mirror has it; from China each "
-    "unreachable source costs a timeout and the official torch page is large"))
 def test_working_mirror_leaves_fallbacks_and_the_official_index_alone(e2e, wheels):
     torch_mirror_tree(e2e.root / "A", [wheels.torch, wheels.vision])
     torch_mirror_tree(e2e.root / "F", [wheels.torch, wheels.vision])
@@ -124,10 +117,6 @@ def test_working_mirror_leaves_fallbacks_and_the_official_index_alone(e2e, wheel
     assert e2e.proxy_asked == [], f"download.pytorch.org was asked although a mirror worked: {e2e.proxy_asked}"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: backends/venv.py VenvBackend.lock_target resolves with `torch @ <mirror URL>`, so uv/pip read the "
-    "dependencies (Requires-Dist) from whatever bytes the mirror serves, before any sha256 check; a wrong "
-    "file's dependencies end up in the lock even though its bytes are then refused"))
 def test_wrong_bytes_on_a_mirror_never_shape_the_lock(e2e, wheels, tmp_path):
     from tests.support import make_wheel
 
@@ -152,11 +141,6 @@ def test_wrong_bytes_on_a_mirror_never_shape_the_lock(e2e, wheels, tmp_path):
     assert "plantdep" not in names, "a dependency read from refused bytes is in the lock"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: backends/venv.py VenvBackend.lock_target gives the engine the mirror URL, so a fresh `up` downloads "
-    "each torch-family wheel twice (the engine while resolving, then sources.fetch for the install; with a "
-    "flat mirror install.locate.hash_remote and the engine); against mirrors without HTTP range support "
-    "that is 2x 2.5 GB for torch"))
 @pytest.mark.parametrize("layout", ["index", "flat"])
 def test_fresh_up_downloads_each_torch_wheel_once(e2e, wheels, layout):
     torch_mirror_tree(e2e.root / "A", [wheels.torch, wheels.vision], layout=layout)
@@ -180,10 +164,6 @@ def test_hanging_torch_mirror_without_fallback_fails_within_seconds(e2e, wheels)
     assert not e2e.env.exists() and not e2e.lock.exists()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: install/locate.py locate() and remote_candidates() retry a hanging torch mirror for every "
-    "torch-family package, twice each (lock + install): 4 connect timeouts (~20 s) with torch + torchvision, "
-    "more with torchaudio/triton; a source that failed to connect should be skipped for the rest of the run"))
 def test_hanging_torch_mirror_with_fallback_costs_one_connect_timeout(e2e, wheels):
     from tests.support import blackhole_url
 
@@ -199,10 +179,6 @@ def test_hanging_torch_mirror_with_fallback_costs_one_connect_timeout(e2e, wheel
     assert run.elapsed < 10, f"took {run.elapsed:.1f} s:\n{run.out}"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: install/locate.py remote_candidates swallows the SourceError of a torch source it cannot list "
-    "(`except SourceError: continue`), so installing from an existing lock falls back silently: the user "
-    "is never told that their preferred mirror is dead"))
 def test_install_from_lock_with_dead_preferred_mirror_says_it_fell_back(e2e, wheels):
     import shutil
 
@@ -223,3 +199,41 @@ def test_install_from_lock_with_dead_preferred_mirror_says_it_fell_back(e2e, whe
         assert file_hits(f.hits, TORCH_FILE)
     assert e2e.origin() == "genuine"
     assert dead.removeprefix("http://") in run.out, f"the fallback was silent:\n{run.out}"
+
+
+def test_install_from_lock_with_a_pinned_mirror_never_falls_back_to_the_official_index(e2e, wheels):
+    """The lock records download.pytorch.org URLs; a user who pinned a mirror without fallback must not see
+    torchenv contact it behind their back, even when the mirror lacks a file."""
+    import shutil
+
+    torch_mirror_tree(e2e.root / "A", [wheels.torch, wheels.vision])
+    pypi_tree(e2e.root / "B", wheels)
+    with serve_dir(e2e.root / "A") as a, serve_dir(e2e.root / "B") as b:
+        e2e.write_toml(f'torch = "{a}"\npypi = "{b}/simple"\n')
+        assert_ok(e2e.up())
+        shutil.rmtree(e2e.env)
+        shutil.rmtree(e2e.torchenv_home)                  # an empty artifact cache
+        (e2e.root / "A" / TIER / TORCH_FILE).unlink()     # the mirror lost torch
+        run = e2e.up("--frozen")
+    assert run.rc != 0 and TORCH_FILE in run.out, run.out
+    assert "Traceback" not in run.out
+    assert e2e.proxy_asked == [], f"the official index was contacted: {e2e.proxy_asked}"
+    assert not e2e.env.exists()
+
+
+def test_install_from_lock_without_a_mirror_uses_the_official_index(e2e, wheels):
+    """No mirror configured: the plan's torch source is download.pytorch.org itself (here: the refusing proxy)."""
+    pypi_tree(e2e.root / "B", wheels)
+    torch_mirror_tree(e2e.root / "A", [wheels.torch, wheels.vision])
+    with serve_dir(e2e.root / "A") as a, serve_dir(e2e.root / "B") as b:
+        e2e.write_toml(f'torch = "{a}"\npypi = "{b}/simple"\n')
+        assert_ok(e2e.up())
+    import shutil
+
+    shutil.rmtree(e2e.env)
+    shutil.rmtree(e2e.torchenv_home)
+    with serve_dir(e2e.root / "B") as b:
+        e2e.write_toml(f'pypi = "{b}/simple"\n')
+        run = e2e.up("--frozen")
+    assert run.rc != 0
+    assert any("download.pytorch.org" in h for h in e2e.proxy_asked), (e2e.proxy_asked, run.out)

@@ -163,3 +163,35 @@ def test_conda_depends_must_be_strings():
     text = dumps_lock(lock).replace('constrains = ["pytorch-cpu <0a0"]', "constrains = [1]")
     with pytest.raises(LockError, match="`constrains` should be a list of strings"):
         loads_lock(text)
+
+
+def test_requirements_hash_is_its_own_key_and_round_trips():
+    import dataclasses
+
+    lock = dataclasses.replace(sample(), requirements_hash="sha256:" + "f" * 64)
+    text = dumps_lock(lock)
+    assert f'requirements-hash = "sha256:{"f" * 64}"' in text
+    assert loads_lock(text).requirements_hash == lock.requirements_hash
+    assert "requirements-hash" not in dumps_lock(sample())       # an old-style lock stays old-style
+    assert loads_lock(dumps_lock(sample())).requirements_hash is None
+
+
+def test_lock_currency_new_and_old_style(tmp_path):
+    """New locks compare torchenv.toml and the requirements separately; an old lock (requirements folded into
+    intent-hash) stays valid exactly as long as it was before, so upgrading torchenv forces no re-lock."""
+    import dataclasses
+
+    from torchenv.install.requirements import (ProjectRequirement, lock_is_current, requirements_digest,
+                                               requirements_hash)
+    from torchenv.intent.load import load_project_intent
+
+    intent = load_project_intent(tmp_path)
+    reqs = [ProjectRequirement("numpy>=1.26", "requirements.txt", 1)]
+    new = dataclasses.replace(sample(), intent_hash=intent.hash(), requirements_hash=requirements_digest(reqs))
+    assert lock_is_current(new, intent, reqs)
+    assert not lock_is_current(new, intent, [])
+    assert not lock_is_current(new, intent, [ProjectRequirement("numpy>=2", "requirements.txt", 1)])
+    old = dataclasses.replace(sample(), intent_hash=requirements_hash(intent, reqs))
+    assert lock_is_current(old, intent, reqs) and not lock_is_current(old, intent, [])
+    old_plain = dataclasses.replace(sample(), intent_hash=intent.hash())
+    assert lock_is_current(old_plain, intent, []) and not lock_is_current(old_plain, intent, reqs)

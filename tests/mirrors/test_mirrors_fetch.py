@@ -165,3 +165,37 @@ def test_user_agent_is_sent(tmp_path, wheel):
         srv.shutdown()
     from torchenv import __version__
     assert seen == [f"torchenv/{__version__}"]
+
+
+def test_unknown_hash_downloads_once_hashes_and_caches(tmp_path, wheel):
+    """A flat mirror publishes no sha256: the file is fetched once, hashed, and kept content-addressed."""
+    from torchenv.sources.fetch import fetch_and_hash
+
+    cache = tmp_path / "cache"
+    dead = closed_port_url()
+    failures = []
+    with serve_dir(wheel.parent) as base:
+        path, digest = fetch_and_hash(wheel.name, [f"{dead}/{wheel.name}", f"{base}/{wheel.name}"], cache=cache,
+                                      on_failure=lambda url, why: failures.append((url, why)))
+        assert len([h for h in base.hits if h.endswith(wheel.name)]) == 1
+    assert digest == sha256_of(wheel)
+    assert path == cache / digest[:2] / digest / wheel.name and path.read_bytes() == wheel.read_bytes()
+    assert failures == [(f"{dead}/{wheel.name}", "connection refused")]
+    assert fetch(wheel.name, digest, [], cache=cache) == path     # the known-hash mode finds it now
+    assert _leftovers(cache) == []
+
+
+def test_unknown_hash_of_a_local_file_is_used_in_place(tmp_path, wheel):
+    from torchenv.sources.fetch import fetch_and_hash
+
+    path, digest = fetch_and_hash(wheel.name, [str(tmp_path / "nope.whl"), wheel.as_uri()], cache=tmp_path / "c")
+    assert path == wheel and digest == sha256_of(wheel)
+
+
+def test_on_failure_hears_each_failed_source(tmp_path, wheel):
+    dead = closed_port_url()
+    heard = []
+    with serve_dir(wheel.parent, fail={wheel.name: 403}) as bad, serve_dir(wheel.parent) as good:
+        fetch(wheel.name, sha256_of(wheel), [f"{dead}/{wheel.name}", f"{bad}/{wheel.name}", f"{good}/{wheel.name}"],
+              cache=tmp_path / "c", on_failure=lambda url, why: heard.append(why))
+    assert heard == ["connection refused", "HTTP 403"]

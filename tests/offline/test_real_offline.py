@@ -102,7 +102,7 @@ def test_bootstrap_installs_torchenv_from_the_bundle_with_no_network(fake_projec
     proj = tmp_path / "fresh"
     proj.mkdir()
     env.update(TORCHENV_HOME=str(fresh_home(tmp_path)))
-    up = subprocess.run(["unshare", "-n", str(tool / "bin/python"), "-m", "torchenv.offline", "up", "--offline",
+    up = subprocess.run(["unshare", "-n", str(tool / "bin/python"), "-m", "torchenv", "up", "--offline",
                          "-C", str(proj), "--from", str(bundle), "--no-verify"],
                         env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path)
     assert up.returncode == 0, up.stdout + up.stderr

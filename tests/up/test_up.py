@@ -206,3 +206,20 @@ def test_two_up_runs_end_with_one_good_env(world):
     statuses = sorted(o[0].strip().splitlines()[-1] for o in outs)
     assert statuses == ["installed", "up-to-date"], outs
     assert world.run_up().status == "up-to-date"
+
+
+def test_lock_keeps_the_intent_and_requirements_hashes_apart(world):
+    from torchenv.install.requirements import gather, requirements_digest
+    from torchenv.intent.load import load_project_intent
+
+    (world.project / "requirements.txt").write_text("six\n")
+    world.run_up()
+    intent = load_project_intent(world.project)
+    first = world.read_lock()
+    assert first.intent_hash == intent.hash()
+    assert first.requirements_hash == requirements_digest(gather(intent, world.project)[0])
+    (world.project / "requirements.txt").write_text("six\nfilelock\n")
+    world.run_up()      # filelock is already locked (torch needs it): same files, new requirements-hash
+    second = world.read_lock()
+    assert second.intent_hash == first.intent_hash and second.requirements_hash != first.requirements_hash
+    assert world.run_up().status == "up-to-date"

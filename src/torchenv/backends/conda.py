@@ -39,46 +39,57 @@ class WheelPart(Protocol):
     def lock(self, *, plan: "Plan", requirements: list[str]) -> tuple["LockedWheel", ...]:
         """The torch stack of ``plan`` plus ``requirements``, resolved to hash-pinned wheels."""
 
-    def install(self, *, plan: "Plan", env_python: Path, wheels: Sequence["LockedWheel"]) -> None:
+    def fetch_files(self, *, plan: "Plan", wheels: Sequence["LockedWheel"]) -> list[Path]:
+        """A hash-checked local file per wheel (fetched before the env is touched)."""
+
+    def install(self, *, plan: "Plan", env_python: Path, wheels: Sequence["LockedWheel"],
+                reinstall: bool = False, files: Sequence[Path] | None = None) -> None:
         """Install exactly these wheels into ``env_python``'s site-packages, hash-checked, no deps."""
 
 
 class UvWheelPart:
-    """Default wheel half: the venv backend resolves; files are fetched (cache, mirrors, sha256) and
-    ``uv pip install --no-deps`` puts them into the prefix's Python. Not ``uv pip sync``: that would
-    uninstall the Python packages conda put in the prefix."""
+    """Default wheel half: the venv backend resolves and fetches (its supply-chain, mirror and hash rules,
+    unchanged); ``uv pip install --no-deps`` puts the files into the prefix's Python. Not ``uv pip
+    sync``: that would uninstall the Python packages conda put in the prefix."""
 
     def __init__(self, *, env_path: Path, ui: "Ui") -> None:
         self.env_path = env_path
         self.ui = ui
 
-    def lock(self, *, plan, requirements):
+    def _venv(self, plan):
         try:
             from .venv import VenvBackend
         except ImportError:
             raise BackendError("the wheel half of a conda env needs the venv backend, which this build lacks",
                                hint='use [conda] torch-source = "conda"') from None
-        venv_plan = dataclasses.replace(plan, backend="venv")
-        return tuple(VenvBackend(plan=venv_plan, env_path=self.env_path, ui=self.ui)
-                     .lock_target(requirements=requirements).wheels)
+        return VenvBackend(plan=dataclasses.replace(plan, backend="venv"), env_path=self.env_path, ui=self.ui)
 
-    def install(self, *, plan, env_python, wheels):
+    def lock(self, *, plan, requirements):
+        return tuple(self._venv(plan).lock_target(requirements=requirements).wheels)
+
+    def fetch_files(self, *, plan, wheels):
+        """Local folders and the cache first, then the plan's sources (mirrors: the lock holds canonical URLs)."""
+        from ..lock.model import LockTarget
+
+        if not wheels:
+            return []
+        only_wheels = LockTarget(name="wheels", os="", arch="", tier=plan.tier, python=plan.python,
+                                 backend="venv", torch="", wheels=tuple(wheels))
+        return list(self._venv(plan).materialise(only_wheels))
+
+    def install(self, *, plan, env_python, wheels, reinstall=False, files=None):
         from ..engines.uv import requirements_lines, run_tool, uv_bin, uv_environ
-        from ..sources.fetch import fetch
 
         if not wheels:
             return
-        files = []
-        wheelhouses = list(plan.sources.wheelhouses) if plan.sources else []
-        for w in wheels:
-            local = [str(Path(d) / w.filename) for d in wheelhouses if (Path(d) / w.filename).is_file()]
-            files.append(fetch(w.filename, w.sha256, [*local, w.url], ui=self.ui))
+        files = list(files) if files is not None else self.fetch_files(plan=plan, wheels=wheels)
         hashes = {w.filename: w.sha256 for w in wheels}
         with tempfile.TemporaryDirectory(prefix="torchenv-wheels-") as tmp:
             req = Path(tmp) / "requirements.txt"
             req.write_text(requirements_lines(files, hashes))
             run_tool([uv_bin(), "pip", "install", "--no-config", "--quiet", "--no-index", "--no-deps",
-                      "--require-hashes", "--python", str(env_python), "-r", str(req)],
+                      "--require-hashes", *(["--reinstall"] if reinstall else []), "--python", str(env_python),
+                      "-r", str(req)],
                      what=f"installing {len(files)} wheels into {self.env_path} (uv)", env=uv_environ())
 
 
@@ -144,6 +155,8 @@ class CondaBackend(Backend):
                         f"solved by {self.engine.name} for {subdir} as the target machine sees it "
                         f"({describe(vpkgs) or 'no virtual packages'})"]
         self.ui.step(f"solving conda packages with {self.engine.name}: {', '.join(request.specs)}")
+        for reason in self.reasons:    # why each spec looks as it does (cuda-nvcc 12.6.* for cu126, ...)
+            self.ui.info(f"    {reason}", markup=False)
         records = self.engine.solve(channels=request.channels, specs=request.specs, platform=subdir,
                                     virtual_packages=vpkgs, mirrors=self.mirrors)
         clash = sorted(r.name for r in records if r.name in _CONDA_TORCH)
@@ -187,7 +200,20 @@ class CondaBackend(Backend):
         (path / "conda-meta").mkdir(parents=True, exist_ok=True)
         (path / "conda-meta" / "history").touch(exist_ok=True)
 
-    def install(self, *, target: "LockTarget") -> None:
+    def materialise(self, target: "LockTarget") -> list[Path]:
+        """The wheel half's files, fetched and hash-checked before ``up`` touches the prefix.
+
+        Why only wheels: conda packages are fetched (and sha256-checked) by the engine inside its
+        install transaction; a failure there leaves ``up``'s in-progress marker for the repair path.
+        """
+        return self.wheel_part.fetch_files(plan=self.plan, wheels=target.wheels) if target.wheels else []
+
+    def install(self, *, target: "LockTarget", reinstall: bool = False, files: list[Path] | None = None) -> None:
+        """Exactly the target's conda records (no solve), then its wheels, then the env-local configs.
+
+        ``reinstall``: re-link every locked package (``up`` repairing an interrupted or hand-changed env).
+        ``files``: what ``materialise`` returned (the wheels are fetched now when not given).
+        """
         from ..conda.records import records_from_lock
         from ..conda.virtual import virtual_packages
 
@@ -200,10 +226,31 @@ class CondaBackend(Backend):
                 self.ui.warn(f"target {target.name} was solved for {wanted.rsplit('=', 1)[0]}, and this machine "
                              "has no CUDA driver: CUDA packages will install, but not run here")
         self.ui.step(f"installing {len(target.conda)} conda packages into {self.env_path} ({self.engine.name})")
-        self.engine.install(records=records_from_lock(target.conda), prefix=self.env_path, mirrors=self.mirrors)
+        self.engine.install(records=records_from_lock(target.conda), prefix=self.env_path, mirrors=self.mirrors,
+                            reinstall=reinstall)
         if target.wheels:
             self.ui.step(f"installing {len(target.wheels)} wheels into the prefix's Python")
-            self.wheel_part.install(plan=self.plan, env_python=self.python(), wheels=target.wheels)
+            self.wheel_part.install(plan=self.plan, env_python=self.python(), wheels=target.wheels,
+                                    reinstall=reinstall, files=files or None)
+        self._write_env_config(target)
+
+    def _write_env_config(self, target: "LockTarget") -> None:
+        """``<prefix>/.condarc`` (channels + conda mirrors) and ``<prefix>/pip.conf`` (PyPI side).
+
+        Why: a later ``conda install`` or ``pip install`` run inside the env should reach the same
+        channels and mirrors torchenv used, without touching the user's global files. Not offline:
+        the sources then point into a bundle's scratch folder (``up`` skips pip.conf there too).
+        """
+        from ..sources.envconfig import write_condarc, write_venv_pip_conf
+        from ..sources.fetch import offline
+
+        sources = self.plan.sources
+        if sources is None or offline():
+            return
+        channels = list(self.plan.intent.conda.channels) or list(target.channels)
+        write_condarc(self.env_path, sources, channels)
+        if target.wheels or self.plan.intent.conda.torch_source != "conda":
+            write_venv_pip_conf(self.env_path, sources)
 
     def python(self) -> Path:
         if sys.platform == "win32" or self.plan.machine.os == "windows":

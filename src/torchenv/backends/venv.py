@@ -40,17 +40,35 @@ class VenvBackend(Backend):
     def __init__(self, *, plan: "Plan", env_path: Path, ui: "Ui", installer: str | None = None) -> None:
         super().__init__(plan=plan, env_path=env_path, ui=ui)
         self.engine = make_engine(installer or plan.installer, ui)
+        from ..install.getfile import SourceMemory
+
+        self.memory = SourceMemory(ui)   # hosts that failed in this run (lock and install share it)
 
     # -- locking --------------------------------------------------------------------------------
     def _locate(self, name: str, version: str, source: str) -> tuple["LockedWheel", str]:
-        """(LockedWheel with canonical URL, URL the engine can read the file from now)."""
-        from ..install.locate import locate
+        """(LockedWheel with canonical URL and verified sha256, ``file://`` URL of the cached file).
+
+        Why fetch while locking: the engine resolves the rest of the closure from the torch
+        files' metadata; given the mirror's URL it would download the file itself (a second
+        time, with no fallback, and read dependencies from bytes nobody checked). Here the
+        file is fetched once through ``install.getfile`` (hash-checked, falling back over
+        the plan's torch sources) and the engine reads the verified copy.
+        """
+        import dataclasses
+
+        from ..install.getfile import pypi_file, torch_file
+        from ..install.locate import FROM_PYPI, locate
 
         plan = self.plan
-        found: list[str] = []
-        wheel = locate(plan.sources, name, version, source=source, tier=plan.tier, python=plan.python,
-                       platform=plan.platform, ui=self.ui, found=found)
-        return wheel, found[0]
+        found = locate(plan.sources, name, version, source=source, tier=plan.tier, python=plan.python,
+                       platform=plan.platform, ui=self.ui, memory=self.memory)
+        wheel = found.wheel
+        if source == FROM_PYPI:
+            path, sha = pypi_file(plan.sources, wheel, first=found.found_url, memory=self.memory, ui=self.ui)
+        else:
+            path, sha = torch_file(plan.sources, wheel.filename, wheel.sha256 or None, first=found.found_url,
+                                   memory=self.memory, ui=self.ui)
+        return dataclasses.replace(wheel, sha256=sha, size=path.stat().st_size), path.resolve().as_uri()
 
     def lock_target(self, *, requirements: list[str]) -> "LockTarget":
         from ..install.locate import FROM_PYPI, FROM_TORCH_INDEX, torch_family
@@ -104,24 +122,20 @@ class VenvBackend(Backend):
         self.engine.create_venv(python=self.plan.python_path or self.plan.python, path=self.env_path)
 
     def materialise(self, target: "LockTarget") -> list[Path]:
-        """A hash-checked local file for every wheel: cache, local folders, then mirrors, then the recorded URL."""
-        from ..install.locate import local_candidates, remote_candidates
-        from ..sources.fetch import fetch
+        """A hash-checked local file for every wheel (cache, local folders, then the plan's sources, lazily).
 
-        sources = self.plan.sources
-        files = []
-        for wheel in target.wheels:
-            try:
-                files.append(fetch(wheel.filename, wheel.sha256, local_candidates(sources, wheel)))
-                continue
-            except SourceError:
-                pass
-            files.append(fetch(wheel.filename, wheel.sha256, remote_candidates(sources, wheel, self.ui),
-                               ui=self.ui))
-        return files
+        ``up`` calls this before it creates or changes the env, so a download failure
+        leaves the env (or its absence) exactly as it was.
+        """
+        from ..install.getfile import wheel_file
 
-    def install(self, *, target: "LockTarget", reinstall: bool = False) -> None:
-        files = self.materialise(target)
+        if self.plan.sources is None:
+            raise BackendError("the plan has no package sources", hint="this is a bug in the resolver")
+        return [wheel_file(self.plan.sources, w, memory=self.memory, ui=self.ui) for w in target.wheels]
+
+    def install(self, *, target: "LockTarget", reinstall: bool = False, files: list[Path] | None = None) -> None:
+        """Install the target's files; ``files`` are those ``materialise`` returned (fetched now if not given)."""
+        files = self.materialise(target) if files is None else files
         hashes = {w.filename: w.sha256 for w in target.wheels}
         with self.ui.progress(f"installing {len(files)} packages ({self.engine.name})"):
             self.engine.install_files(env_python=self.python(), files=files, hashes=hashes, reinstall=reinstall)

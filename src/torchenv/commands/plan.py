@@ -76,6 +76,13 @@ def show_plan(ui: "Ui", plan: "Plan") -> None:
             con.print(f"  • {r}", markup=False, highlight=False)
         if plan.backend_reason:
             con.print(f"  • environment: {plan.backend_reason}", markup=False)
+        if plan.backend == "conda":
+            from ..conda.specs import conda_request
+
+            request = conda_request(plan)
+            con.print(f"  • conda specs: {', '.join(request.specs)}", markup=False, highlight=False)
+            for r in request.reasons:
+                con.print(f"  • conda: {r}", markup=False, highlight=False)
         if plan.compiled_archs:
             con.print(f"  • GPU code in this build: {' '.join(plan.compiled_archs)}", markup=False)
     for w in plan.warnings:

@@ -22,6 +22,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "(deleted only after the new environment works)")
     p.add_argument("--frozen", action="store_true",
                    help="install exactly what torchenv.lock says; fail instead of re-resolving")
+    from ..offline.install import add_offline_flags
+
+    add_offline_flags(p)
     p.set_defaults(func=run)
 
 

@@ -23,5 +23,8 @@ class CondaEngine(ABC):
 
     @abstractmethod
     def install(self, *, records: Sequence[CondaRecord], prefix: Path,
-                mirrors: dict[str, Sequence[str]]) -> None:
-        """Make ``prefix`` a conda env holding exactly ``records``, hash-checked, without a solve."""
+                mirrors: dict[str, Sequence[str]], reinstall: bool = False) -> None:
+        """Make ``prefix`` a conda env holding exactly ``records``, hash-checked, without a solve.
+
+        ``reinstall``: re-link every record even where ``conda-meta`` says it is there (repair).
+        """

@@ -27,5 +27,12 @@ class WheelEngine(ABC):
         """Resolve requirements to exact wheels (name, version, file, url, sha256)."""
 
     @abstractmethod
-    def install_files(self, *, env_python: Path, files: list[Path]) -> None:
-        """Install these already hash-checked wheel files, no dependency resolution."""
+    def install_files(self, *, env_python: Path, files: list[Path], hashes: dict[str, str] | None = None,
+                      reinstall: bool = False) -> None:
+        """Install these already hash-checked wheel files, no dependency resolution.
+
+        ``hashes`` (file name -> sha256): the engine checks them again where it can (uv's
+        ``--require-hashes``), so a file swapped after torchenv's check is still refused.
+        ``reinstall``: re-install every file even if the same version is present (``up``
+        repairing an interrupted or hand-changed env).
+        """

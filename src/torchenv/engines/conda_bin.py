@@ -41,10 +41,12 @@ class CondaBinary(CondaEngine):
             args += ["--channel", channel]
         return args + list(specs)
 
-    def install_args(self, *, prefix: Path, explicit_file: Path, fresh: bool = True) -> list[str]:
+    def install_args(self, *, prefix: Path, explicit_file: Path, fresh: bool = True,
+                     reinstall: bool = False) -> list[str]:
         """``create`` for a new prefix; ``install`` (explicit: no solve) to update an existing env in place."""
         verb = "create" if fresh else "install"
-        return [self.path, verb, "--yes", "--json", "--prefix", str(prefix), "--file", str(explicit_file)]
+        again = ["--force-reinstall"] if reinstall and not fresh else []
+        return [self.path, verb, "--yes", "--json", *again, "--prefix", str(prefix), "--file", str(explicit_file)]
 
     def environment(self, *, platform: str, virtual_packages: Sequence[str]) -> dict[str, str]:
         env = dict(os.environ)
@@ -70,13 +72,19 @@ class CondaBinary(CondaEngine):
                                hint=f"run `{' '.join(args)}` yourself to see what it says")
         return records
 
-    def install(self, *, records, prefix, mirrors) -> None:
+    def install(self, *, records, prefix, mirrors, reinstall=False) -> None:
         from ..conda.export import explicit_text
 
         prefix = Path(prefix)
         meta = prefix / "conda-meta"
         fresh = not any(meta.glob("*.json"))
-        if fresh and meta.is_dir() and {p.name for p in meta.iterdir()} <= {"history"}:
+        others = [p for p in prefix.iterdir() if p.name != "conda-meta"] if prefix.is_dir() else []
+        if fresh and others and (meta / "history").is_file():
+            # `up` has put its `.torchenv` marker in the prefix: `create` would wipe it (conda asks to
+            # remove an existing env) or refuse a non-empty folder (micromamba). `conda-meta/history`
+            # already makes it an env, so `install` fills it from the explicit list, still no solve.
+            fresh = False
+        elif fresh and meta.is_dir() and {p.name for p in meta.iterdir()} <= {"history"}:
             # only the backend's own claim marker: let `create` see a new prefix (no "remove existing?")
             (meta / "history").unlink(missing_ok=True)
             meta.rmdir()
@@ -85,7 +93,8 @@ class CondaBinary(CondaEngine):
         with tempfile.TemporaryDirectory(prefix="torchenv-explicit-") as tmp:
             explicit = Path(tmp) / "explicit.txt"
             explicit.write_text(explicit_text(records, header=f"torchenv install into {prefix}"))
-            self._run(self.install_args(prefix=prefix, explicit_file=explicit, fresh=fresh), dict(os.environ),
+            self._run(self.install_args(prefix=prefix, explicit_file=explicit, fresh=fresh, reinstall=reinstall),
+                      dict(os.environ),
                       what=f"install into {prefix}", specs=())
 
     def _run(self, args: list[str], env: dict[str, str], *, what: str, specs: Sequence[str]) -> dict[str, Any]:

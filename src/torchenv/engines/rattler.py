@@ -45,11 +45,14 @@ def solve(channels: Sequence[str], specs: Sequence[str], platform: str, virtual_
 
 
 def install(records: Sequence[CondaRecord], prefix: Path, cache_dir: Path,
-            mirrors: dict[str, Sequence[str]] | None = None) -> None:
-    """Make ``prefix`` hold exactly ``records`` (download, sha256-check, link); no solve."""
+            mirrors: dict[str, Sequence[str]] | None = None, *, reinstall: bool = False) -> None:
+    """Make ``prefix`` hold exactly ``records`` (download, sha256-check, link); no solve.
+
+    Records already in ``prefix/conda-meta`` are kept (rattler diffs the prefix), unless ``reinstall``.
+    """
     verify_local(records)
     _call("install", {"records": [r.to_json() for r in records], "prefix": str(prefix),
-                      "cache_dir": str(cache_dir), "mirrors": _plain(mirrors)})
+                      "cache_dir": str(cache_dir), "mirrors": _plain(mirrors), "reinstall": reinstall})
     _share_metadata(Path(prefix))
 
 
@@ -66,8 +69,8 @@ class RattlerEngine(CondaEngine):
         return solve(channels, specs, platform, virtual_packages, mirrors, cache_dir=self.cache_dir,
                      offline=self.offline)
 
-    def install(self, *, records, prefix, mirrors) -> None:
-        install(records, prefix, self.cache_dir, mirrors)
+    def install(self, *, records, prefix, mirrors, reinstall=False) -> None:
+        install(records, prefix, self.cache_dir, mirrors, reinstall=reinstall)
 
 
 def verify_local(records: Sequence[CondaRecord]) -> None:
@@ -251,13 +254,14 @@ async def _solve(channels, specs, platform, virtual_packages, mirrors, cache_dir
     return [_to_plain(r, mirrors) for r in recs]
 
 
-async def _install(records, prefix, cache_dir, mirrors):
+async def _install(records, prefix, cache_dir, mirrors, reinstall=False):
     from rattler import install as rinstall
 
     recs = [_from_plain(r) for r in records]
+    again = {r.name.normalized for r in recs} if reinstall else None
     try:
         await rinstall(recs, target_prefix=prefix, cache_dir=Path(cache_dir) / "pkgs", show_progress=False,
-                       client=_client(mirrors))
+                       client=_client(mirrors), reinstall_packages=again)
     except Exception as exc:
         text = str(exc).strip()
         bad = next((r for r in records if r["url"].rsplit("/", 1)[-1] in text), None)

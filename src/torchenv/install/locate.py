@@ -9,10 +9,8 @@ and wheel tags, hashed, and handed to the installer as a direct reference.
 """
 from __future__ import annotations
 
-import hashlib
-import os
-import tempfile
 import urllib.parse
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -96,46 +94,6 @@ def best_file(files: list[Any], name: str, version: str, *, tier: str, ranking: 
     return best
 
 
-def _local_sha(url: str) -> str:
-    from ..sources.fetch import sha256_file
-    from ..sources.index import _local_path
-
-    path = _local_path(url)
-    return sha256_file(path)
-
-
-def hash_remote(url: str, filename: str, ui: Any = None) -> str:
-    """Download a file whose source publishes no hash, keep it in the artifact cache, return its sha256.
-
-    Why: flat mirror pages (Aliyun's ``pytorch-wheels/<tier>/``) list files without
-    ``#sha256=``; the lock still needs one, and the bytes are needed for the install anyway.
-    """
-    from .. import paths
-    from ..sources.http import describe, open_url
-
-    root = paths.wheel_cache()
-    root.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=root, prefix=".partial-")
-    h = hashlib.sha256()
-    try:
-        with os.fdopen(fd, "wb") as out, open_url(url, timeout=60) as resp:
-            if ui is not None:
-                ui.step(f"hashing {filename} from {urllib.parse.urlsplit(url).netloc} (the source lists no sha256)")
-            for block in iter(lambda: resp.read(1 << 20), b""):
-                out.write(block)
-                h.update(block)
-        digest = h.hexdigest()
-        final = root / digest[:2] / digest / filename
-        final.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(tmp, final)
-        return digest
-    except OSError as exc:
-        raise SourceError(f"could not download {filename} from {url}: {describe(exc)}", url=url,
-                          hint="check the mirror, or choose another with --torch-mirror / --mirror") from None
-    finally:
-        Path(tmp).unlink(missing_ok=True)
-
-
 def _search_order(sources: "Sources", source: str) -> list[tuple[str, str]]:
     """(url, layout) to search, local ones first so a wheelhouse hit costs no network."""
     from ..sources.model import OFFICIAL_PYPI
@@ -159,23 +117,36 @@ def canonical(sources: "Sources", tier: str, filename: str) -> tuple[str, str]:
     return f"{index}/{urllib.parse.quote(filename)}", index
 
 
-def locate(sources: "Sources", name: str, version: str, *, source: str, tier: str, python: str,
-           platform: str, ui: Any = None, found: list[str] | None = None) -> "LockedWheel":
-    """The wheel of ``name==version`` for this target, as a LockedWheel with canonical URL and sha256.
+@dataclass(frozen=True)
+class Located:
+    wheel: "LockedWheel"     # canonical URL; sha256 as listed ("" when a remote source lists none)
+    found_url: str           # where the file was listed (a mirror, a local folder)
 
-    ``found`` (if given) receives the URL the file was found at, for the resolver to read now.
+
+def locate(sources: "Sources", name: str, version: str, *, source: str, tier: str, python: str,
+           platform: str, ui: Any = None, memory: Any = None) -> Located:
+    """The wheel of ``name==version`` for this target: the first source (in order) that lists it.
+
+    Nothing is downloaded here: the caller fetches the file (``install.getfile``), which
+    checks the listed sha256 or, when the source lists none, computes it while downloading.
+    ``memory`` (an ``install.getfile.SourceMemory``) skips hosts that already failed in this run.
     """
     from ..lock.model import LockedWheel
-    from ..sources.index import list_project_files
+    from ..sources.index import list_project_files, local_path
 
     tags = target_tags(python, platform)
     ranking = {t: i for i, t in enumerate(tags)}
     tried: list[str] = []
     for url, layout in _search_order(sources, source):
+        if memory is not None and not memory.usable(url):
+            tried.append(f"{url}: skipped ({memory.why_skipped([url])})")
+            continue
         try:
             files = list_project_files(url, name, layout=layout)
         except SourceError as exc:
             tried.append(f"{url}: {exc.message}")
+            if memory is not None:
+                memory.failed(url, exc.message, unreachable=True)
             if ui is not None:
                 ui.warn(f"{url} failed while looking for {name} {version}; trying the next source")
             continue
@@ -183,21 +154,20 @@ def locate(sources: "Sources", name: str, version: str, *, source: str, tier: st
         if hit is None:
             tried.append(f"{url}: no {name} {version} wheel for Python {python} on {platform}")
             continue
-        local = "://" not in hit.url or hit.url.startswith("file:")
-        sha = hit.sha256 or (_local_sha(hit.url) if local else hash_remote(hit.url, hit.filename, ui))
-        size = None
-        if local:
-            from ..sources.index import _local_path
+        local = local_path(hit.url)
+        sha = hit.sha256 or ""
+        if local is not None and not sha:
+            from ..sources.fetch import verified_sha256
 
-            size = _local_path(hit.url).stat().st_size
-        if found is not None:
-            found.append(hit.url)
+            sha = verified_sha256(local)
         if source == FROM_PYPI:
             record_url, index = hit.url, url
         else:
             record_url, index = canonical(sources, tier, hit.filename)
-        return LockedWheel(name=name, version=_file_version(hit.filename), filename=hit.filename,
-                           url=record_url, sha256=sha, index=index, source=source, size=size)
+        wheel = LockedWheel(name=name, version=_file_version(hit.filename), filename=hit.filename, url=record_url,
+                            sha256=sha, index=index, source=source,
+                            size=local.stat().st_size if local is not None else None)
+        return Located(wheel, hit.url)
     where = "the torch source" if source != FROM_PYPI else "the PyPI side"
     raise SourceError(f"no {name} {version} wheel for Python {python} on {platform} in {where} "
                       f"({'; '.join(tried) or 'no source configured'})",
@@ -225,27 +195,30 @@ def local_candidates(sources: "Sources", wheel: "LockedWheel") -> list[str]:
 
 
 def remote_candidates(sources: "Sources", wheel: "LockedWheel", ui: Any = None) -> list[str]:
-    """Where the file may be downloaded from: this plan's mirrors first, the recorded URL last.
+    """Every remote URL that may serve ``wheel``, for callers that want one list for ``fetch``.
 
-    Why look the file up on each source: a lock made with one mirror must install from
-    another (the URL recorded is canonical; the bytes are pinned by sha256).
+    Prefer ``install.getfile.wheel_file``: it asks sources lazily and remembers dead hosts.
+    Here torch-family files get direct ``<torch source>/<file>`` URLs (no listing) and then
+    what each torch source lists; PyPI-side files what each index lists. A source that cannot
+    be listed is a warning, never silent; the lock's URL is added only when it lies under
+    the plan's sources (``getfile.recorded_url_allowed``).
     """
-    from ..sources.index import list_project_files
-    from ..sources.model import OFFICIAL_PYPI
+    from .getfile import SourceMemory, _listed, _pypi_searched, recorded_url_allowed
 
+    memory = SourceMemory(ui)
+    out: list[str] = []
     if wheel.source == FROM_TORCH_INDEX:
+        from ..sources.routing import torch_candidates
+
+        try:
+            out += [u for u in torch_candidates(sources, wheel.filename) if "://" in u]
+        except ValueError:
+            pass
         searched = [(s.url, s.layout) for s in sources.torch]
     else:
-        pypi = sources.pypi
-        searched = [(u, "flat") for u in pypi.find_links if "://" in u and not u.startswith("file:")]
-        searched += [(u, "index") for u in (*pypi.extra_index_urls, pypi.index_url or OFFICIAL_PYPI)]
-    out: list[str] = []
+        searched = _pypi_searched(sources)
     for url, layout in searched:
-        try:
-            files = list_project_files(url, wheel.name, layout=layout)
-        except SourceError:
-            continue
-        out += [f.url for f in files if f.filename == wheel.filename and f.url not in out]
-    if wheel.url not in out:
+        out += _listed(url, layout, wheel.name, wheel.filename, memory, ui)
+    if recorded_url_allowed(sources, wheel):
         out.append(wheel.url)
-    return out
+    return list(dict.fromkeys(out))

@@ -109,7 +109,6 @@ def _run_locked(project_dir: Path, args: argparse.Namespace, ui: "Ui") -> list[s
     reqs, warnings = reqmod.gather(intent, project_dir)
     for w in warnings:
         ui.warn(w)
-    lock_hash = reqmod.requirements_hash(intent, reqs)
     lock_path = project_dir / LOCK_FILE
     lock = read_lock(lock_path) if lock_path.exists() else None
     env = noop.env_path_for(intent, project_dir)
@@ -143,7 +142,7 @@ def _run_locked(project_dir: Path, args: argparse.Namespace, ui: "Ui") -> list[s
         old = lock.target(target.name) if lock is not None else None
         for line in diff_targets(old, target):
             ui.info(f"    {line}")
-        lock = new_lockfile(lock, lock_hash, target, plan, ui)
+        lock = new_lockfile(lock, intent, reqs, target, plan, ui)
         written.append(target.name)
     write_lock(lock_path, lock)
     ui.step(f"wrote {lock_path} ({', '.join(written)}; targets now: {', '.join(t.name for t in lock.targets)})")

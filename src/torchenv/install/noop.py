@@ -43,12 +43,10 @@ def _check(project_dir: Path, args: argparse.Namespace) -> UpToDate | None:
     from ..intent.load import apply_overrides, load_project_intent
     from ..lock.io import read_lock
     from ..lock.model import LOCK_FILE
-    from .requirements import gather, requirements_hash
+    from .requirements import gather, lock_is_current
     from .state import fingerprint, in_progress, read_state, target_digest
 
     intent = apply_overrides(load_project_intent(project_dir), args)
-    if intent.env.backend == "conda":
-        return None
     env = env_path_for(intent, project_dir)
     state = read_state(env)
     if state is None or in_progress(env):
@@ -58,10 +56,14 @@ def _check(project_dir: Path, args: argparse.Namespace) -> UpToDate | None:
         return None
     lock = read_lock(lock_path)
     reqs, _warnings = gather(intent, project_dir)
-    if lock.intent_hash != requirements_hash(intent, reqs):
+    if not lock_is_current(lock, intent, reqs):
         return None
     target = lock.target(state.target)
-    if target is None or target_digest(target) != state.lock_digest or state.engine != intent.env.installer:
+    if target is None or target_digest(target) != state.lock_digest:
+        return None
+    # a venv switched between uv and pip is re-synced; a conda prefix's engine (rattler or the user's conda
+    # binary) follows the machine, not [env] installer
+    if target.backend != "conda" and state.engine != intent.env.installer:
         return None
     if fingerprint(env, target.python) != state.fingerprint:
         return None

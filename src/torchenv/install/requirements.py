@@ -17,6 +17,7 @@ from ..errors import IntentError
 
 if TYPE_CHECKING:
     from ..intent.model import Intent
+    from ..lock.model import Lockfile
     from ..resolve.plan import Plan
 
 _NAME = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
@@ -83,17 +84,39 @@ def gather(intent: "Intent", project_dir: Path) -> tuple[list[ProjectRequirement
     return reqs, warnings
 
 
-def requirements_hash(intent: "Intent", reqs: list[ProjectRequirement]) -> str:
-    """The lock's ``intent-hash``: torchenv.toml's meaning, plus the project requirements if any.
+def requirements_digest(reqs: list[ProjectRequirement]) -> str:
+    """The lock's ``requirements-hash``: the project requirements as written, order-insensitive.
 
-    Why fold requirements in: editing requirements.txt must make ``up`` re-lock, exactly
-    as editing torchenv.toml does. A project without requirements gets ``intent.hash()``.
+    Why separate from ``intent-hash``: the two answer different questions (did torchenv.toml
+    change? did the requirements change?) and tools reading the lock can tell which one did.
+    """
+    blob = "\n".join(sorted(r.text for r in reqs))
+    return "sha256:" + hashlib.sha256(blob.encode()).hexdigest()
+
+
+def requirements_hash(intent: "Intent", reqs: list[ProjectRequirement]) -> str:
+    """The *old* lock's ``intent-hash`` (locks written before ``requirements-hash`` existed).
+
+    It folded the requirements into ``intent.hash()`` (only when there were any); kept so
+    such locks stay valid exactly as long as they were before (see ``lock_is_current``).
     """
     base = intent.hash()
     if not reqs:
         return base
     blob = base + "\n" + "\n".join(sorted(r.text for r in reqs))
     return "sha256:" + hashlib.sha256(blob.encode()).hexdigest()
+
+
+def lock_is_current(lock: "Lockfile", intent: "Intent", reqs: list[ProjectRequirement]) -> bool:
+    """Was ``lock`` made for this torchenv.toml and these requirements?
+
+    A lock without ``requirements-hash`` (written by an older torchenv) is judged the way that
+    torchenv judged it, so upgrading torchenv never forces a re-lock by itself; the next
+    write adds the new key.
+    """
+    if lock.requirements_hash is None:
+        return lock.intent_hash == requirements_hash(intent, reqs)
+    return lock.intent_hash == intent.hash() and lock.requirements_hash == requirements_digest(reqs)
 
 
 def check_against_plan(reqs: list[ProjectRequirement], plan: "Plan") -> None:

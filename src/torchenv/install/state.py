@@ -55,12 +55,20 @@ def site_packages(env: Path, python: str) -> Path:
 
 
 def fingerprint(env: Path, python: str) -> tuple[str, ...]:
-    """Sorted ``*.dist-info`` directory names of the env (empty when there is no site-packages)."""
+    """Sorted ``*.dist-info`` directory names of the env, plus ``conda-meta/<record>.json`` in a conda prefix.
+
+    Why conda-meta too: ``conda remove --force libfoo`` changes no dist-info; without its
+    record in the fingerprint, ``up`` would call the damaged prefix up to date.
+    """
     try:
-        names = os.listdir(site_packages(env, python))
+        names = [n for n in os.listdir(site_packages(env, python)) if n.endswith(".dist-info")]
     except OSError:
-        return ()
-    return tuple(sorted(n for n in names if n.endswith(".dist-info")))
+        names = []
+    try:
+        names += [f"conda-meta/{n}" for n in os.listdir(env / "conda-meta") if n.endswith(".json")]
+    except OSError:
+        pass
+    return tuple(sorted(names))
 
 
 def _norm(name: str) -> str:
@@ -71,6 +79,8 @@ def distributions(fp: tuple[str, ...]) -> dict[str, str]:
     """``{normalised name: version}`` from dist-info names (``typing_extensions-4.16.0.dist-info``)."""
     out = {}
     for entry in fp:
+        if not entry.endswith(".dist-info"):
+            continue
         stem = entry[: -len(".dist-info")]
         name, _, version = stem.partition("-")
         out[_norm(name)] = version
@@ -130,10 +140,19 @@ def end_install(env: Path, state: EnvState) -> None:
 
 
 def env_python_version(env: Path) -> str | None:
-    """X.Y of the env's interpreter from ``pyvenv.cfg`` (venv writes ``version``, uv/virtualenv ``version_info``)."""
+    """X.Y of the env's interpreter: ``pyvenv.cfg`` (venv writes ``version``, uv/virtualenv ``version_info``),
+    else a conda prefix's ``conda-meta/python-X.Y.Z-<build>.json`` record.
+
+    Why the conda fallback: a conda prefix has no pyvenv.cfg; without it every ``up`` would
+    think the Python changed and rebuild the prefix.
+    """
     try:
         text = (env / "pyvenv.cfg").read_text()
     except OSError:
+        for record in sorted((env / "conda-meta").glob("python-[0-9]*.json")):
+            m = re.match(r"python-(\d+)\.(\d+)", record.name)
+            if m:
+                return f"{m.group(1)}.{m.group(2)}"
         return None
     m = re.search(r"^\s*version(?:_info)?\s*=\s*(\d+)\.(\d+)", text, re.MULTILINE)
     return f"{m.group(1)}.{m.group(2)}" if m else None

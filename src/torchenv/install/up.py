@@ -10,6 +10,7 @@ place and renamed into another (its scripts hold absolute paths).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import shutil
 from contextlib import contextmanager
@@ -58,14 +59,15 @@ def machine_facts(plan: "Plan") -> dict[str, Any]:
     return {k: v for k, v in facts.items() if v is not None}
 
 
-def new_lockfile(old: "Lockfile | None", lock_hash: str, target: "LockTarget", plan: "Plan",
+def new_lockfile(old: "Lockfile | None", intent: "Intent", reqs: list, target: "LockTarget", plan: "Plan",
                  ui: "Ui") -> "Lockfile":
     """The lock with ``target`` added/replaced; targets made for another intent are dropped (with a warning)."""
     from .. import __version__
     from ..lock.model import Lockfile
+    from .requirements import lock_is_current, requirements_digest
 
     keep = ()
-    if old is not None and old.intent_hash == lock_hash:
+    if old is not None and lock_is_current(old, intent, reqs):
         keep = old.targets
     elif old is not None:
         stale = sorted(t.name for t in old.targets if t.name != target.name)
@@ -75,11 +77,12 @@ def new_lockfile(old: "Lockfile | None", lock_hash: str, target: "LockTarget", p
     facts = machine_facts(plan)
     if plan.machine.assumed and old is not None and old.machine and not old.machine.get("assumed"):
         facts = old.machine   # keep the real machine's facts when adding a target for another one
-    base = Lockfile(intent_hash=lock_hash, targets=keep, machine=facts, torchenv_version=__version__)
+    base = Lockfile(intent_hash=intent.hash(), requirements_hash=requirements_digest(reqs), targets=keep,
+                    machine=facts, torchenv_version=__version__)
     return base.with_target(target)
 
 
-def _missing_target_error(lock: "Lockfile", want: str, lock_path: Path) -> LockError:
+def missing_target_error(lock: "Lockfile", want: str, lock_path: Path) -> LockError:
     names = ", ".join(t.name for t in lock.targets) or "none"
     return LockError(f"{lock_path} has targets {names}; none matches this machine ({want})",
                      hint=f"add it with `torchenv lock --target {want}`")
@@ -121,8 +124,27 @@ def _hand_changes(before: dict[str, str], target: "LockTarget", keep: frozenset[
     return out
 
 
+def is_offline(args: argparse.Namespace) -> bool:
+    """``--offline``, or ``--from PATH`` (which implies it)."""
+    return bool(getattr(args, "offline", False) or getattr(args, "from_", None))
+
+
+@contextmanager
+def _offline_scope(args: argparse.Namespace) -> Iterator[Path | None]:
+    """Offline: no tool in this process or its children may use the network; a scratch folder for the bundle's files."""
+    if not is_offline(args):
+        yield None
+        return
+    import tempfile
+
+    from ..offline.install import no_network
+
+    with no_network(), tempfile.TemporaryDirectory(prefix="torchenv-offline-") as tmp:
+        yield Path(tmp)
+
+
 def run_up(project_dir: Path, args: argparse.Namespace, ui: "Ui") -> UpResult:
-    """Carry out ``torchenv up`` for the project in ``project_dir``."""
+    """Carry out ``torchenv up`` (``--offline`` included) for the project in ``project_dir``."""
     from . import noop
 
     project_dir = Path(project_dir).resolve()
@@ -131,33 +153,53 @@ def run_up(project_dir: Path, args: argparse.Namespace, ui: "Ui") -> UpResult:
         return UpResult("up-to-date", fast.env_path, fast.target, fast.lock_path)
     from .projectlock import project_lock
 
-    with project_lock(project_dir, ui) as waited:
+    with project_lock(project_dir, ui) as waited, _offline_scope(args) as scratch:
         if waited:   # the other run may have done the work
             again = noop.check(project_dir, args)
             if again is not None:
                 return UpResult("up-to-date", again.env_path, again.target, again.lock_path)
-        return _run_locked(project_dir, args, ui)
+        return _run_locked(project_dir, args, ui, scratch)
 
 
-def _run_locked(project_dir: Path, args: argparse.Namespace, ui: "Ui") -> UpResult:
-    from ..commands._options import intent_from_args
+def _run_locked(project_dir: Path, args: argparse.Namespace, ui: "Ui", scratch: Path | None) -> UpResult:
+    from ..backends import make_backend
+    from ..intent.load import apply_overrides, load_project_intent
     from ..lock.diff import diff_targets
     from ..lock.io import read_lock, write_lock
     from ..lock.model import LOCK_FILE
     from . import noop, requirements as reqmod
 
-    intent = intent_from_args(args)
-    reqs, warnings = reqmod.gather(intent, project_dir)
+    offline = is_offline(args)
+    from_path = Path(args.from_).expanduser().resolve() if getattr(args, "from_", None) else None
+    frozen = getattr(args, "frozen", False) or offline      # offline cannot resolve: the lock is the plan
+    borrowed = None
+    if offline and scratch is not None:
+        from ..offline.install import borrowed_project
+
+        borrowed = borrowed_project(project_dir, from_path, scratch / "project")
+    src = borrowed or project_dir       # a fresh folder takes the bundle's torchenv.toml/lock (copied in later)
+    intent = apply_overrides(load_project_intent(src), args)
+    reqs, warnings = reqmod.gather(intent, src)
     for w in warnings:
         ui.warn(w)
-    lock_hash = reqmod.requirements_hash(intent, reqs)
     lock_path = project_dir / LOCK_FILE
-    old_lock = read_lock(lock_path) if lock_path.exists() else None
-    frozen = getattr(args, "frozen", False)
+    old_lock = read_lock(src / LOCK_FILE) if (src / LOCK_FILE).exists() else None
+    current = old_lock is not None and reqmod.lock_is_current(old_lock, intent, reqs)
     if frozen and old_lock is None:
+        if offline:
+            from ..offline.install import no_lock_error
+
+            with ui.progress("planning (probe + resolve)"):
+                plan = make_plan(intent, args)
+            raise no_lock_error(lock_path, from_path, plan)
         raise LockError(f"{lock_path}: no lock file, and --frozen forbids resolving",
                         hint="run `torchenv lock` (or `torchenv up` without --frozen) and commit torchenv.lock")
-    if frozen and old_lock.intent_hash != lock_hash:
+    if frozen and not current:
+        if offline:
+            raise LockError(f"{lock_path} is out of date: torchenv.toml or the requirements changed since it was "
+                            "written, and an offline install cannot re-resolve",
+                            hint="undo the change, or run `torchenv lock` where there is network and bring the "
+                                 "new lock (and a new bundle) here")
         raise LockError(f"{lock_path} is out of date: torchenv.toml or the project requirements changed since it "
                         "was written", hint="run `torchenv lock` and commit the result, or drop --frozen")
 
@@ -165,19 +207,16 @@ def _run_locked(project_dir: Path, args: argparse.Namespace, ui: "Ui") -> UpResu
         plan = make_plan(intent, args)
     reqmod.check_against_plan(reqs, plan)
     env = noop.env_path_for(intent, project_dir)
-    from ..backends import make_backend
-
-    backend = make_backend(plan=plan, env_path=env, ui=ui)
+    backend = None
     changes: list[str] = []
-    lock_changed = False
-    if old_lock is not None and old_lock.intent_hash == lock_hash:
+    if current:
         target = old_lock.target(plan.target_name)
         if target is None:
-            raise _missing_target_error(old_lock, plan.target_name, lock_path)
+            raise missing_target_error(old_lock, plan.target_name, lock_path)
     else:
+        backend = make_backend(plan=plan, env_path=env, ui=ui)
         with ui.progress(f"locking {plan.target_name} ({plan.installer})"):
             target = backend.lock_target(requirements=reqmod.as_lines(reqs))
-        lock_changed = True
         if old_lock is not None:
             previous = old_lock.target(plan.target_name) or next(
                 (t for t in old_lock.targets if t.os == target.os and t.arch == target.arch), None)
@@ -186,19 +225,45 @@ def _run_locked(project_dir: Path, args: argparse.Namespace, ui: "Ui") -> UpResu
             for line in changes or ["(no package changes)"]:
                 ui.info(f"    {line}")
 
-    status = _sync_env(backend, env, target, plan, args, ui)
-    _write_env_pip_conf(env, plan, ui)
-    if lock_changed:
-        write_lock(lock_path, new_lockfile(old_lock, lock_hash, target, plan, ui))
+    install_target, notes = target, ()
+    if offline:
+        from ..offline.install import adopt_project_files, prepare_offline
+
+        prep = prepare_offline(target, from_path=from_path, plan_sources=plan.sources, ui=ui)   # nothing changed yet
+        for note in prep.notes:
+            ui.step(f"offline: {note}, all hash-checked against torchenv.lock")
+        if borrowed is not None:
+            adopt_project_files(borrowed, project_dir, ui)
+        plan = dataclasses.replace(plan, sources=prep.sources)
+        install_target, notes = prep.target, prep.notes
+    if backend is None or offline:
+        backend = make_backend(plan=plan, env_path=env, ui=ui)
+
+    status = sync_env(backend, env, install_target, plan, args, ui)
+    if not offline:
+        _write_env_pip_conf(env, plan, ui)
+    if not current:
+        write_lock(lock_path, new_lockfile(old_lock, intent, reqs, target, plan, ui))
         ui.step(f"wrote {lock_path.name} (target {target.name})")
     verify_ok = None
     if status != "up-to-date" and not getattr(args, "no_verify", False):
         verify_ok = _verify(backend.python(), target, plan, project_dir, ui)
-    return UpResult(status, env, target.name, lock_path, verify_ok, tuple(changes))
+    return UpResult(status, env, target.name, lock_path, verify_ok, tuple(changes), tuple(notes))
 
 
-def _sync_env(backend: Any, env: Path, target: "LockTarget", plan: "Plan", args: argparse.Namespace,
-              ui: "Ui") -> str:
+def _materialise(backend: Any, target: "LockTarget") -> Any:
+    """Every file of the target, fetched and hash-checked, for backends that can do it ahead of the install."""
+    fetch_all = getattr(backend, "materialise", None)
+    return fetch_all(target) if fetch_all is not None else None
+
+
+def sync_env(backend: Any, env: Path, target: "LockTarget", plan: "Plan", args: argparse.Namespace,
+             ui: "Ui") -> str:
+    """Make ``env`` hold exactly ``target``; returns the ``UpResult.status``.
+
+    Why decide first and fetch before touching anything: a download failure (dead mirror,
+    wrong bytes) must leave no new env, no in-progress marker, and an existing env as it was.
+    """
     from . import state as st
 
     ours = st.is_torchenv_env(env)
@@ -211,9 +276,32 @@ def _sync_env(backend: Any, env: Path, target: "LockTarget", plan: "Plan", args:
     rebuild = env.exists() and (not ours or python_now != target.python or not st.env_python(env).exists())
     engine = getattr(getattr(backend, "engine", None), "name", plan.installer)
 
+    if not env.exists() or rebuild:
+        action = "create"
+    elif st.in_progress(env):
+        action = "repair"
+    else:
+        state = st.read_state(env)
+        fp = st.fingerprint(env, target.python)
+        if (state is not None and state.target == target.name and state.lock_digest == st.target_digest(target)
+                and state.engine == engine):
+            if fp == state.fingerprint:
+                ui.step(f"{env} is up to date")
+                return "up-to-date"
+            from ..engines.pip import KEEP
+
+            for line in _hand_changes(st.distributions(fp), target, KEEP if engine == "pip" else frozenset()):
+                ui.warn(f"{env}: {line}")
+            action = "restore"
+        else:
+            action = "sync"
+
+    files = _materialise(backend, target)
+
     def install(reinstall: bool) -> None:
         st.begin_install(env, target.name)
-        backend.install(target=target, reinstall=reinstall)
+        extra = {"files": files} if files is not None else {}
+        backend.install(target=target, reinstall=reinstall, **extra)
         fp = st.fingerprint(env, target.python)
         have = st.distributions(fp)
         missing = [w.name for w in target.wheels if w.name not in have]
@@ -224,7 +312,7 @@ def _sync_env(backend: Any, env: Path, target: "LockTarget", plan: "Plan", args:
                                         fingerprint=fp, python=target.python, engine=engine,
                                         torchenv=_version()))
 
-    if not env.exists() or rebuild:
+    if action == "create":
         why = ("creating" if not env.exists() else
                f"rebuilding (Python {python_now} -> {target.python})" if ours and python_now != target.python
                else "replacing (--force)" if not ours else "rebuilding (broken interpreter)")
@@ -234,21 +322,11 @@ def _sync_env(backend: Any, env: Path, target: "LockTarget", plan: "Plan", args:
             st.mark_created(env)
             install(reinstall=False)
         return "installed" if why == "creating" else "rebuilt"
-    state = st.read_state(env)
-    if st.in_progress(env):
+    if action == "repair":
         ui.step(f"{env}: a previous install did not finish; repairing (re-installing every locked file)")
         install(reinstall=True)
         return "repaired"
-    fp = st.fingerprint(env, target.python)
-    if (state is not None and state.target == target.name and state.lock_digest == st.target_digest(target)
-            and state.engine == engine):
-        if fp == state.fingerprint:
-            ui.step(f"{env} is up to date")
-            return "up-to-date"
-        from ..engines.pip import KEEP
-
-        for line in _hand_changes(st.distributions(fp), target, KEEP if engine == "pip" else frozenset()):
-            ui.warn(f"{env}: {line}")
+    if action == "restore":
         ui.step(f"{env}: restoring the locked packages")
         install(reinstall=False)
         return "repaired"
@@ -283,7 +361,7 @@ def _bytecode_allowed() -> Iterator[None]:
             os.environ["PYTHONDONTWRITEBYTECODE"] = saved
 
 
-def _verify(python: Path, target: "LockTarget", plan: "Plan", project_dir: Path, ui: "Ui") -> bool:
+def verify_env(python: Path, target: "LockTarget", plan: "Plan", project_dir: Path, ui: "Ui") -> bool:
     from ..verify import render_report, run_verify, write_report
     from ..verify.expect import expected_from_target
 
@@ -296,6 +374,9 @@ def _verify(python: Path, target: "LockTarget", plan: "Plan", project_dir: Path,
     elif not ui.json_mode:
         render_report(ui, report)
     return bool(report.ok)
+
+
+_verify = verify_env   # the call point `up` uses (tests/faults/tools/hooked_cli.py pauses there)
 
 
 def _version() -> str:

@@ -69,7 +69,7 @@ def dumps_lock(lock: Lockfile) -> str:
     """The lock as TOML text; the same lock always gives the same bytes."""
     lines = [HEADER.rstrip("\n"),
              *_pairs([("version", lock.version), ("torchenv", lock.torchenv_version),
-                      ("intent-hash", lock.intent_hash)])]
+                      ("intent-hash", lock.intent_hash), ("requirements-hash", lock.requirements_hash)])]
     if lock.machine:
         lines += ["", "[machine]", *_pairs(sorted(lock.machine.items()))]
     for target in sorted(lock.targets, key=lambda t: t.name):
@@ -226,6 +226,8 @@ def _from_data(data: dict, file: str) -> Lockfile:
     if version < 1:
         raise LockError(f"{file}: unknown lock format version {version}", hint="regenerate it with `torchenv lock`")
     intent_hash = _need(data, "intent-hash", "the top level", file)
+    requirements_hash = _need(data, "requirements-hash", "the top level", file) if "requirements-hash" in data \
+        else None
     machine = data.get("machine", {})
     if not isinstance(machine, dict):
         raise LockError(f"{file}: [machine] should be a table", hint="regenerate it with `torchenv lock`")
@@ -257,4 +259,4 @@ def _from_data(data: dict, file: str) -> Lockfile:
                                   channels=_strings(raw, "channels", where, file)))
     return Lockfile(intent_hash=intent_hash, targets=tuple(sorted(targets, key=lambda t: t.name)),
                     machine=dict(machine), torchenv_version=made_by if made_by != "?" else "",
-                    version=version)
+                    version=version, requirements_hash=requirements_hash)

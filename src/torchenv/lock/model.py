@@ -71,11 +71,14 @@ class LockTarget:
 
 @dataclass(frozen=True)
 class Lockfile:
-    intent_hash: str
+    intent_hash: str                              # torchenv.toml's meaning (``Intent.hash()``), [mirror] excluded
     targets: tuple[LockTarget, ...]
     machine: dict = field(default_factory=dict)   # facts the plan used: os, arch, driver, compute_capabilities
     torchenv_version: str = ""
     version: int = LOCK_VERSION
+    # the project requirements (``install.requirements.requirements_digest``); None in locks
+    # written before the key existed, whose intent-hash folded the requirements in
+    requirements_hash: str | None = None
 
     def target(self, name: str) -> LockTarget | None:
         return next((t for t in self.targets if t.name == name), None)
@@ -85,4 +88,5 @@ class Lockfile:
         others = [t for t in self.targets if t.name != target.name]
         return Lockfile(intent_hash=self.intent_hash, machine=self.machine,
                         torchenv_version=self.torchenv_version, version=self.version,
+                        requirements_hash=self.requirements_hash,
                         targets=tuple(sorted([*others, target], key=lambda t: t.name)))

@@ -5,12 +5,12 @@ later, so every file of the target is found and hash-checked (cache, bundle, loo
 *before* the env, the lock or the project is touched; the user gets the full list of what
 is missing or different, each with the target that needs it.
 
-Two entry points:
+``torchenv up --offline`` is the normal ``up`` orchestration (``install.up.run_up``), forced
+frozen; it calls in here for the offline steps:
 * ``prepare_offline(target, from_path=, plan_sources=, ui=)``: the check, and the restricted
   ``Sources`` (local folders only, no torch index, no PyPI) plus a target whose conda URLs
-  point at the local files. This is what the ``up`` orchestration calls when ``--offline``.
-* ``up_offline(project_dir, args, ui)``: a complete ``up`` for offline use (frozen: the lock
-  must match torchenv.toml, nothing is re-resolved), built on ``install.up``'s steps.
+  point at the local files; ``up`` then installs with those sources.
+* ``no_network()``, ``borrowed_project``/``adopt_project_files`` (below), ``no_lock_error``.
 
 A bundle whose project has no torchenv.toml/lock yet (a fresh folder) lends its own: they
 are copied in only after the check passed.
@@ -20,17 +20,15 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
-import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
 from ..errors import LockError
-from .layout import CONDA, FILES, MANIFEST, SIMPLE, TOOL, Bundle, BundleError
 
 if TYPE_CHECKING:
-    from ..install.up import UpResult
     from ..lock.model import LockTarget
     from ..sources.model import Sources
     from ..ui import Ui
@@ -38,10 +36,25 @@ if TYPE_CHECKING:
 OFFLINE_ENV = "TORCHENV_OFFLINE"
 
 
-class OfflineIncomplete(BundleError):
-    """Files a target needs are missing or differ from the lock: refused before any change."""
+def __getattr__(name: str) -> Any:
+    """``OfflineIncomplete`` is built on first use: ``torchenv up`` imports this module for its
+    flags, and the no-op ``up`` must not pay for ``offline.layout`` (tarfile)."""
+    if name == "OfflineIncomplete":
+        return _incomplete_class()
+    raise AttributeError(name)
 
-    exit_code = 2
+
+@lru_cache(maxsize=1)
+def _incomplete_class() -> type:
+    from .layout import BundleError
+
+    class OfflineIncomplete(BundleError):
+        """Files a target needs are missing or differ from the lock: refused before any change."""
+
+        exit_code = 2
+
+    OfflineIncomplete.__module__ = __name__
+    return OfflineIncomplete
 
 
 @dataclass(frozen=True)
@@ -53,6 +66,8 @@ class OfflinePrep:
 
 
 def _bundle_simple(from_path: Path | None) -> Path | None:
+    from .layout import SIMPLE, Bundle
+
     if from_path is None or not from_path.is_dir():
         return None
     bundle = Bundle(from_path)
@@ -79,6 +94,7 @@ def offline_sources(found: dict[str, Path], from_path: Path | None, plan_sources
 def prepare_offline(target: "LockTarget", *, from_path: Path | None, plan_sources: "Sources | None" = None,
                     ui: Any = None) -> OfflinePrep:
     """Find and hash-check every file of ``target``; ``OfflineIncomplete`` lists all problems."""
+    from .layout import BundleError
     from .localdir import locate_target
 
     from_path = Path(from_path) if from_path else None
@@ -89,7 +105,7 @@ def prepare_offline(target: "LockTarget", *, from_path: Path | None, plan_source
     if located.problems:
         head = located.problems[:12]
         more = f"\n  … and {len(located.problems) - 12} more" if len(located.problems) > 12 else ""
-        raise OfflineIncomplete(
+        raise _incomplete_class()(
             f"cannot install target {target.name} offline: {len(located.problems)} file(s) missing or different"
             " (nothing was changed):\n  " + "\n  ".join(head) + more, url=str(from_path) if from_path else None,
             hint="make a bundle for this target where there is network (`torchenv bundle --target "
@@ -123,9 +139,10 @@ def no_network() -> Iterator[None]:
 _PROJECT_FILES_MAX = 64
 
 
-def _borrowed_project(project_dir: Path, from_path: Path | None, tmp: Path) -> Path | None:
+def borrowed_project(project_dir: Path, from_path: Path | None, tmp: Path) -> Path | None:
     """A folder with the bundle's torchenv.toml/lock/requirements when the project has neither file."""
     from ..lock.model import LOCK_FILE
+    from .layout import CONDA, FILES, MANIFEST, SIMPLE, TOOL, Bundle
 
     if (project_dir / LOCK_FILE).exists() or (project_dir / "torchenv.toml").exists() or from_path is None:
         return None
@@ -144,7 +161,7 @@ def _borrowed_project(project_dir: Path, from_path: Path | None, tmp: Path) -> P
     return tmp
 
 
-def _adopt(src: Path, project_dir: Path, ui: "Ui") -> None:
+def adopt_project_files(src: Path, project_dir: Path, ui: "Ui") -> None:
     from ..lock.io import write_text_atomic
 
     for f in sorted(p for p in src.rglob("*") if p.is_file()):
@@ -155,75 +172,17 @@ def _adopt(src: Path, project_dir: Path, ui: "Ui") -> None:
     ui.step(f"copied the bundle's torchenv.toml, torchenv.lock and requirement files into {project_dir}")
 
 
-def up_offline(project_dir: Path, args: argparse.Namespace, ui: "Ui") -> "UpResult":
-    """``torchenv up --offline``: install the lock target for this machine from the bundle/cache only."""
-    from ..install import noop
-    from ..install.projectlock import project_lock
-    from ..install.up import UpResult
+def no_lock_error(lock_path: Path, from_path: Path | None, plan: Any) -> LockError:
+    """No torchenv.lock here or in the bundle: say what a lock needs, and what the folder lacks."""
+    problems = []
+    if from_path is not None and from_path.is_dir():
+        from .localdir import check_dir_against_plan
 
-    project_dir = Path(project_dir).resolve()
-    fast = noop.check(project_dir, args)
-    if fast is not None:
-        return UpResult("up-to-date", fast.env_path, fast.target, fast.lock_path)
-    with project_lock(project_dir, ui), no_network(), tempfile.TemporaryDirectory(prefix="torchenv-offline-") as tmp:
-        again = noop.check(project_dir, args)
-        if again is not None:
-            return UpResult("up-to-date", again.env_path, again.target, again.lock_path)
-        return _up_offline_locked(project_dir, args, ui, Path(tmp))
-
-
-def _up_offline_locked(project_dir: Path, args: argparse.Namespace, ui: "Ui", tmp: Path) -> "UpResult":
-    from ..install import noop, requirements as reqmod
-    from ..install.up import UpResult, _missing_target_error, _sync_env, _verify, make_plan
-    from ..backends import make_backend
-    from ..intent.load import apply_overrides, load_project_intent
-    from ..lock.io import read_lock
-    from ..lock.model import LOCK_FILE
-
-    from_path = Path(args.from_).expanduser().resolve() if getattr(args, "from_", None) else None
-    borrowed = _borrowed_project(project_dir, from_path, tmp / "project")
-    src = borrowed or project_dir
-    intent = apply_overrides(load_project_intent(src), args)
-    reqs, warnings = reqmod.gather(intent, src)
-    for w in warnings:
-        ui.warn(w)
-    lock_path = src / LOCK_FILE
-    if not lock_path.is_file():
-        with ui.progress("planning (probe + resolve)"):
-            plan = make_plan(intent, args)
-        problems = []
-        if from_path is not None and from_path.is_dir():
-            from .localdir import check_dir_against_plan
-
-            problems = check_dir_against_plan(from_path, plan)
-        listing = ("; the folder lacks:\n  " + "\n  ".join(problems)) if problems else ""
-        raise LockError(f"{project_dir / LOCK_FILE}: no lock file, and an offline install cannot resolve one"
-                        + listing, hint="run `torchenv lock --target " + plan.target_name + "` (or `torchenv bundle`) "
-                        "where there is network and copy torchenv.lock (or the bundle) here")
-    lock = read_lock(lock_path)
-    if lock.intent_hash != reqmod.requirements_hash(intent, reqs):
-        raise LockError(f"{project_dir / LOCK_FILE} is out of date: torchenv.toml or the requirements changed since "
-                        "it was written, and an offline install cannot re-resolve",
-                        hint="undo the change, or run `torchenv lock` where there is network and bring the new lock "
-                             "(and a new bundle) here")
-    with ui.progress("planning (probe + resolve)"):
-        plan = make_plan(intent, args)
-    target = lock.target(plan.target_name)
-    if target is None:
-        raise _missing_target_error(lock, plan.target_name, lock_path)
-    prep = prepare_offline(target, from_path=from_path, plan_sources=plan.sources, ui=ui)
-    for note in prep.notes:
-        ui.step(f"offline: {note}, all hash-checked against torchenv.lock")
-    if borrowed is not None:
-        _adopt(borrowed, project_dir, ui)
-    plan = dataclasses.replace(plan, sources=prep.sources)
-    env = noop.env_path_for(intent, project_dir)
-    backend = make_backend(plan=plan, env_path=env, ui=ui)
-    status = _sync_env(backend, env, prep.target, plan, args, ui)
-    verify_ok = None
-    if status != "up-to-date" and not getattr(args, "no_verify", False):
-        verify_ok = _verify(backend.python(), target, plan, project_dir, ui)
-    return UpResult(status, env, target.name, project_dir / LOCK_FILE, verify_ok, notes=prep.notes)
+        problems = check_dir_against_plan(from_path, plan)
+    listing = ("; the folder lacks:\n  " + "\n  ".join(problems)) if problems else ""
+    return LockError(f"{lock_path}: no lock file, and an offline install cannot resolve one" + listing,
+                     hint="run `torchenv lock --target " + plan.target_name + "` (or `torchenv bundle`) where there "
+                          "is network and copy torchenv.lock (or the bundle) here")
 
 
 def add_offline_flags(p: argparse.ArgumentParser) -> None:

@@ -19,7 +19,7 @@ import os
 import tempfile
 import urllib.parse
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from ..errors import HashMismatch, SourceError
 from .index import local_path as _local_path
@@ -88,14 +88,19 @@ class _Failed(Exception):
         self.received = received   # set for hash mismatches
 
 
-def _download(url: str, filename: str, expected: str, dest: Path, *, ui: Any, timeout: float) -> None:
-    """Stream ``url`` into ``dest`` (atomically) if and only if its sha256 is ``expected``."""
+def _download(url: str, filename: str, expected: str | None, dest: Path, *, ui: Any, timeout: float) -> str:
+    """Stream ``url`` into ``dest`` (atomically) if and only if its sha256 is ``expected``; returns the sha256.
+
+    ``expected=None`` (a source that publishes no hash): ``dest`` is a folder, and the file
+    lands content-addressed under it (``<dest>/<sha[:2]>/<sha>/<filename>``).
+    """
     import urllib.error
 
     from .http import describe, open_url
 
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=dest.parent, prefix=".partial-", suffix=".tmp")
+    staging = dest if expected is None else dest.parent
+    staging.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(dir=staging, prefix=".partial-", suffix=".tmp")
     tmp = Path(tmp_name)
     try:
         h = hashlib.sha256()
@@ -119,9 +124,13 @@ def _download(url: str, filename: str, expected: str, dest: Path, *, ui: Any, ti
         if total is not None and got < total:
             raise _Failed(f"connection dropped after {got} of {total} bytes")
         digest = h.hexdigest()
-        if digest != expected:
+        if expected is None:
+            dest = dest / digest[:2] / digest / filename
+            dest.parent.mkdir(parents=True, exist_ok=True)
+        elif digest != expected:
             raise _Failed("wrong bytes (sha256 mismatch)", received=digest)
         os.replace(tmp, dest)
+        return digest
     finally:
         tmp.unlink(missing_ok=True)
 
@@ -163,12 +172,13 @@ def verified_sha256(path: Path, cache: Path | None = None) -> str:
 
 
 def fetch(filename: str, sha256: str, urls: list[str], *, ui: Any = None, cache: Path | None = None,
-          timeout: float = 30.0) -> Path:
+          timeout: float = 30.0, on_failure: Callable[[str, str], None] | None = None) -> Path:
     """A path to ``filename`` whose sha256 is ``sha256``, from the cache or the first source that works.
 
     ``urls``: remote URLs (tried in order) and/or local ``file://`` URLs / paths (used in
     place). ``timeout`` bounds each network wait (connect is capped at 5 s), not the whole
-    transfer, so a slow but alive mirror can still deliver a large wheel.
+    transfer, so a slow but alive mirror can still deliver a large wheel. ``on_failure(url,
+    reason)`` hears of every source that failed (callers remember unreachable hosts).
     """
     from .. import paths
 
@@ -201,6 +211,8 @@ def fetch(filename: str, sha256: str, urls: list[str], *, ui: Any = None, cache:
         except _Failed as exc:
             tried.append((url, exc.reason))
             received = exc.received or received
+            if on_failure is not None:
+                on_failure(url, exc.reason)
             if ui is not None:
                 nxt = f"trying {_label(urls[i + 1])}" if i + 1 < len(urls) else "no source left"
                 ui.warn(f"mirror {_label(url)} failed for {filename} ({exc.reason}); {nxt}")
@@ -212,6 +224,43 @@ def fetch(filename: str, sha256: str, urls: list[str], *, ui: Any = None, cache:
             f"(sources tried: {listing})", url=next(u for u, w in tried if "sha256" in w),
             hint="the file was refused; a mirror may hold a different build under the same name. "
                  "Try another mirror (--mirror official) or re-lock if the lock is out of date")
+    raise SourceError(f"could not get {filename} from any source ({listing})",
+                      url=tried[-1][0] if tried else None,
+                      hint="check your network/proxy, or pick a working mirror: `torchenv mirror test`")
+
+
+def fetch_and_hash(filename: str, urls: list[str], *, ui: Any = None, cache: Path | None = None,
+                   timeout: float = 30.0, on_failure: Callable[[str, str], None] | None = None) -> tuple[Path, str]:
+    """``(path, sha256)`` of ``filename`` from the first source that works, for sources that publish no hash.
+
+    Why a separate mode: flat mirror pages (Aliyun ``pytorch-wheels/<tier>/``) list files
+    without ``#sha256=``; the lock still needs one and the install needs the bytes, so the
+    file is downloaded once, hashed while it streams, and kept in the content-addressed
+    cache (trust on first use: the lock pins these bytes from then on).
+    """
+    from .. import paths
+
+    root = cache if cache is not None else paths.wheel_cache()
+    tried: list[tuple[str, str]] = []
+    for i, url in enumerate(urls):
+        try:
+            local = _local_path(url)
+            if local is not None:
+                if not local.is_file():
+                    raise _Failed("no such file")
+                return local, _VerifiedLocal(root).sha256(local)
+            if offline():
+                raise _Failed("not tried: offline (TORCHENV_OFFLINE=1)")
+            digest = _download(url, filename, None, root, ui=ui, timeout=timeout)
+            return root / digest[:2] / digest / filename, digest
+        except _Failed as exc:
+            tried.append((url, exc.reason))
+            if on_failure is not None:
+                on_failure(url, exc.reason)
+            if ui is not None:
+                nxt = f"trying {_label(urls[i + 1])}" if i + 1 < len(urls) else "no source left"
+                ui.warn(f"mirror {_label(url)} failed for {filename} ({exc.reason}); {nxt}")
+    listing = "; ".join(f"{u}: {why}" for u, why in tried) or "no source was given"
     raise SourceError(f"could not get {filename} from any source ({listing})",
                       url=tried[-1][0] if tried else None,
                       hint="check your network/proxy, or pick a working mirror: `torchenv mirror test`")
