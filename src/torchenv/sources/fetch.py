@@ -191,6 +191,35 @@ def fetch(filename: str, sha256: str, urls: list[str], *, ui: Any = None, cache:
             return final
         final.unlink(missing_ok=True)   # our own cache entry went bad: replace it
 
+    path, _ = _first_source(filename, expected, urls, root=root, final=final, verified=verified, ui=ui,
+                            timeout=timeout, on_failure=on_failure)
+    return path
+
+
+def fetch_and_hash(filename: str, urls: list[str], *, ui: Any = None, cache: Path | None = None,
+                   timeout: float = 30.0, on_failure: Callable[[str, str], None] | None = None) -> tuple[Path, str]:
+    """``(path, sha256)`` of ``filename`` from the first source that works, for sources that publish no hash.
+
+    Why a separate mode: flat mirror pages (Aliyun ``pytorch-wheels/<tier>/``) list files
+    without ``#sha256=``; the lock still needs one and the install needs the bytes, so the
+    file is downloaded once, hashed while it streams, and kept in the content-addressed
+    cache (trust on first use: the lock pins these bytes from then on).
+    """
+    from .. import paths
+
+    root = cache if cache is not None else paths.wheel_cache()
+    return _first_source(filename, None, urls, root=root, final=root, verified=_VerifiedLocal(root), ui=ui,
+                         timeout=timeout, on_failure=on_failure)
+
+
+def _first_source(filename: str, expected: str | None, urls: list[str], *, root: Path, final: Path,
+                  verified: "_VerifiedLocal", ui: Any, timeout: float,
+                  on_failure: Callable[[str, str], None] | None) -> tuple[Path, str]:
+    """Try each source in order; ``(path, sha256)`` from the first that delivers the right bytes.
+
+    ``expected=None`` accepts any bytes (trust on first use) and files them content-addressed
+    under ``root``; otherwise ``final`` is where a download lands.
+    """
     tried: list[tuple[str, str]] = []
     received: str | None = None
     for i, url in enumerate(urls):
@@ -200,14 +229,16 @@ def fetch(filename: str, sha256: str, urls: list[str], *, ui: Any = None, cache:
                 if not local.is_file():
                     raise _Failed("no such file")
                 digest = verified.sha256(local)
-                if digest != expected:
+                if expected is not None and digest != expected:
                     raise _Failed("wrong bytes (sha256 mismatch)", received=digest)
-                return local
+                return local, digest
             if offline():
                 raise _Failed("not tried: offline (TORCHENV_OFFLINE=1)")
-            _download(url, filename, expected, final, ui=ui, timeout=timeout)
+            digest = _download(url, filename, expected, final, ui=ui, timeout=timeout)
+            if expected is None:
+                return root / digest[:2] / digest / filename, digest
             _remove_stale_partials(final.parent)
-            return final
+            return final, digest
         except _Failed as exc:
             tried.append((url, exc.reason))
             received = exc.received or received
@@ -224,43 +255,6 @@ def fetch(filename: str, sha256: str, urls: list[str], *, ui: Any = None, cache:
             f"(sources tried: {listing})", url=next(u for u, w in tried if "sha256" in w),
             hint="the file was refused; a mirror may hold a different build under the same name. "
                  "Try another mirror (--mirror official) or re-lock if the lock is out of date")
-    raise SourceError(f"could not get {filename} from any source ({listing})",
-                      url=tried[-1][0] if tried else None,
-                      hint="check your network/proxy, or pick a working mirror: `torchenv mirror test`")
-
-
-def fetch_and_hash(filename: str, urls: list[str], *, ui: Any = None, cache: Path | None = None,
-                   timeout: float = 30.0, on_failure: Callable[[str, str], None] | None = None) -> tuple[Path, str]:
-    """``(path, sha256)`` of ``filename`` from the first source that works, for sources that publish no hash.
-
-    Why a separate mode: flat mirror pages (Aliyun ``pytorch-wheels/<tier>/``) list files
-    without ``#sha256=``; the lock still needs one and the install needs the bytes, so the
-    file is downloaded once, hashed while it streams, and kept in the content-addressed
-    cache (trust on first use: the lock pins these bytes from then on).
-    """
-    from .. import paths
-
-    root = cache if cache is not None else paths.wheel_cache()
-    tried: list[tuple[str, str]] = []
-    for i, url in enumerate(urls):
-        try:
-            local = _local_path(url)
-            if local is not None:
-                if not local.is_file():
-                    raise _Failed("no such file")
-                return local, _VerifiedLocal(root).sha256(local)
-            if offline():
-                raise _Failed("not tried: offline (TORCHENV_OFFLINE=1)")
-            digest = _download(url, filename, None, root, ui=ui, timeout=timeout)
-            return root / digest[:2] / digest / filename, digest
-        except _Failed as exc:
-            tried.append((url, exc.reason))
-            if on_failure is not None:
-                on_failure(url, exc.reason)
-            if ui is not None:
-                nxt = f"trying {_label(urls[i + 1])}" if i + 1 < len(urls) else "no source left"
-                ui.warn(f"mirror {_label(url)} failed for {filename} ({exc.reason}); {nxt}")
-    listing = "; ".join(f"{u}: {why}" for u, why in tried) or "no source was given"
     raise SourceError(f"could not get {filename} from any source ({listing})",
                       url=tried[-1][0] if tried else None,
                       hint="check your network/proxy, or pick a working mirror: `torchenv mirror test`")
