@@ -41,6 +41,7 @@ _ROOT = Path(__file__).resolve().parents[2]
 if str(_ROOT) not in sys.path:      # `from tests.support import ...` also under plain `pytest`
     sys.path.insert(0, str(_ROOT))
 
+from tests.support.project import ProjectView
 from tests.support import build_index, make_wheel, sha256_of  # noqa: E402
 
 TIER = "cu118"
@@ -222,7 +223,7 @@ class Run:
 
 
 @dataclass
-class E2E:
+class E2E(ProjectView):
     root: Path
     project: Path
     home: Path             # fake $HOME (user's pip config lives under it)
@@ -284,17 +285,6 @@ class E2E:
         return self.torchenv(*args)
 
     # -- what the user finds afterwards --
-    @property
-    def env(self) -> Path:
-        return self.project / ".venv"
-
-    @property
-    def lock(self) -> Path:
-        return self.project / "torchenv.lock"
-
-    def site(self) -> Path:
-        return self.env / "lib" / "python3.11" / "site-packages"
-
     def origin(self, module: str = "torch") -> str:
         return (self.site() / module / "_origin.txt").read_text()
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.project import ProjectView
 from tests.support import build_index, make_wheel
 from torchenv.intent.load import load_project_intent
 from torchenv.machine import Machine
@@ -23,7 +24,7 @@ TOML = '[torch]\nversion = "2.4"\ncuda = "cpu"\npython = "3.11"\n\n[env]\ninstal
 
 
 @dataclass
-class World:
+class World(ProjectView):
     root: Path
     project: Path
     installer: str
@@ -62,15 +63,6 @@ class World:
 
         return read_lock(self.project / "torchenv.lock")
 
-    @property
-    def env(self) -> Path:
-        return self.project / ".venv"
-
-    def site(self) -> Path:
-        return self.env / "lib" / "python3.11" / "site-packages"
-
-    def dists(self) -> list[str]:
-        return sorted(p.name for p in self.site().glob("*.dist-info"))
 
 
 @pytest.fixture(params=["uv", "pip"])

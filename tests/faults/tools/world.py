@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from tests.support.project import ProjectView
 from tests.support import build_index, make_wheel, serve_dir
 
 REPO = Path(__file__).resolve().parents[3]
@@ -68,7 +69,7 @@ class Run:
 
 
 @dataclass
-class World:
+class World(ProjectView):
     root: Path
     torch_dir: Path
     pypi_dir: Path
@@ -156,19 +157,6 @@ class World:
         return Run(proc.returncode, out, err, proc.pid)
 
     # -- looking ---------------------------------------------------------------------------
-    @property
-    def env(self) -> Path:
-        return self.project / ".venv"
-
-    @property
-    def lock(self) -> Path:
-        return self.project / "torchenv.lock"
-
-    def site(self) -> Path:
-        return self.env / "lib" / "python3.11" / "site-packages"
-
-    def dists(self) -> list[str]:
-        return sorted(p.name for p in self.site().glob("*.dist-info"))
 
     def env_imports(self, module: str = "torch") -> str:
         """``module.__version__`` as the env's own interpreter sees it."""
