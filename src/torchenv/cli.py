@@ -44,9 +44,15 @@ def main(argv: list[str] | None = None) -> int:
 
             Ui(json_mode=True).emit_json(exc.to_json())
         else:
+            from .errors import PlanRefused
             from .ui import Ui
 
-            Ui().error(exc.message, exc.hint)
+            if isinstance(exc, PlanRefused):      # up/lock refuse like plan does: why, and what would work
+                from .commands.plan import show_refusal
+
+                show_refusal(Ui(), exc)
+            else:
+                Ui().error(exc.message, exc.hint)
         return exc.exit_code
     except KeyboardInterrupt:
         sys.stderr.write("torchenv: interrupted; nothing half-written was left in place "
