@@ -69,7 +69,8 @@ def show_plan(ui: "Ui", plan: "Plan") -> None:
         for p in plan.packages:
             origin = "PyPI" if p.source == "pypi" else (
                 plan.sources.torch[0].url if plan.sources and plan.sources.torch else f"torch index ({plan.tier})")
-            table.add_row(p.name, p.version, origin)
+            local = _in_wheelhouse(plan, p.name, p.version)
+            table.add_row(p.name, p.version, f"{local} (your local folder), else {origin}" if local else origin)
         con.print(table)
         con.print("[bold]why[/]")
         for r in plan.reasons:
@@ -87,6 +88,20 @@ def show_plan(ui: "Ui", plan: "Plan") -> None:
             con.print(f"  • GPU code in this build: {' '.join(plan.compiled_archs)}", markup=False)
     for w in plan.warnings:
         ui.warn(w)
+
+
+def _in_wheelhouse(plan: "Plan", name: str, version: str) -> str | None:
+    """The local wheel folder (e.g. a pip find-links dir) that already holds this exact release, if any."""
+    import os
+
+    prefix = f"{name.replace('-', '_')}-{version}-"
+    for folder in (plan.sources.wheelhouses if plan.sources else ()):
+        try:
+            if any(f.startswith(prefix) and f.endswith(".whl") for f in os.listdir(folder)):
+                return folder
+        except OSError:
+            continue
+    return None
 
 
 def show_refusal(ui: "Ui", exc) -> None:
