@@ -4,13 +4,14 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+
+from tests.support.network import pypi_reachable
 
 from tests.offline.conftest import fresh_home, linux_x86, needs_netns, run_offline
 from torchenv.cli import main
@@ -75,18 +76,10 @@ def test_real_torch_bundle_rebuilds_the_same_env_offline(tmp_path):
     assert (offline_proj / "torchenv.lock").read_bytes() == (proj / "torchenv.lock").read_bytes()
 
 
-def _pypi_reachable() -> bool:
-    try:
-        socket.create_connection(("pypi.org", 443), timeout=3).close()
-        return True
-    except OSError:
-        return False
-
-
 @pytest.mark.network
 @pytest.mark.skipif(not (REPO / "bootstrap").is_file(), reason="no bootstrap script in this checkout")
 def test_bootstrap_installs_torchenv_from_the_bundle_with_no_network(fake_project, tmp_path):
-    if not _pypi_reachable():
+    if not pypi_reachable():
         pytest.skip("PyPI is unreachable: torchenv's dependencies cannot be downloaded into the bundle")
     bundle = tmp_path / "with-tool.tar"
     assert main(["bundle", "-C", str(fake_project.dir), "-o", str(bundle), "-q"]) == 0

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
 from pathlib import Path
 
 import pytest
+
+from tests.support.network import pypi_reachable
 
 CPU_WHEEL = Path("/opt/wheels/torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl")
 CPU_SHA = "6746dbcbeb526eb61330b76b41ff1b4eb848951103a892eeb080dfa2b264667b"
@@ -77,17 +78,9 @@ def test_cpu_torch_end_to_end(project, installer):
     assert (project / "torchenv.lock").read_text() == lock_text
 
 
-def _pypi_reachable() -> bool:
-    try:
-        socket.create_connection(("pypi.org", 443), timeout=3).close()
-        return True
-    except OSError:
-        return False
-
-
 @pytest.mark.network
 def test_cuda_torch_from_pypi_side_reports_cuda_build_without_device(project):
-    if not _pypi_reachable():
+    if not pypi_reachable():
         pytest.skip("PyPI is not reachable (cuda-bindings>=13.0.3 for torch 2.14.1 exists only there)")
     if not Path("/opt/pypi-more/simple/torch").is_dir():
         pytest.skip("needs the local PyPI-side index /opt/pypi-more/simple holding torch 2.14.1")
