@@ -123,3 +123,21 @@ def test_private_mirror_login_works_and_never_leaks(e2e, wheels, way):
         assert _bundle_members_with(token, bundle) == []
     lock_text = e2e.lock.read_text()
     assert f"{USER}:" not in lock_text and "@127.0.0.1" not in lock_text, lock_text
+
+
+@pytest.mark.parametrize("installer", ["uv", "pip"])
+def test_a_wrong_login_fails_with_401_and_no_message_shows_it(e2e, wheels, installer):
+    """When the mirror refuses, every warning, error and engine output is still redacted."""
+    token = "tok" + secrets.token_hex(12)
+    e2e.installer = installer
+    torch_mirror_tree(e2e.root / "torch", [wheels.torch, wheels.vision])
+    pypi_tree(e2e.root / "pypi", wheels, planted=False)
+    with serve_dir(e2e.root / "torch") as torch, serve_dir(e2e.root / "pypi", auth=(USER, "the-right-one")) as base:
+        secret = f"http://{USER}:{token}@{base.removeprefix('http://')}"
+        e2e.write_toml(f'torch = "{torch}"\npypi = "{secret}/simple"\n')   # the engine meets the 401
+        runs = [e2e.torchenv("plan", "--json", "-C", str(e2e.project), *ASSUME), e2e.up(),
+                e2e.torchenv("up", "--json", "-C", str(e2e.project), *ASSUME, "--no-verify")]
+    assert runs[1].rc != 0 and runs[2].rc != 0, runs[1].out
+    leaked = [run.out for run in runs if token in run.out]
+    assert not leaked, "\n---\n".join(leaked)
+    assert _files_with(token, e2e.project, e2e.torchenv_home, skip=(e2e.project / "torchenv.toml",)) == []
