@@ -19,7 +19,6 @@ system keyring. The same URL is then shown (plan, warnings, errors, mirror comma
 """
 from __future__ import annotations
 
-import base64
 import os
 import re
 import urllib.parse
@@ -49,6 +48,8 @@ class Credential:
 
     def header(self) -> str:
         """The ``Authorization`` value for HTTP Basic auth."""
+        import base64
+
         raw = f"{self.username}:{self.password}".encode()
         return "Basic " + base64.b64encode(raw).decode("ascii")
 
