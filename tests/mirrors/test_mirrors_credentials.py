@@ -4,7 +4,6 @@ from __future__ import annotations
 import json
 import sys
 import types
-import urllib.error
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import threading
 from contextlib import contextmanager
@@ -116,59 +115,54 @@ def test_keyring_is_asked_after_a_401_when_it_is_installed(private_index, monkey
 
 
 @contextmanager
-def _redirecting_to(target: str):
-    """A server that answers every GET with a redirect to ``target`` and records Authorization headers."""
-    seen: list[str | None] = []
+def _serving(answer):
+    """A loopback server whose GET handler is ``answer(handler)``; yields its base URL."""
 
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args: object) -> None:
             pass
 
         def do_GET(self) -> None:  # noqa: N802
-            seen.append(self.headers.get("Authorization"))
-            self.send_response(302)
-            self.send_header("Location", target + self.path)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
+            answer(self)
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", seen
+        yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:
         server.shutdown()
         server.server_close()
 
 
-def test_a_redirect_to_another_host_does_not_carry_the_login(tmp_path):
+def test_a_redirect_to_another_host_does_not_carry_the_login():
+    seen_by_mirror: list[str | None] = []
     seen_by_target: list[str | None] = []
 
-    class Record(BaseHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
+    def empty_page(h: BaseHTTPRequestHandler) -> None:
+        seen_by_target.append(h.headers.get("Authorization"))
+        body = json.dumps({"files": []}).encode()
+        h.send_response(200)
+        h.send_header("Content-Type", "application/vnd.pypi.simple.v1+json")
+        h.send_header("Content-Length", str(len(body)))
+        h.end_headers()
+        h.wfile.write(body)
 
-        def do_GET(self) -> None:  # noqa: N802
-            seen_by_target.append(self.headers.get("Authorization"))
-            body = json.dumps({"files": []}).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/vnd.pypi.simple.v1+json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-    target = ThreadingHTTPServer(("127.0.0.1", 0), Record)
-    threading.Thread(target=target.serve_forever, daemon=True).start()
-    try:
+    with _serving(empty_page) as target:
         # "localhost" and "127.0.0.1" are different hosts to a client, as a CDN is to a mirror
-        with _redirecting_to(f"http://localhost:{target.server_address[1]}") as (base, seen):
-            host = base.removeprefix("http://")
-            with open_url(f"http://me:{TOKEN}@{host}/simple/x/") as resp:
+        elsewhere = target.replace("127.0.0.1", "localhost")
+
+        def redirect(h: BaseHTTPRequestHandler) -> None:
+            seen_by_mirror.append(h.headers.get("Authorization"))
+            h.send_response(302)
+            h.send_header("Location", elsewhere + h.path)
+            h.send_header("Content-Length", "0")
+            h.end_headers()
+
+        with _serving(redirect) as mirror:
+            with open_url(mirror.replace("http://", f"http://me:{TOKEN}@") + "/simple/x/") as resp:
                 assert resp.status == 200
-        assert seen and seen[0] and seen[0].startswith("Basic ")
-        assert seen_by_target == [None]
-    finally:
-        target.shutdown()
-        target.server_close()
+    assert seen_by_mirror and seen_by_mirror[0].startswith("Basic ")
+    assert seen_by_target == [None]
 
 
 def test_a_source_error_never_carries_the_login():
