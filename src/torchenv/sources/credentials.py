@@ -54,21 +54,17 @@ class Credential:
         return "Basic " + base64.b64encode(raw).decode("ascii")
 
 
-@dataclass(frozen=True)
-class _Scope:
-    scheme: str
-    host: str
-    port: int | None
-    path: str
+_Scope = tuple   # (scheme, host, port, path): a plain tuple, as this module is imported on every plan
 
-    def same_origin(self, other: "_Scope") -> bool:
-        return (self.scheme, self.host, self.port) == (other.scheme, other.host, other.port)
 
-    def covers(self, other: "_Scope") -> bool:
-        if not self.same_origin(other):
-            return False
-        base = self.path.rstrip("/")
-        return not base or other.path == base or other.path.startswith(base + "/")
+def _same_origin(a: _Scope, b: _Scope) -> bool:
+    return a[:3] == b[:3]
+
+
+def _covers(a: _Scope, b: _Scope) -> bool:
+    """Does source ``a`` hold URL ``b`` (same origin, ``b``'s path under ``a``'s)?"""
+    base = a[3].rstrip("/")
+    return _same_origin(a, b) and (not base or b[3] == base or b[3].startswith(base + "/"))
 
 
 _REMEMBERED: dict[_Scope, Credential] = {}
@@ -81,7 +77,7 @@ def _scope(parts: urllib.parse.SplitResult) -> _Scope | None:
     except ValueError:
         return None
     host = (parts.hostname or "").lower()
-    return _Scope(parts.scheme.lower(), host, port, parts.path) if host else None
+    return (parts.scheme.lower(), host, port, parts.path) if host else None
 
 
 def _netloc_without_userinfo(netloc: str) -> str:
@@ -199,12 +195,12 @@ def credential_for(url: str) -> Credential | None:
         remember(url)
         return own
     scope = _scope(urllib.parse.urlsplit(clean))
-    if scope is None or scope.scheme not in ("http", "https"):
+    if scope is None or scope[0] not in ("http", "https"):
         return None
-    same_host = [s for s in _REMEMBERED if s.same_origin(scope)]
+    same_host = [s for s in _REMEMBERED if _same_origin(s, scope)]
     if same_host:   # the source it lies under, else (as pip keeps logins per host) any on that host
-        return _REMEMBERED[max(same_host, key=lambda s: (s.covers(scope), len(s.path)))]
-    return _netrc_credential(scope.host)
+        return _REMEMBERED[max(same_host, key=lambda s: (_covers(s, scope), len(s[3])))]
+    return _netrc_credential(scope[1])
 
 
 def keyring_credential(url: str) -> Credential | None:
