@@ -70,9 +70,10 @@ def _bundle_members_with(token: str, bundle: Path) -> list[str]:
                 if m.isfile() and token.encode() in tar.extractfile(m).read()]
 
 
-@pytest.mark.parametrize("way", WAYS)
-def test_private_mirror_login_works_and_never_leaks(e2e, wheels, way):
+@pytest.mark.parametrize("way,installer", [(way, "uv") for way in WAYS] + [("pip.conf", "pip"), (".netrc", "pip")])
+def test_private_mirror_login_works_and_never_leaks(e2e, wheels, way, installer):
     token = "tok" + secrets.token_hex(12)
+    e2e.installer = installer
     torch_mirror_tree(e2e.root / "mirror", [wheels.torch, wheels.vision])
     pypi_tree(e2e.root / "mirror", wheels, planted=False)
     with serve_dir(e2e.root / "mirror", auth=(USER, token)) as base:
