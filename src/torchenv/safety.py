@@ -151,8 +151,9 @@ def claim(path: Path, project_root: Path, *, made_at: Path | None = None) -> Env
 
 
 def _named(path: Path) -> str:
+    """The path as configured, and where it really is when ``..`` segments make that unclear."""
     real = path.resolve()
-    return str(path) if real == path else f"{path} (= {real})"
+    return str(path) if real == path or path.is_symlink() else f"{path} (= {real})"
 
 
 def refuse(found: EnvClaim) -> EnvRefused:
