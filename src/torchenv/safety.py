@@ -206,9 +206,12 @@ def remove_half_built(env: Path, project_root: Path) -> None:
     Why not ``remove_env``: a create that failed half-way may not have written ``pyvenv.cfg``
     or the marker yet; the rules that do not depend on what the folder holds still apply.
     """
-    root = Path(project_root).resolve()
-    found = _structure(Path(env).absolute(), root)
+    root, path = Path(project_root).resolve(), Path(env).absolute()
+    found = _structure(path, root)
     if found is not None and found.kind == NEVER:
         raise refuse(found)
+    if path.is_symlink():
+        raise refuse(EnvClaim(path, NEVER, f"is a symbolic link to {os.readlink(path)}",
+                              f"remove what the link points to yourself, or {_hint_other_path()}"))
     if found is None:
-        shutil.rmtree(env)
+        shutil.rmtree(path)

@@ -10,6 +10,7 @@ import pytest
 
 from torchenv.errors import EnvError, IntentError, LockError
 from torchenv import safety
+from torchenv.backends.venv import VenvBackend
 from torchenv.install import state as st
 from tests.support import sha256_of
 
@@ -97,6 +98,22 @@ def test_failed_rebuild_puts_the_old_folder_back(world, monkeypatch):
         world.run_up("--force")
     assert (world.env / "my-notes.txt").read_text() == "mine"
     assert not list(world.project.glob(".venv.torchenv-old-*"))
+
+
+def test_failed_first_create_leaves_nothing_the_next_up_would_refuse(world, monkeypatch):
+    real_create = VenvBackend.create
+
+    def half_create(self):
+        self.env_path.mkdir()
+        (self.env_path / "pyvenv.cfg").write_text("version = 3.11.0\n")   # uv writes this first
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(VenvBackend, "create", half_create)
+    with pytest.raises(KeyboardInterrupt):
+        world.run_up()
+    assert not world.env.exists() and not list(world.project.glob(".venv*"))
+    monkeypatch.setattr(VenvBackend, "create", real_create)
+    assert world.run_up().status == "installed"
 
 
 def test_interrupted_install_is_repaired(world):

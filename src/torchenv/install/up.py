@@ -2,8 +2,9 @@
 
 Why this order: the cheap no-op check runs first (``install.noop``); everything else runs
 under the project lock. The lock file is written only after an install succeeded, the
-env carries an in-progress marker while it is being changed, and an env torchenv did not
-create is never touched without ``--force``. A rebuild (new Python, ``--force``) moves the
+env carries an in-progress marker while it is being changed, and what stands at the env path
+is judged by ``safety`` first: a project, a plain folder, a file or a link is never removed,
+another Python env only with ``--force``. A rebuild (new Python, ``--force``) moves the
 old env aside and puts it back if anything fails, because a venv cannot be built in one
 place and renamed into another (its scripts hold absolute paths).
 """
@@ -116,6 +117,28 @@ def _aside(env: Path, project_dir: Path, force: bool, ui: "Ui") -> Iterator[None
         safety.remove_env(old, project_dir, force=force, made_at=env)
     except safety.EnvRefused as exc:
         ui.warn(f"kept the previous environment at {old}: {exc.message}")
+
+
+def _create(backend: Any, env: Path, project_dir: Path, found: "EnvClaim", ui: "Ui") -> None:
+    """Create the env and mark it as torchenv's; a create that fails (or is interrupted) leaves nothing.
+
+    Why clear it here: a half-made folder carries no marker yet, so the next ``up`` could not
+    prove it is torchenv's and would refuse it. Where an env stood before, ``_aside`` restores it.
+    """
+    from .. import safety
+
+    try:
+        backend.create()
+    except BaseException:
+        if found.kind in (safety.ABSENT, safety.EMPTY) and (env.exists() or env.is_symlink()):
+            try:
+                safety.remove_half_built(env, project_dir)
+                if found.kind == safety.EMPTY:
+                    env.mkdir()
+            except (OSError, safety.EnvRefused) as exc:
+                ui.warn(f"could not clear the half-made {env} ({exc}); remove it before the next `torchenv up`")
+        raise
+    safety.write_owner(env, project_dir, backend=backend.plan.backend)
 
 
 def _hand_changes(before: dict[str, str], target: "LockTarget", keep: frozenset[str]) -> list[str]:
@@ -347,8 +370,7 @@ def sync_env(backend: Any, env: Path, target: "LockTarget", plan: "Plan", args: 
                else "replacing (--force)" if not ours else "rebuilding (broken interpreter)")
         ui.step(f"{why} {env} with Python {target.python} ({plan.installer})")
         with _aside(env, project_dir, force, ui):
-            backend.create()
-            safety.write_owner(env, project_dir, backend=plan.backend)
+            _create(backend, env, project_dir, found, ui)
             st.mark_created(env)
             install(reinstall=False)
         return "installed" if why == "creating" else "rebuilt"
