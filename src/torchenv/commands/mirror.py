@@ -232,9 +232,6 @@ def _test(args: argparse.Namespace, ui: Any) -> int:
 
 def write_user_choice(name: str) -> Path:
     """Set ``[mirror] use = NAME`` in the user's config.toml, keeping everything else (comments too)."""
-    import os
-    import tempfile
-
     import tomlkit
 
     from ..errors import IntentError
@@ -250,15 +247,9 @@ def write_user_choice(name: str) -> Path:
     if "mirror" not in doc:
         doc["mirror"] = tomlkit.table()
     doc["mirror"]["use"] = name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".config.toml.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(tomlkit.dumps(doc))
-        os.replace(tmp, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
-    return path
+    from ..fileio import write_atomic
+
+    return write_atomic(path, tomlkit.dumps(doc))
 
 
 def _use(args: argparse.Namespace, ui: Any) -> int:
