@@ -57,7 +57,8 @@ def permission_denied(exc: OSError) -> PermissionDenied:
     text = f"permission denied: cannot {verb} {blocker} (owner {owner}, mode {stat.filemode(st.st_mode)}; " \
            f"you are {me})"
     if blocker != path:
-        text += f", needed for {path}"
+        link = f" (a link to {os.path.realpath(path)})" if os.path.islink(path) else ""
+        text += f", needed for {path}{link}"
     return PermissionDenied(text, hint=_permission_hint(blocker, bit, owner, me), path=str(path),
                             blocked_by=str(blocker), owner=owner)
 
@@ -75,8 +76,9 @@ def blocking_path(path: Path) -> tuple[Path, str, str]:
         return absolute.parent, "create files in", "w"
     try:
         st = absolute.stat()
-    except OSError:
-        return absolute, "use", "r"
+    except OSError:                     # a link into a folder this user cannot enter (a private home)
+        target = Path(os.path.realpath(absolute))
+        return blocking_path(target) if target != absolute else (absolute, "use", "r")
     for verb, bit, lacks in _NEEDS:
         if lacks(absolute, st):
             return absolute, verb, bit
@@ -133,9 +135,9 @@ def shape_error(exc: OSError) -> FileSystemError:
     elif isinstance(exc, IsADirectoryError):
         text, hint = f"{path} is a folder, where a file is needed", "move that folder aside or remove it"
     elif exc.errno == errno.ENOSPC:
-        text, hint = f"{where}no space left on the device", "free some space (or set TORCHENV_HOME elsewhere)"
+        text, hint = f"{where}{reason}", "free some space (or set TORCHENV_HOME elsewhere)"
     elif exc.errno == errno.EROFS:
-        text, hint = f"{where}the file system is read-only", "run it where you can write, or -C a writable copy"
+        text, hint = f"{where}{reason}", "run it where you can write, or -C a writable copy"
     else:
         text, hint = f"{where}{reason}", "set TORCHENV_DEBUG=1 for the traceback"
     return FileSystemError(text, hint=hint, path=str(path) if path else None)

@@ -59,6 +59,12 @@ def add_mirror_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--torch-layout", choices=["index", "flat"], help="layout of --torch-mirror")
 
 
+def with_project(data: dict, args: argparse.Namespace) -> dict:
+    """``--json`` output plus which project root and file the command used (``project``, ``project_file``)."""
+    located = getattr(args, "located", None)
+    return {**data, **located.to_json()} if located is not None else data
+
+
 def intent_from_args(args: argparse.Namespace) -> "Intent":
     """torchenv.toml of the project (or defaults), with command-line overrides applied."""
     from ..intent.load import apply_overrides, load_project_intent

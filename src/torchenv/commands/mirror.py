@@ -238,8 +238,8 @@ def write_user_choice(name: str) -> Path:
     from ..sources.mirrors import user_config_file
 
     path = user_config_file()
+    text = path.read_text(encoding="utf-8") if path.exists() else ""   # OSError: cli names path and owner
     try:
-        text = path.read_text(encoding="utf-8") if path.exists() else ""
         doc = tomlkit.parse(text)
     except Exception as exc:  # noqa: BLE001 - tomlkit raises its own ParseError family
         raise IntentError(f"not valid TOML, not rewriting it: {exc}", file=str(path),
