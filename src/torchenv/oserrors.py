@@ -53,7 +53,7 @@ def permission_denied(exc: OSError) -> PermissionDenied:
         st = blocker.stat()
     except OSError:
         return PermissionDenied(f"permission denied: {path}", hint="check that you can read and write it")
-    owner, me = user_name(st.st_uid), user_name(os.geteuid())
+    owner, me = user_name(st.st_uid), current_user()
     text = f"permission denied: cannot {verb} {blocker} (owner {owner}, mode {stat.filemode(st.st_mode)}; " \
            f"you are {me})"
     if blocker != path:
@@ -110,6 +110,14 @@ def _moved_by(path: Path) -> str | None:
         if path == folder or folder in path.parents or path in folder.parents:
             return var
     return None
+
+
+def current_user() -> str:
+    if hasattr(os, "geteuid"):
+        return user_name(os.geteuid())
+    import getpass
+
+    return getpass.getuser()
 
 
 def user_name(uid: int) -> str:

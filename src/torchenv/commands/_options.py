@@ -10,9 +10,10 @@ if TYPE_CHECKING:
     from ..machine import Machine
 
 
-def add_project(p: argparse.ArgumentParser) -> None:
-    p.add_argument("-C", "--project", default=".", metavar="DIR",
-                   help="project directory holding torchenv.toml (default: current directory)")
+def add_project(p: argparse.ArgumentParser, *, walks_up: bool = True) -> None:
+    found = ("project directory, or any folder inside it: the nearest torchenv.toml at or above it is used"
+             if walks_up else "directory to write torchenv.toml in")
+    p.add_argument("-C", "--project", default=".", metavar="DIR", help=f"{found} (default: the current directory)")
 
 
 def add_quiet(p: argparse.ArgumentParser) -> None:

@@ -16,7 +16,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Write a commented torchenv.toml, carrying over the torch pin, CUDA "
                                    "tier and companions found in requirements.txt / pyproject.toml. "
                                    "Flags override what was found.")
-    _options.add_project(p)
+    _options.add_project(p, walks_up=False)
     p.add_argument("--force", action="store_true",
                    help="replace an existing torchenv.toml (the old one is kept as torchenv.toml.bak)")
     _options.add_intent_overrides(p)
