@@ -131,3 +131,24 @@ def test_unwritable_config_home_is_named(team, observed):
     flat = assert_names(r, config, who)
     assert "TORCHENV_CONFIG_DIR" in flat and sorted(config.iterdir()) == before
     observed(flat[:200])
+
+
+@pytest.mark.fault("download cache not writable by this user", where="a teammate's `up` (own project copy), "
+                   "TORCHENV_CACHE_DIR another user's folder",
+                   expect="exit non-zero; names the folder, its owner and TORCHENV_CACHE_DIR; no traceback")
+def test_unwritable_cache_is_named(team, observed):
+    world, who, home = team
+    shutil.rmtree(world.project / ".torchenv")
+    for path in [world.project, *world.project.rglob("*")]:
+        if not path.is_symlink():
+            who.give(path)                  # the teammate's own project; only the cache is someone else's
+    cache = world.root / "someone-elses-cache"
+    cache.mkdir()
+    who.deny(cache, as_root=0o755, as_self=0o555)
+    (world.project / "requirements.txt").write_text("six\n")    # something new to download
+    r = run_as(team, "up", "--no-verify", "--torch-mirror", world.torch_url, "--pypi-mirror", world.pypi_url,
+               "--assume-os", "linux", "--assume-arch", "x86_64", "--assume-no-gpu", "--assume-python", "3.11",
+               TORCHENV_CACHE_DIR=str(cache), TORCHENV_CONFIG_DIR=str(home / "config"))
+    flat = assert_names(r, cache, who)
+    assert "TORCHENV_CACHE_DIR" in flat and list(cache.iterdir()) == []
+    observed(flat[:200])
