@@ -124,10 +124,12 @@ def flush_stdout() -> int | None:
 
 
 def say(line: str) -> None:
-    """Write one line to stderr, ignoring a stderr that is itself gone."""
+    """Write one line to stderr (redacted like all output), ignoring a stderr that is itself gone."""
+    from .ui import _safe
+
     try:
         if sys.stderr is not None:
-            sys.stderr.write(line + "\n")
+            sys.stderr.write(_safe(line) + "\n")
             sys.stderr.flush()
     except (OSError, ValueError):
         pass

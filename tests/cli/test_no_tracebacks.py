@@ -97,3 +97,15 @@ def test_errors_stay_json_with_json(sh, tmp_path):
     (tmp_path / "torchenv.toml").mkdir()
     r = sh.torchenv("init", "--force", "--json", cwd=tmp_path)
     assert r.rc != 0 and json.loads(r.out)["error"].endswith("is a folder, where a file is needed"), r.text
+
+
+LEAKY_BUG = BUG.replace("return 1 / 0", "raise RuntimeError('index http://alice:tok-7f3a9c@127.0.0.1:9/simple said no')")
+
+
+@pytest.mark.parametrize("debug", ["", "1"], ids=["one-line", "debug-stack"])
+def test_an_unexpected_error_never_shows_a_login(sh, project, debug):
+    env = {**sh.environ(), "TORCHENV_DEBUG": debug}
+    r = subprocess.run([sys.executable, "-c", LEAKY_BUG, "plan", *MACHINE], cwd=project, env=env,
+                       capture_output=True, text=True)
+    assert r.returncode == 1 and "RuntimeError" in r.stderr, r.stderr
+    assert "tok-7f3a9c" not in r.stdout + r.stderr and "127.0.0.1:9/simple" in r.stderr, r.stderr
