@@ -65,7 +65,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         from .oserrors import explain
 
         return _report(args, explain(exc), cause=exc)
-    except Exception as exc:  # noqa: BLE001 - the last line of defence: one line, not a stack
+    except Exception as exc:  # the last line of defence: one line, not a stack
         return _unexpected(args, exc)
 
 
@@ -135,7 +135,7 @@ def _debug_traceback(exc: BaseException | None) -> None:
     if exc is not None and os.environ.get("TORCHENV_DEBUG") not in (None, "", "0"):
         import traceback
 
-        from .ui import _safe          # a stack can quote a URL with a login in it
+        from .ui import _safe  # a stack can quote a URL with a login in it
 
         sys.stderr.write(_safe("".join(traceback.format_exception(type(exc), exc, exc.__traceback__))))
 

@@ -6,7 +6,6 @@ import subprocess
 import sys
 
 import pytest
-
 from tests.cli.conftest import MACHINE
 
 NOISE = ("Traceback", "Exception ignored", "BrokenPipeError", "UnicodeEncodeError")
@@ -99,7 +98,8 @@ def test_errors_stay_json_with_json(sh, tmp_path):
     assert r.rc != 0 and json.loads(r.out)["error"].endswith("is a folder, where a file is needed"), r.text
 
 
-LEAKY_BUG = BUG.replace("return 1 / 0", "raise RuntimeError('index http://alice:tok-7f3a9c@127.0.0.1:9/simple said no')")
+LEAKY_BUG = BUG.replace("return 1 / 0",
+                        "raise RuntimeError('index http://alice:tok-7f3a9c@127.0.0.1:9/simple said no')")
 
 
 @pytest.mark.parametrize("debug", ["", "1"], ids=["one-line", "debug-stack"])

@@ -57,7 +57,8 @@ def test_your_own_file_gets_the_chmod_to_run(tmp_path, refuse, kind, mode, verb,
 def test_a_new_file_in_a_closed_folder_names_the_folder(tmp_path, refuse):
     refuse(tmp_path, os.W_OK)
     err = denied(tmp_path / "torchenv.lock")
-    assert f"cannot create files in {tmp_path} " in err.message and f"needed for {tmp_path / 'torchenv.lock'}" in err.message
+    assert f"cannot create files in {tmp_path} " in err.message
+    assert f"needed for {tmp_path / 'torchenv.lock'}" in err.message
 
 
 def test_own_folders_say_which_variable_moves_them(tmp_path, refuse, monkeypatch):

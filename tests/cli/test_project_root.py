@@ -7,7 +7,6 @@ import subprocess
 import sys
 
 import pytest
-
 from tests.cli.conftest import MACHINE
 from tests.faults.tools.world import build_mirrors, new_world
 
@@ -53,7 +52,8 @@ def test_up_from_a_subdirectory_builds_the_env_at_the_root(world):
     assert world.env.is_dir() and world.lock.is_file()
     assert sorted(p.name for p in sub.iterdir()) == [], "a second env or lock was made in the subdirectory"
     assert world.env_imports() == "2.4.1+cpu"
-    run = subprocess.run([sys.executable, "-m", "torchenv", "run", "--", "python", "-c", "import sys; print(sys.prefix)"],
+    show_prefix = ["run", "--", "python", "-c", "import sys; print(sys.prefix)"]
+    run = subprocess.run([sys.executable, "-m", "torchenv", *show_prefix],
                          cwd=sub, env=world.environ(), capture_output=True, text=True, timeout=120)
     assert run.returncode == 0 and run.stdout.strip() == str(world.env), run.stdout + run.stderr
 

@@ -11,7 +11,6 @@ import shutil
 import stat
 
 import pytest
-
 from tests.faults.tools.world import new_world
 from tests.support.users import outsider, shared_dir
 
@@ -95,7 +94,8 @@ def test_unreadable_lock_is_named_with_its_owner(team, observed):
     observed(flat[:200])
 
 
-@pytest.mark.fault("env interpreter not executable by this user", where="`torchenv verify` with .venv/bin closed to them",
+@pytest.mark.fault("env interpreter not executable by this user",
+                   where="`torchenv verify` with .venv/bin closed to them",
                    expect="exit non-zero; names the folder, its owner and the interpreter; no traceback")
 def test_env_interpreter_not_runnable_is_named(team, observed):
     world, who, _home = team

@@ -41,7 +41,7 @@ def _wrap_install(partial: bool) -> None:
 def _wrap_lock_fsync() -> None:
     import types
 
-    import torchenv.fileio as fileio     # the lock is written through fileio.write_atomic
+    import torchenv.fileio as fileio  # the lock is written through fileio.write_atomic
 
     real_os = fileio.os
 
