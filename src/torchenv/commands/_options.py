@@ -10,9 +10,10 @@ if TYPE_CHECKING:
     from ..machine import Machine
 
 
-def add_project(p: argparse.ArgumentParser) -> None:
-    p.add_argument("-C", "--project", default=".", metavar="DIR",
-                   help="project directory holding torchenv.toml (default: current directory)")
+def add_project(p: argparse.ArgumentParser, *, walks_up: bool = True) -> None:
+    found = ("project directory, or any folder inside it: the nearest torchenv.toml at or above it is used"
+             if walks_up else "directory to write torchenv.toml in")
+    p.add_argument("-C", "--project", default=".", metavar="DIR", help=f"{found} (default: the current directory)")
 
 
 def add_quiet(p: argparse.ArgumentParser) -> None:
@@ -57,6 +58,12 @@ def add_mirror_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--pypi-mirror", metavar="URL", help="PyPI-side simple index URL")
     g.add_argument("--torch-mirror", metavar="URL", help="torch wheel base URL (<base>/<tier>/)")
     g.add_argument("--torch-layout", choices=["index", "flat"], help="layout of --torch-mirror")
+
+
+def with_project(data: dict, args: argparse.Namespace) -> dict:
+    """``--json`` output plus which project root and file the command used (``project``, ``project_file``)."""
+    located = getattr(args, "located", None)
+    return {**data, **located.to_json()} if located is not None else data
 
 
 def intent_from_args(args: argparse.Namespace) -> "Intent":

@@ -16,7 +16,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Write a commented torchenv.toml, carrying over the torch pin, CUDA "
                                    "tier and companions found in requirements.txt / pyproject.toml. "
                                    "Flags override what was found.")
-    _options.add_project(p)
+    _options.add_project(p, walks_up=False)
     p.add_argument("--force", action="store_true",
                    help="replace an existing torchenv.toml (the old one is kept as torchenv.toml.bak)")
     _options.add_intent_overrides(p)
@@ -57,9 +57,11 @@ def run(args: argparse.Namespace) -> int:
     text = render_intent(intent, notes)
     intent_from_text(text, str(target))       # what init writes must load; a failure here is a bug
     backup = write_intent_file(project, text, force=args.force)
+    outer = _intent_above(project)
 
     if args.json:
         ui.emit_json({"file": str(target), "backup": str(backup) if backup else None,
+                      "inside_project": str(outer) if outer else None,
                       "found": [f.__dict__ for f in found.findings], "intent": intent.to_json()})
         return 0
     if not found.findings:
@@ -69,9 +71,23 @@ def run(args: argparse.Namespace) -> int:
         ui.step(f"{f.where}: {f.seen}  ->  {f.meaning}")
     if backup:
         ui.step(f"Kept the previous {INTENT_FILE} as {backup.name}")
+    if outer:
+        ui.step(f"Note: this folder is inside the project of {outer}; commands run here (and below) "
+                f"now use the new {target} instead")
     ui.info(f"Wrote {target}. Next: `torchenv plan` to see what it resolves to, "
             "`torchenv up` to build it.", markup=False)
     return 0
+
+
+def _intent_above(project):
+    """The torchenv.toml of an enclosing project, if any: ``init`` writes here regardless (a nested
+    project is a legitimate choice), but says that this folder stops using the outer file."""
+    from ..project import INTENT_NAME, find_project
+
+    if project.parent == project:
+        return None
+    marker = find_project(project.parent).marker
+    return marker if marker is not None and marker.name == INTENT_NAME else None
 
 
 def _notes(found, intent) -> dict[str, str]:

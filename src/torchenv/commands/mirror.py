@@ -232,17 +232,14 @@ def _test(args: argparse.Namespace, ui: Any) -> int:
 
 def write_user_choice(name: str) -> Path:
     """Set ``[mirror] use = NAME`` in the user's config.toml, keeping everything else (comments too)."""
-    import os
-    import tempfile
-
     import tomlkit
 
     from ..errors import IntentError
     from ..sources.mirrors import user_config_file
 
     path = user_config_file()
+    text = path.read_text(encoding="utf-8") if path.exists() else ""   # OSError: cli names path and owner
     try:
-        text = path.read_text(encoding="utf-8") if path.exists() else ""
         doc = tomlkit.parse(text)
     except Exception as exc:  # noqa: BLE001 - tomlkit raises its own ParseError family
         raise IntentError(f"not valid TOML, not rewriting it: {exc}", file=str(path),
@@ -250,15 +247,9 @@ def write_user_choice(name: str) -> Path:
     if "mirror" not in doc:
         doc["mirror"] = tomlkit.table()
     doc["mirror"]["use"] = name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".config.toml.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(tomlkit.dumps(doc))
-        os.replace(tmp, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
-    return path
+    from ..fileio import write_atomic
+
+    return write_atomic(path, tomlkit.dumps(doc))
 
 
 def _use(args: argparse.Namespace, ui: Any) -> int:

@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
             return exc.exit_code
         raise                       # cli.main prints it (as JSON with --json)
     if ui.json_mode:
-        ui.emit_json(plan.to_json())
+        ui.emit_json(_options.with_project(plan.to_json(), args))
     else:
         show_plan(ui, plan)
     return 0
@@ -73,6 +73,7 @@ def show_plan(ui: "Ui", plan: "Plan") -> None:
             table.add_row(p.name, p.version, f"{local} (your local folder), else {origin}" if local else origin)
         con.print(table)
         con.print("[bold]why[/]")
+        con.print(f"  • intent: {_intent_source(plan)}", markup=False, highlight=False)
         for r in plan.reasons:
             con.print(f"  • {r}", markup=False, highlight=False)
         if plan.backend_reason:
@@ -88,6 +89,13 @@ def show_plan(ui: "Ui", plan: "Plan") -> None:
             con.print(f"  • GPU code in this build: {' '.join(plan.compiled_archs)}", markup=False)
     for w in plan.warnings:
         ui.warn(w)
+
+
+def _intent_source(plan: "Plan") -> str:
+    """Which torchenv.toml was read (found by walking up from the current directory), or none."""
+    if plan.intent.file:
+        return str(plan.intent.file)
+    return f"no torchenv.toml in {plan.intent.project_dir} or above it; defaults"
 
 
 def _in_wheelhouse(plan: "Plan", name: str, version: str) -> str | None:

@@ -7,8 +7,6 @@ run never leaves half a machine file behind.
 from __future__ import annotations
 
 import argparse
-import os
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -51,17 +49,11 @@ def save_machine(machine: "Machine", path: Path) -> None:
     """Write the machine file atomically; errors name the file."""
     from ..errors import MachineFileError
 
+    from ..fileio import write_atomic
+
     path = path.expanduser()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w") as fh:
-                fh.write(machine.dumps() + "\n")
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomic(path, machine.dumps() + "\n")
     except OSError as exc:
         raise MachineFileError(f"{path}: cannot write the machine file ({exc.strerror or exc})",
                                hint="choose a writable path for --save") from None

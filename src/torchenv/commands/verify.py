@@ -49,7 +49,9 @@ def run(args: argparse.Namespace) -> int:
                               deep=args.deep, timeout=args.timeout)
     path = write_report(project, report)
     if args.json:
-        ui.emit_json(report.to_json())
+        from ._options import with_project
+
+        ui.emit_json(with_project(report.to_json(), args))
     elif args.quiet:
         ui.console.print(report.verdict())
     else:

@@ -8,9 +8,7 @@ secret-looking variables are removed wherever they appear; ``$HOME`` becomes ``~
 from __future__ import annotations
 
 import getpass
-import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Mapping
 
@@ -94,14 +92,6 @@ def render(diag: Diagnosis, environ: Mapping[str, str]) -> str:
 def write_report(path: Path, diag: Diagnosis, environ: Mapping[str, str], *, include_paths: bool = False) -> Path:
     """Render, redact and write atomically (temp file in the same directory + os.replace)."""
     text = redact(render(diag, environ), environ, include_paths=include_paths)
-    path = path.expanduser()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    from ..fileio import write_atomic
+
+    return write_atomic(path.expanduser(), text)

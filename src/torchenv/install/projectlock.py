@@ -60,9 +60,14 @@ def project_lock(project_dir: Path, ui: Any = None, *, timeout: float = -1) -> I
 def _not_writable(project_dir: Path, exc: OSError) -> Exception:
     from ..errors import EnvError
 
+    keeps = "torchenv keeps torchenv.lock and its run lock (.torchenv/) in the project folder"
+    if isinstance(exc, PermissionError):
+        from ..oserrors import permission_denied
+
+        denied = permission_denied(exc)
+        return EnvError(denied.message, hint=f"{keeps}; {denied.hint}, or work on a writable copy")
     return EnvError(f"cannot write in {project_dir}: {exc.strerror or exc}",
-                    hint="torchenv keeps torchenv.lock and its run lock (.torchenv/) in the project folder; "
-                         "make it writable, or work on a writable copy")
+                    hint=f"{keeps}; make it writable, or work on a writable copy")
 
 
 def _remove_stale_temps(project_dir: Path) -> None:

@@ -8,7 +8,6 @@ keeps the old bytes in a ``.bak`` next to the file before an atomic replace.
 """
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
@@ -194,13 +193,6 @@ def _free_backup_path(target: Path) -> Path:
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    from ..fileio import write_atomic
+
+    write_atomic(path, data)

@@ -8,9 +8,7 @@ bump shows up as a two-line diff.
 """
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -95,17 +93,10 @@ def write_lock(path: Path, lock: Lockfile) -> None:
 
 
 def write_text_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Atomic, and as readable as the umask makes any file (a teammate's ``up --frozen`` reads it)."""
+    from ..fileio import write_atomic
+
+    write_atomic(path, text)
 
 
 # --- reading -------------------------------------------------------------------------------

@@ -11,9 +11,7 @@ should go through ``torchenv up``, which keeps tiers consistent.
 """
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 from .model import OFFICIAL_PYPI, Sources
@@ -22,15 +20,10 @@ _HEADER = "# Written by torchenv for this environment; edit torchenv.toml [mirro
 
 
 def _atomic_write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
-    return path
+    """Mode from the umask: whoever may use the env must read its pip.conf (it holds no logins)."""
+    from ..fileio import write_atomic
+
+    return write_atomic(path, text)
 
 
 def pip_conf_text(sources: Sources) -> str:

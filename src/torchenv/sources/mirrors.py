@@ -248,15 +248,10 @@ def choice_file() -> Path:
 
 def save_choice(ranking: dict[str, list[dict[str, Any]]], now: float | None = None) -> Path:
     """Remember the ranked working mirrors per kind (``mirror use auto``), atomically."""
-    import tempfile
+    from ..fileio import write_atomic
 
-    path = choice_file()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".mirror-choice-")
-    with os.fdopen(fd, "w") as f:
-        json.dump({"time": time.time() if now is None else now, "ranking": ranking}, f, indent=2)
-    os.replace(tmp, path)
-    return path
+    return write_atomic(choice_file(),
+                        json.dumps({"time": time.time() if now is None else now, "ranking": ranking}, indent=2))
 
 
 def auto_choice(now: float | None = None) -> dict[str, list[dict[str, Any]]] | None:

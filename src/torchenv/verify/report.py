@@ -6,8 +6,6 @@ reads the saved ``.torchenv/verify.json``; all share this one shape and renderer
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -112,18 +110,9 @@ def report_path(project_dir: Path | str) -> Path:
 
 def write_report(project_dir: Path | str, report: VerifyReport) -> Path:
     """Write ``<project>/.torchenv/verify.json`` atomically (temp file + ``os.replace``)."""
-    path = report_path(project_dir)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".verify-", suffix=".json", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(report.to_json(), fh, indent=2, sort_keys=True)
-            fh.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    from ..fileio import write_atomic
+
+    return write_atomic(report_path(project_dir), json.dumps(report.to_json(), indent=2, sort_keys=True) + "\n")
 
 
 def read_report(project_dir: Path | str) -> VerifyReport | None:

@@ -41,9 +41,9 @@ def _wrap_install(partial: bool) -> None:
 def _wrap_lock_fsync() -> None:
     import types
 
-    import torchenv.lock.io as lockio
+    import torchenv.fileio as fileio  # the lock is written through fileio.write_atomic
 
-    real_os = lockio.os
+    real_os = fileio.os
 
     def fsync(fd: int) -> None:
         real_os.fsync(fd)
@@ -52,7 +52,7 @@ def _wrap_lock_fsync() -> None:
 
     proxy = types.SimpleNamespace(**{k: getattr(real_os, k) for k in dir(real_os) if not k.startswith("__")})
     proxy.fsync = fsync
-    lockio.os = proxy
+    fileio.os = proxy
 
 
 def _wrap_verify() -> None:

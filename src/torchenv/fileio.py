@@ -1,0 +1,42 @@
+"""Atomic writes of the files torchenv keeps for a project or a user (lock, state, reports, config).
+
+Why not ``tempfile.mkstemp``: it creates the file mode 0600 whatever the umask, and
+``os.replace`` keeps that mode, so a teammate could not read the project's lock. The temp
+file here is created with 0666 and the kernel applies the umask, like any file the user
+makes; a reader still sees the old file or the new one, never half of either.
+"""
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+
+def write_atomic(path: Path | str, data: str | bytes) -> Path:
+    """Write ``data`` (str is UTF-8, ``\\n`` line ends) to ``path`` via a temp file + ``os.replace``."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    fd, tmp = _create_temp(path)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(payload)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return path
+
+
+def _create_temp(path: Path) -> tuple[int, Path]:
+    """A new, empty ``.<name>.<random>.tmp`` beside ``path``, mode 0666 minus the umask."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+    for _attempt in range(100):
+        tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"could not create a temporary file beside {path}")
