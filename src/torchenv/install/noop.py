@@ -46,8 +46,8 @@ def _check(project_dir: Path, args: argparse.Namespace) -> UpToDate | None:
     from ..lock.io import read_lock
     from ..lock.model import LOCK_FILE
     from .requirements import gather, lock_is_current
-    from .state import (files_problem, fingerprint, in_progress, interpreter_problem, read_state, target_digest,
-                        verify_problem)
+    from .state import (STATE_SCHEMA, files_problem, fingerprint, in_progress, interpreter_problem, read_state,
+                        target_digest, verify_problem)
 
     intent = apply_overrides(load_project_intent(project_dir), args)
     env = env_path_for(intent, project_dir)
@@ -68,7 +68,7 @@ def _check(project_dir: Path, args: argparse.Namespace) -> UpToDate | None:
     # binary) follows the machine, not [env] installer
     if target.backend != "conda" and state.engine != intent.env.installer:
         return None
-    if fingerprint(env, target.python) != state.fingerprint:
+    if state.schema < STATE_SCHEMA or fingerprint(env, target.python) != state.fingerprint:
         return None
     if interpreter_problem(env, state) or files_problem(env, state):
         return None

@@ -24,7 +24,7 @@ MARKER_DIR = ".torchenv"
 STATE_FILE = "state.json"
 IN_PROGRESS = "in-progress"
 VERIFY_PENDING = "verify-not-passed"
-STATE_SCHEMA = 1
+STATE_SCHEMA = 2   # 2: interpreter + watched files recorded (an env synced by 1 is re-installed once)
 
 
 @dataclass(frozen=True)

@@ -310,7 +310,9 @@ def sync_env(backend: Any, env: Path, target: "LockTarget", plan: "Plan", args: 
         fp = st.fingerprint(env, target.python)
         if (state is not None and state.target == target.name and state.lock_digest == st.target_digest(target)
                 and state.engine == engine):
-            damage = st.files_problem(env, state) if fp == state.fingerprint else None
+            damage = (st.files_problem(env, state) if state.schema >= st.STATE_SCHEMA else
+                      "it was installed by an older torchenv that did not record its files")
+            damage = damage if fp == state.fingerprint else None
             if fp == state.fingerprint and damage is None:
                 ui.step(f"{env} is up to date")
                 return "up-to-date"
