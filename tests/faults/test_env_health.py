@@ -56,7 +56,9 @@ DAMAGES = [
                    expect="`up` is not a no-op: it names the damage in one line and repairs it; the env imports "
                           "torch again; the next `up` is a no-op")
 def test_damaged_env_is_repaired_not_called_up_to_date(ready, damage, observed):
+    assert _noop_says_up_to_date(ready)
     damage.do(ready)
+    assert not _noop_says_up_to_date(ready), "the no-op check calls the damaged env up to date"
     again = ready.up()
     assert again.rc == 0, again.text
     assert "is up to date" not in again.out, again.text
@@ -91,6 +93,20 @@ def test_doctor_fails_when_torch_does_not_import(ready, observed):
     observed(f"exit {r.rc}, ok false: '{errors[0]['title']}'")
 
 
+def _noop_says_up_to_date(world) -> bool:
+    """The no-op check `up` runs first (what a plain `torchenv up` with no flags answers from)."""
+    import argparse
+
+    from torchenv.install import noop
+
+    return noop.check(world.project, argparse.Namespace()) is not None
+
+
+def _fast_up(world):
+    """`torchenv up` with no flags at all: the no-op path can answer it."""
+    return world.cli("up", "-C", str(world.project), "--no-verify")
+
+
 # --- a verify that did not pass -------------------------------------------------------------
 
 SIGS = [pytest.param(signal.SIGINT, id="SIGINT"), pytest.param(signal.SIGTERM, id="SIGTERM")]
@@ -105,6 +121,7 @@ def test_interrupted_verify_is_redone(ready, sig, observed):
     killed = ready.kill_when(proc, ready.marker.exists, sig)
     assert killed.rc != 0
     ready.marker.unlink()
+    assert not _noop_says_up_to_date(ready), "the no-op check calls an env whose verify was cut short up to date"
 
     again = ready.up("--verify", hook="verify-pass")
     assert again.rc == 0, again.text
@@ -129,3 +146,16 @@ def test_failed_verify_is_redone(ready, observed):
     assert "its last verify failed" in again.text, again.text
     observed(f"next `up`: exit {again.rc}, '{again.gist('last verify', 80)}'")
     assert ready.up("--no-verify").rc == 0, "--no-verify still skips the verify"
+
+
+@pytest.mark.fault("`-c constraints.txt` and `-e .` in requirements.txt", where="a no-op `torchenv up`",
+                   expect="still a no-op, and each line torchenv does not apply is named with what to do")
+def test_noop_up_names_requirement_lines_it_does_not_apply(ready, observed):
+    (ready.project / "constraints.txt").write_text("six==1.16.0\n")
+    (ready.project / "requirements.txt").write_text("-c constraints.txt\n-e .\n")
+    for r in (ready.up(), _fast_up(ready)):        # the full path (machine flags given) and the no-op path
+        assert r.rc == 0 and "is up to date" in r.out, r.text
+        assert "requirements.txt:1: constraints file `-c constraints.txt` is not applied" in r.err, r.err
+        assert "requirements.txt:2: editable install `-e .` is not locked" in r.err, r.err
+    assert "planning" not in r.text, "the second run should have taken the no-op path"
+    observed(f"'{r.gist('requirements.txt:1', 120)}'")
