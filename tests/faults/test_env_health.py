@@ -20,6 +20,11 @@ class Damage:
     do: Callable            # (world) -> None
     reason: str             # what `up` must say about it
     status: str             # what `up` then did
+    undone: Callable = lambda w: True     # (world) -> the damage itself is gone, not only reported
+
+
+def _version_py_is_original(w) -> bool:
+    return "edited by hand" not in (w.site() / "torch" / "version.py").read_text()
 
 
 def _delete_init(w):
@@ -45,7 +50,8 @@ def _dangle_python(w):
 
 DAMAGES = [
     Damage("torch/__init__.py deleted", _delete_init, "torch/__init__.py is missing", "repaired"),
-    Damage("torch/version.py edited", _edit_version, "torch/version.py was changed", "repaired"),
+    Damage("torch/version.py edited", _edit_version, "torch/version.py was changed", "repaired",
+           _version_py_is_original),
     Damage("a package folder (filelock/) deleted", _delete_folder, "filelock/__init__.py is missing", "repaired"),
     Damage(".venv/bin/python a dangling symlink", _dangle_python, "does not exist", "rebuilt"),
 ]
@@ -66,6 +72,7 @@ def test_damaged_env_is_repaired_not_called_up_to_date(ready, damage, observed):
     assert again.status == damage.status, again.text
     observed(f"`up`: '{again.gist(damage.reason, 110)}'")
     assert ready.env_imports() == "2.4.1+cpu"
+    assert damage.undone(ready), "`up` said it repaired the env, but the damage is still there"
     assert ready.up().out.strip().endswith("(target linux-x86_64-cpu)"), "the up after the repair is a no-op"
 
 

@@ -201,6 +201,13 @@ class UvEngine(WheelEngine):
                      env=uv_environ())
 
 
+    def forget_cached(self, names: list[str]) -> None:
+        """``uv cache clean NAMES``: the next install unpacks these wheels afresh instead of hardlinking copies
+        that were edited in place through another link."""
+        run_tool([uv_bin(), "cache", "clean", "--no-config", "--quiet", *names],
+                 what=f"removing {', '.join(names)} from uv's cache", env=uv_environ())
+
+
 def missing_python_hint(python: str) -> str:
     return (f"Python {python} is not installed on this machine. Get it with `uv python install {python}` "
             f"(or pyenv: `pyenv install {python}`), or choose another version with `--python X.Y` / "

@@ -197,17 +197,40 @@ def interpreter_problem(env: Path, state: "EnvState | None") -> str | None:
     return None
 
 
+def _damage(site: Path, rel: str, size: int, mtime: int) -> str | None:
+    try:
+        st = os.stat(site / rel)
+    except OSError:
+        return f"{rel} is missing from site-packages"
+    if size >= 0 and (st.st_size != size or st.st_mtime_ns != mtime):
+        return f"{rel} was changed after the install"
+    return None
+
+
 def files_problem(env: Path, state: EnvState) -> str | None:
     """The first watched file or folder that is gone or changed since the install, in words."""
     site = site_packages(env, state.python)
-    for rel, size, mtime in state.watched:
+    return next((d for w in state.watched if (d := _damage(site, *w)) is not None), None)
+
+
+def damaged_distributions(env: Path, state: EnvState) -> list[str]:
+    """Names of the installed distributions whose watched files are gone or changed (the repair path only).
+
+    Why: an installer that hardlinks from its cache (uv) shares one inode between the cache and
+    every env; an edit in place changed the cached copy too, so a plain re-install would link
+    the edited file back. These distributions are dropped from that cache before re-installing.
+    """
+    site = site_packages(env, state.python)
+    bad = [rel for rel, size, mtime in state.watched if _damage(site, rel, size, mtime) is not None]
+    names = []
+    for info in sorted(n for n in os.listdir(site) if n.endswith(".dist-info")):
         try:
-            st = os.stat(site / rel)
-        except OSError:
-            return f"{rel} is missing from site-packages"
-        if size >= 0 and (st.st_size != size or st.st_mtime_ns != mtime):
-            return f"{rel} was changed after the install"
-    return None
+            listed = _record_paths(site / info / "RECORD")
+        except (OSError, ValueError):
+            continue
+        if any(rel == f"{info}/RECORD" or any(p == rel or p.startswith(rel) for p in listed) for rel in bad):
+            names.append(_norm(info[: -len(".dist-info")].partition("-")[0]))
+    return names
 
 
 def mark_created(env: Path) -> None:

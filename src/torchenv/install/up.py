@@ -358,6 +358,8 @@ def sync_env(backend: Any, env: Path, target: "LockTarget", plan: "Plan", args: 
     if action in ("repair", "reinstall"):
         if action == "repair":
             ui.step(f"{env}: a previous install did not finish; repairing (re-installing every locked file)")
+        else:
+            _forget_cached(backend, st.damaged_distributions(env, state))
         install(reinstall=True)
         return "repaired"
     if action == "restore":
@@ -367,6 +369,13 @@ def sync_env(backend: Any, env: Path, target: "LockTarget", plan: "Plan", args: 
     ui.step(f"syncing {env} to target {target.name}")
     install(reinstall=False)
     return "synced"
+
+
+def _forget_cached(backend: Any, names: list[str]) -> None:
+    """Drop damaged packages from an installer cache that hardlinks into envs (see state.damaged_distributions)."""
+    forget = getattr(getattr(backend, "engine", None), "forget_cached", None)
+    if forget is not None and names:
+        forget(names)
 
 
 def _write_env_pip_conf(env: Path, plan: "Plan", ui: "Ui") -> None:
