@@ -166,3 +166,15 @@ def test_noop_up_names_requirement_lines_it_does_not_apply(ready, observed):
         assert "requirements.txt:2: editable install `-e .` is not locked" in r.err, r.err
     assert "planning" not in r.text, "the second run should have taken the no-op path"
     observed(f"'{r.gist('requirements.txt:1', 120)}'")
+
+
+@pytest.mark.fault("`torchenv verify` fails", where="a good env after `torchenv up` (the fake torch cannot compute)",
+                   expect="the next `up` verifies again, as after a failed verify inside `up`")
+def test_failed_verify_command_counts_too(ready, observed):
+    v = ready.cli("verify", "-C", str(ready.project))
+    assert v.rc == 1, v.text
+    again = ready.up("--verify", hook="verify-pass")
+    assert again.rc == 0 and again.status == "verified", again.text
+    assert "its last verify failed; verifying again" in again.text, again.text
+    observed(f"next `up`: {again.status}")
+    assert "is up to date" in ready.up("--verify", hook="verify-pass").out
