@@ -18,6 +18,7 @@ import pytest
 
 from torchenv.engines import uv as uvmod
 from torchenv.engines.failures import classify
+from torchenv.engines.pip import PipEngine
 from torchenv.engines.uv import UvEngine
 from torchenv.errors import BackendError
 from torchenv.sources.model import PypiSide
@@ -153,6 +154,18 @@ def test_unwritable_site_packages_says_permission(monkeypatch, uv_env, wheels, t
     err = info.value
     assert _kind(err) == "permission denied", err.message
     assert str(site) in err.hint and "owns it" in err.hint
+
+
+@pytest.mark.parametrize("requirements, kind, words", [
+    (["nosuchpkg"], "no matching distribution", "carries it"),
+    (["alpha", "beta==2.0"], "conflicting requirements", "relax"),
+], ids=["missing package", "conflicting pins"])
+def test_pip_failures_get_their_hint_too(local_index, requirements, kind, words):
+    with pytest.raises(BackendError) as info:
+        PipEngine().resolve(requirements=requirements, python_version="3.11", platform="linux-x86_64",
+                            pypi=local_index, find_links=[])
+    assert _kind(info.value) == kind, info.value.message
+    assert words in info.value.hint
 
 
 def test_unknown_failure_keeps_the_callers_hint():

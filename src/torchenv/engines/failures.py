@@ -71,7 +71,8 @@ RULES: tuple[FailureRule, ...] = (
                 r"No matching distribution found|Could not find a version that satisfies",
                 "no configured index has a file of that package for this Python/platform: check the name in "
                 "your requirements, that your index (pip config, [mirror]) carries it, and that it ships a "
-                "wheel for this Python (`--python X.Y` picks another)"),
+                "wheel for this Python (`--python X.Y` picks another); pip says the same when the index could "
+                "not be reached at all: `torchenv mirror test` checks that"),
     FailureRule("conflicting requirements",
                 r"requirements are unsatisfiable|ResolutionImpossible|conflicting dependencies|"
                 r"No solution found when resolving",
