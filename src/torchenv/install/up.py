@@ -310,9 +310,7 @@ def sync_env(backend: Any, env: Path, target: "LockTarget", plan: "Plan", args: 
         fp = st.fingerprint(env, target.python)
         if (state is not None and state.target == target.name and state.lock_digest == st.target_digest(target)
                 and state.engine == engine):
-            damage = (st.files_problem(env, state) if state.schema >= st.STATE_SCHEMA else
-                      "it was installed by an older torchenv that did not record its files")
-            damage = damage if fp == state.fingerprint else None
+            damage = _damage(env, state, fp)
             if fp == state.fingerprint and damage is None:
                 ui.step(f"{env} is up to date")
                 return "up-to-date"
@@ -369,6 +367,18 @@ def sync_env(backend: Any, env: Path, target: "LockTarget", plan: "Plan", args: 
     ui.step(f"syncing {env} to target {target.name}")
     install(reinstall=False)
     return "synced"
+
+
+def _damage(env: Path, state: Any, fp: tuple[str, ...]) -> str | None:
+    """What the sync left that is no longer there, in words; ``None`` for an intact env or one changed by
+    hand (other dist-info names: restored without a re-install of everything)."""
+    from . import state as st
+
+    if fp != state.fingerprint:
+        return None
+    if state.schema < st.STATE_SCHEMA:
+        return "it was installed by an older torchenv that did not record its files"
+    return st.files_problem(env, state)
 
 
 def _forget_cached(backend: Any, names: list[str]) -> None:
