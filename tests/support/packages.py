@@ -25,13 +25,14 @@ def _record_hash(data: bytes) -> str:
 
 def make_wheel(directory: Path | str, name: str, version: str, tag: str = "py3-none-any",
                requires: list[str] | tuple[str, ...] = (), *, payload: int = 0,
-               requires_python: str | None = None) -> Path:
+               requires_python: str | None = None, extra_files: dict[str, str] | None = None) -> Path:
     """Write ``<name>-<version>-<tag>.whl`` into ``directory`` and return its path.
 
     ``make_wheel(d, "torch", "2.4.1+cu121", tag="cp311-cp311-linux_x86_64",
     requires=["filelock"])``. The package imports as ``name`` (``-`` -> ``_``) and has
     ``__version__ = version``. ``payload`` adds that many incompressible bytes (stored, not
-    deflated), for download/throughput tests.
+    deflated), for download/throughput tests. ``extra_files``: more files (path in the wheel -> text),
+    e.g. ``{"torch/version.py": "cuda = None\n"}``.
     """
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
@@ -48,6 +49,7 @@ def make_wheel(directory: Path | str, name: str, version: str, tag: str = "py3-n
         f"{info}/WHEEL": (f"Wheel-Version: 1.0\nGenerator: torchenv-tests\nRoot-Is-Purelib: "
                           f"{'true' if tag.endswith('-none-any') else 'false'}\nTag: {tag}\n").encode(),
     }
+    files.update({p: text.encode() for p, text in (extra_files or {}).items()})
     if payload:
         seed = hashlib.sha256(f"{name}{version}{tag}".encode()).digest()
         blocks = bytearray()

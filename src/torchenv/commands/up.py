@@ -39,6 +39,7 @@ def run(args: argparse.Namespace) -> int:
         # plain write: the no-op path must not import rich
         sys.stdout.write(f"{_rel(result.env_path)} is up to date with {result.lock_path.name} "
                          f"(target {result.target})\n")
+        sys.stderr.write("".join(f"warning: {w}\n" for w in result.warnings))   # as the full path warns
         return 0
     if result.verify_ok is False:
         ui.error(f"{result.env_path} was installed but did not pass verification",

@@ -48,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
     report = _run_with_status(ui, env.python, expected=expect.expected, expects_gpu=expects_gpu,
                               deep=args.deep, timeout=args.timeout)
     path = write_report(project, report)
+    _remember_result(Path(env.prefix), bool(report.ok))
     if args.json:
         from ._options import with_project
 
@@ -71,3 +72,12 @@ def _run_with_status(ui: "Ui", python: Path, **kw: Any) -> "VerifyReport":
             if done is None:
                 status.update(f"verify: {name}")
         return run_verify(python, on_check=on_check, **kw)
+
+
+def _remember_result(prefix: Path, ok: bool) -> None:
+    """In an env torchenv made, the next ``up`` verifies again until a verify passes (see install.state)."""
+    from .. import safety
+    from ..install import state as st
+
+    if safety.read_owner(prefix) is not None:
+        st.end_verify(prefix, ok)

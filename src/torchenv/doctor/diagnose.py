@@ -35,6 +35,9 @@ def diagnose(machine: "Machine", prefix: Path | None, ctx: Context, *, import_ch
             findings.append(Finding("error", "import torch crashed or hung in this env", line,
                                     "torchenv up   # recreate the env; a crash on import means broken binaries",
                                     "import-crash"))
+        elif (runtime.get("torch_error") or runtime.get("error")) and not any(
+                f.id.startswith("runtime-") for f in findings):
+            findings.append(_import_fails(runtime, line))
     order = {"error": 0, "warning": 1, "info": 2}
     findings.sort(key=lambda f: order.get(f.severity, 3))
     return Diagnosis(machine=machine, env=env, findings=findings, runtime=runtime)
@@ -48,3 +51,16 @@ def _with_evidence(f: Finding, runtime: dict) -> Finding:
 
     package = f.title.split(" ", 1)[0] if f.id == "companion-mismatch" else None
     return dataclasses.replace(f, detail=f"{f.detail} [import check: {evidence(runtime, package)}]")
+
+
+def _import_fails(runtime: dict, line: str) -> Finding:
+    """torch is installed (its dist-info says so) but the env's interpreter cannot import it.
+
+    Why an error even when no catalogue entry explains it: an env whose torch does not import is
+    broken whatever the reason, and ``doctor`` gates CI on errors.
+    """
+    return Finding("error", "import torch fails in this env",
+                   f"{line if runtime.get('torch_error') else runtime['error']}; the installed files are damaged "
+                   "or incomplete",
+                   "torchenv up   # repairs an env torchenv made (`torchenv up --force` rebuilds it)",
+                   "import-fails")

@@ -109,8 +109,7 @@ class PipEngine(WheelEngine):
             cmd += [*source_args(pypi, find_links), "-r", str(req)]
             run_tool(cmd, what=f"resolving the environment for {platform}, Python {python_version} (pip)",
                      env=pip_environ(),
-                     hint="a requirement has no wheel for this Python/platform, or your requirements "
-                          "contradict each other; the lines above name the package")
+                     hint="the lines above say what pip could not do; `torchenv plan` shows the sources used")
             return parse_report(report, pypi)
 
     def install_files(self, *, env_python: Path, files: list[Path],

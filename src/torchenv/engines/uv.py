@@ -80,12 +80,20 @@ def uv_environ() -> dict[str, str]:
 
 def run_tool(cmd: list[str], *, what: str, env: dict[str, str] | None = None,
              error: type = BackendError, hint: str | None = None) -> subprocess.CompletedProcess:
-    """Run an installer; on failure raise ``error`` carrying the tail of its output."""
+    """Run an installer; on failure raise ``error`` carrying the tail of its output and the hint for its kind.
+
+    ``hint`` is the caller's guess, used only when ``engines.failures`` does not recognise the output.
+    """
+    from .failures import classify
+
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
         out = (proc.stderr.strip() or proc.stdout.strip())
         tail = "\n".join(out.splitlines()[-25:])
-        raise error(f"{what} failed (exit {proc.returncode}):\n{tail}", hint=hint)
+        failure = classify(out)
+        kind = f"; {failure.kind}" if failure else ""
+        raise error(f"{what} failed (exit {proc.returncode}{kind}):\n{tail}",
+                    hint=failure.hint if failure else hint)
     return proc
 
 
@@ -182,8 +190,7 @@ class UvEngine(WheelEngine):
                    *source_args(pypi, find_links), str(req), "-o", str(out)]
             run_tool(cmd, what=f"resolving the environment for {platform}, Python {python_version} (uv)",
                      env=uv_environ(),
-                     hint="a requirement has no wheel for this Python/platform, or your requirements "
-                          "contradict each other; the lines above name the package")
+                     hint="the lines above say what uv could not do; `torchenv plan` shows the sources used")
             return parse_pylock(out, pypi)
 
     def install_files(self, *, env_python: Path, files: list[Path],
@@ -198,6 +205,13 @@ class UvEngine(WheelEngine):
                 cmd.append("--reinstall")
             run_tool([*cmd, str(req)], what=f"installing {len(files)} files into {env_python.parent.parent} (uv)",
                      env=uv_environ())
+
+
+    def forget_cached(self, names: list[str]) -> None:
+        """``uv cache clean NAMES``: the next install unpacks these wheels afresh instead of hardlinking copies
+        that were edited in place through another link."""
+        run_tool([uv_bin(), "cache", "clean", "--no-config", "--quiet", *names],
+                 what=f"removing {', '.join(names)} from uv's cache", env=uv_environ())
 
 
 def missing_python_hint(python: str) -> str:

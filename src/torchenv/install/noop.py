@@ -2,7 +2,8 @@
 
 Why so careful about imports: ``torchenv up`` runs at the start of every session and in
 CI; when nothing changed it must answer in well under 0.5 s, so this path reads the
-intent (tomllib), the lock (tomllib), ``state.json`` and one ``os.listdir``, and never
+intent (tomllib), the lock (tomllib), ``state.json``, one ``os.listdir`` and a few hundred ``stat``
+calls (the files ``state.watch_list`` recorded after the install), and never
 imports rich, tomlkit, packaging, pynvml or torch. Any doubt means "not up to date": the
 full path then decides, under the project lock.
 """
@@ -22,6 +23,7 @@ class UpToDate:
     env_path: Path
     target: str
     lock_path: Path
+    warnings: tuple[str, ...] = ()   # requirement lines torchenv does not apply (-e, -c, options)
 
 
 def env_path_for(intent, project_dir: Path) -> Path:
@@ -44,7 +46,8 @@ def _check(project_dir: Path, args: argparse.Namespace) -> UpToDate | None:
     from ..lock.io import read_lock
     from ..lock.model import LOCK_FILE
     from .requirements import gather, lock_is_current
-    from .state import fingerprint, in_progress, read_state, target_digest
+    from .state import (STATE_SCHEMA, files_problem, fingerprint, in_progress, interpreter_problem, read_state,
+                        target_digest, verify_problem)
 
     intent = apply_overrides(load_project_intent(project_dir), args)
     env = env_path_for(intent, project_dir)
@@ -55,7 +58,7 @@ def _check(project_dir: Path, args: argparse.Namespace) -> UpToDate | None:
     if not lock_path.is_file():
         return None
     lock = read_lock(lock_path)
-    reqs, _warnings = gather(intent, project_dir)
+    reqs, warnings = gather(intent, project_dir)
     if not lock_is_current(lock, intent, reqs):
         return None
     target = lock.target(state.target)
@@ -65,6 +68,10 @@ def _check(project_dir: Path, args: argparse.Namespace) -> UpToDate | None:
     # binary) follows the machine, not [env] installer
     if target.backend != "conda" and state.engine != intent.env.installer:
         return None
-    if fingerprint(env, target.python) != state.fingerprint:
+    if state.schema < STATE_SCHEMA or fingerprint(env, target.python) != state.fingerprint:
         return None
-    return UpToDate(env_path=env, target=target.name, lock_path=lock_path)
+    if interpreter_problem(env, state) or files_problem(env, state):
+        return None
+    if not getattr(args, "no_verify", False) and verify_problem(env):
+        return None
+    return UpToDate(env_path=env, target=target.name, lock_path=lock_path, warnings=tuple(warnings))

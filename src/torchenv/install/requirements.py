@@ -51,6 +51,9 @@ def _read_requirements_file(path: Path, out: list[ProjectRequirement], warnings:
         elif line.startswith(("-e", "--editable")):
             warnings.append(f"{path.name}:{no}: editable install `{line}` is not locked; "
                             "after `torchenv up`, run `torchenv run -- python -m pip install -e .`")
+        elif line.startswith(("-c", "--constraint")):
+            warnings.append(f"{path.name}:{no}: constraints file `{line}` is not applied: torchenv locks only "
+                            "the requirements; write the pins you need as requirement lines (`name==1.2`) instead")
         elif line.startswith("-"):
             warnings.append(f"{path.name}:{no}: option `{line}` ignored: torchenv takes package sources "
                             "from torchenv.toml [mirror] and your pip config")

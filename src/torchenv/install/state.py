@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 MARKER_DIR = ".torchenv"
 STATE_FILE = "state.json"
 IN_PROGRESS = "in-progress"
-STATE_SCHEMA = 1
+VERIFY_PENDING = "verify-not-passed"
+STATE_SCHEMA = 2   # 2: interpreter + watched files recorded (an env synced by 1 is re-installed once)
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,8 @@ class EnvState:
     engine: str            # uv | pip
     torchenv: str = ""
     schema: int = STATE_SCHEMA
+    interpreter: str = ""  # where bin/python pointed right after the sync ("" when not a symlink)
+    watched: tuple[tuple[str, int, int], ...] = ()   # (site-packages path, size, mtime_ns); size -1: a folder
 
 
 def target_digest(target: "LockTarget") -> str:
@@ -95,6 +98,7 @@ def read_state(env: Path) -> EnvState | None:
     try:
         data = json.loads((marker_dir(env) / STATE_FILE).read_text())
         data["fingerprint"] = tuple(data["fingerprint"])
+        data["watched"] = tuple((str(p), int(size), int(mtime)) for p, size, mtime in data.get("watched", ()))
         return EnvState(**data)
     except (OSError, ValueError, TypeError, KeyError):
         return None
@@ -109,7 +113,120 @@ def _write_json(path: Path, data: dict) -> None:
 def write_state(env: Path, state: EnvState) -> None:
     data = asdict(state)
     data["fingerprint"] = list(state.fingerprint)
+    data["watched"] = [list(w) for w in state.watched]
     _write_json(marker_dir(env) / STATE_FILE, data)
+
+
+# --- what the no-op check can see cheaply ------------------------------------------------------
+#
+# Why these files: a dist-info name says a package is there, not that its files are. Each
+# package's RECORD, its folders, and the files directly in them (``torch/__init__.py``,
+# ``torch/version.py``, ``torch/_C*.so``, ``six.py``) are a few hundred ``stat`` calls for a
+# CUDA torch env (well under a millisecond), recorded right after the install, and catch a
+# deleted folder, a deleted or edited top-level file and a hand-edited RECORD. Deeper damage
+# (a file three folders down) is left to ``torchenv doctor``.
+
+def _record_paths(record: Path) -> list[str]:
+    import csv
+
+    with open(record, newline="", encoding="utf-8") as fh:
+        return [row[0] for row in csv.reader(fh) if row]
+
+
+def _top_level(record: Path, info_dir: str) -> tuple[set[str], set[str]]:
+    """Files at most one folder deep and the top folders a RECORD lists (no scripts, no caches)."""
+    files, dirs = {f"{info_dir}/RECORD"}, set()
+    for rel in _record_paths(record):
+        parts = rel.split("/")
+        if rel.startswith(("/", "..")) or "__pycache__" in parts or parts[0].endswith((".dist-info", ".data")):
+            continue
+        if len(parts) > 1:
+            dirs.add(parts[0])
+        if len(parts) <= 2:
+            files.add(rel)
+    return files, dirs
+
+
+def watch_list(env: Path, python: str) -> tuple[tuple[str, int, int], ...]:
+    """``(path, size, mtime_ns)`` of every package's top-level files and folders, as they are now."""
+    site = site_packages(env, python)
+    files: set[str] = set()
+    dirs: set[str] = set()
+    try:
+        infos = [n for n in os.listdir(site) if n.endswith(".dist-info")]
+    except OSError:
+        return ()
+    for info in infos:
+        try:
+            f, d = _top_level(site / info / "RECORD", info)
+        except (OSError, ValueError):
+            continue
+        files |= f
+        dirs |= d
+    out = []
+    for rel in sorted(files):
+        try:
+            st = os.stat(site / rel)
+        except OSError:
+            continue      # listed but never installed (a file for another platform): nothing to watch
+        out.append((rel, st.st_size, st.st_mtime_ns))
+    out += [(f"{d}/", -1, 0) for d in sorted(dirs) if (site / d).is_dir()]
+    return tuple(out)
+
+
+def interpreter_target(env: Path) -> str:
+    try:
+        return os.readlink(env_python(env))
+    except OSError:
+        return ""
+
+
+def interpreter_problem(env: Path, state: "EnvState | None") -> str | None:
+    """Why the env's ``bin/python`` cannot be the one the env was built with; ``None`` when it can."""
+    py = env_python(env)
+    target = interpreter_target(env)
+    if not py.exists():
+        where = f" points to {target}, which" if target else ""
+        return f"{py.relative_to(env)}{where} does not exist"
+    if state is not None and state.interpreter and target != state.interpreter:
+        return f"{py.relative_to(env)} now points to {target or 'a plain file'} (was {state.interpreter})"
+    return None
+
+
+def _damage(site: Path, rel: str, size: int, mtime: int) -> str | None:
+    try:
+        st = os.stat(site / rel)
+    except OSError:
+        return f"{rel} is missing from site-packages"
+    if size >= 0 and (st.st_size != size or st.st_mtime_ns != mtime):
+        return f"{rel} was changed after the install"
+    return None
+
+
+def files_problem(env: Path, state: EnvState) -> str | None:
+    """The first watched file or folder that is gone or changed since the install, in words."""
+    site = site_packages(env, state.python)
+    return next((d for w in state.watched if (d := _damage(site, *w)) is not None), None)
+
+
+def damaged_distributions(env: Path, state: EnvState) -> list[str]:
+    """Names of the installed distributions whose watched files are gone or changed (the repair path only).
+
+    Why: an installer that hardlinks from its cache (uv) shares one inode between the cache and
+    every env; an edit in place changed the cached copy too, so a plain re-install would link
+    the edited file back. These distributions are dropped from that cache before re-installing.
+    """
+    site = site_packages(env, state.python)
+    bad = [rel for rel, size, mtime in state.watched if _damage(site, rel, size, mtime) is not None]
+    names = []
+    for info in sorted(n for n in os.listdir(site) if n.endswith(".dist-info")):
+        try:
+            listed = _record_paths(site / info / "RECORD")
+        except (OSError, ValueError):
+            continue
+        if any(rel == f"{info}/RECORD" or any(p == rel or p.startswith(rel) for p in listed) for rel in bad):
+            names.append(_norm(info[: -len(".dist-info")].partition("-")[0]))
+    return names
 
 
 def mark_created(env: Path) -> None:
@@ -131,8 +248,41 @@ def begin_install(env: Path, target: str) -> None:
 
 
 def end_install(env: Path, state: EnvState) -> None:
+    """Record the finished sync, with what the no-op check will compare (interpreter, watched files)."""
+    import dataclasses
+
+    state = dataclasses.replace(state, interpreter=interpreter_target(env), watched=watch_list(env, state.python))
     write_state(env, state)
     (marker_dir(env) / IN_PROGRESS).unlink(missing_ok=True)
+
+
+# --- the last verify -----------------------------------------------------------------------
+#
+# Why a file that only a passing verify removes: a verify stopped by Ctrl-C or SIGTERM (no
+# Python cleanup runs for the latter) must leave evidence behind, so the next ``up`` verifies
+# again instead of calling the env up to date.
+
+def begin_verify(env: Path) -> None:
+    _write_json(marker_dir(env) / VERIFY_PENDING, {"result": "was interrupted", "pid": os.getpid(),
+                                                   "started": time.time()})
+
+
+def end_verify(env: Path, ok: bool) -> None:
+    if ok:
+        (marker_dir(env) / VERIFY_PENDING).unlink(missing_ok=True)
+    else:
+        _write_json(marker_dir(env) / VERIFY_PENDING, {"result": "failed", "finished": time.time()})
+
+
+def verify_problem(env: Path) -> str | None:
+    """``"failed"`` / ``"was interrupted"`` when the env's last verify did not pass, else ``None``."""
+    try:
+        data = json.loads((marker_dir(env) / VERIFY_PENDING).read_text())
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        return "did not finish"
+    return str(data.get("result") or "did not finish")
 
 
 def env_python_version(env: Path) -> str | None:

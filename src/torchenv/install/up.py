@@ -30,13 +30,14 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class UpResult:
-    status: str                     # up-to-date | installed | synced | repaired | rebuilt
+    status: str                     # up-to-date | installed | synced | repaired | rebuilt | verified
     env_path: Path
     target: str
     lock_path: Path
     verify_ok: bool | None = None   # None: not run
     changes: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default_factory=tuple)
+    warnings: tuple[str, ...] = ()  # the no-op path's warnings (requirement lines not applied), for the CLI
 
     @property
     def exit_code(self) -> int:
@@ -185,7 +186,7 @@ def run_up(project_dir: Path, args: argparse.Namespace, ui: "Ui") -> UpResult:
     project_dir = Path(project_dir).resolve()
     fast = noop.check(project_dir, args)
     if fast is not None:
-        return UpResult("up-to-date", fast.env_path, fast.target, fast.lock_path)
+        return UpResult("up-to-date", fast.env_path, fast.target, fast.lock_path, warnings=fast.warnings)
     from .projectlock import project_lock
 
     with project_lock(project_dir, ui) as waited, _offline_scope(args) as scratch:
@@ -283,9 +284,31 @@ def _run_locked(project_dir: Path, args: argparse.Namespace, ui: "Ui", scratch: 
         write_lock(lock_path, new_lockfile(old_lock, intent, reqs, target, plan, ui))
         ui.step(f"wrote {lock_path.name} (target {target.name})")
     verify_ok = None
-    if status != "up-to-date" and not getattr(args, "no_verify", False):
-        verify_ok = _verify(backend.python(), target, plan, project_dir, ui)
+    if not getattr(args, "no_verify", False):
+        status, verify_ok = _verify_if_needed(status, env, backend.python(), target, plan, project_dir, ui)
     return UpResult(status, env, target.name, lock_path, verify_ok, tuple(changes), tuple(notes))
+
+
+def _verify_if_needed(status: str, env: Path, python: Path, target: "LockTarget", plan: "Plan", project_dir: Path,
+                      ui: "Ui") -> tuple[str, bool | None]:
+    """Verify after a change, or when the env's last verify did not pass; ``(status, verify_ok)``.
+
+    Why re-verify rather than rebuild: a verify that was interrupted only needs to run again, and
+    one that failed usually failed for a reason outside the env (driver, GPU, machine); the
+    install itself was checked file by file. The marker stays until a verify passes.
+    """
+    from . import state as st
+
+    last = st.verify_problem(env)
+    if status == "up-to-date":
+        if last is None:
+            return status, None
+        ui.step(f"{env}: its last verify {last}; verifying again")
+        status = "verified"
+    st.begin_verify(env)
+    ok = _verify(python, target, plan, project_dir, ui)
+    st.end_verify(env, bool(ok))
+    return status, ok
 
 
 def _materialise(backend: Any, target: "LockTarget") -> Any:
@@ -321,7 +344,10 @@ def sync_env(backend: Any, env: Path, target: "LockTarget", plan: "Plan", args: 
     ours = found.kind in (safety.OURS, safety.LEGACY)
     exists = found.kind not in (safety.ABSENT, safety.EMPTY)
     python_now = st.env_python_version(env) if exists else None
-    rebuild = exists and (not ours or python_now != target.python or not st.env_python(env).exists())
+    broken_python = st.interpreter_problem(env, st.read_state(env)) if ours else None
+    if ours and broken_python is None and not st.env_python(env).exists():
+        broken_python = "broken interpreter"
+    rebuild = exists and (not ours or force or python_now != target.python or broken_python is not None)
     if rebuild:
         safety.check_removable(env, project_dir, force=force)   # a legacy env or a link: refused before any fetch
     elif found.kind == safety.LEGACY:
@@ -337,14 +363,19 @@ def sync_env(backend: Any, env: Path, target: "LockTarget", plan: "Plan", args: 
         fp = st.fingerprint(env, target.python)
         if (state is not None and state.target == target.name and state.lock_digest == st.target_digest(target)
                 and state.engine == engine):
-            if fp == state.fingerprint:
+            damage = _damage(env, state, fp)
+            if fp == state.fingerprint and damage is None:
                 ui.step(f"{env} is up to date")
                 return "up-to-date"
-            from ..engines.pip import KEEP
+            if damage is not None:
+                ui.step(f"{env}: {damage}; repairing (re-installing every locked file)")
+                action = "reinstall"
+            else:
+                from ..engines.pip import KEEP
 
-            for line in _hand_changes(st.distributions(fp), target, KEEP if engine == "pip" else frozenset()):
-                ui.warn(f"{env}: {line}")
-            action = "restore"
+                for line in _hand_changes(st.distributions(fp), target, KEEP if engine == "pip" else frozenset()):
+                    ui.warn(f"{env}: {line}")
+                action = "restore"
         else:
             action = "sync"
 
@@ -366,16 +397,20 @@ def sync_env(backend: Any, env: Path, target: "LockTarget", plan: "Plan", args: 
 
     if action == "create":
         why = ("creating" if not exists else
-               f"rebuilding (Python {python_now} -> {target.python})" if ours and python_now != target.python
-               else "replacing (--force)" if not ours else "rebuilding (broken interpreter)")
+               "replacing (--force)" if not ours else
+               f"rebuilding (Python {python_now} -> {target.python})" if python_now != target.python else
+               f"rebuilding ({broken_python})" if broken_python else "rebuilding (--force)")
         ui.step(f"{why} {env} with Python {target.python} ({plan.installer})")
         with _aside(env, project_dir, force, ui):
             _create(backend, env, project_dir, found, ui)
             st.mark_created(env)
             install(reinstall=False)
         return "installed" if why == "creating" else "rebuilt"
-    if action == "repair":
-        ui.step(f"{env}: a previous install did not finish; repairing (re-installing every locked file)")
+    if action in ("repair", "reinstall"):
+        if action == "repair":
+            ui.step(f"{env}: a previous install did not finish; repairing (re-installing every locked file)")
+        else:
+            _forget_cached(backend, st.damaged_distributions(env, state))
         install(reinstall=True)
         return "repaired"
     if action == "restore":
@@ -385,6 +420,25 @@ def sync_env(backend: Any, env: Path, target: "LockTarget", plan: "Plan", args: 
     ui.step(f"syncing {env} to target {target.name}")
     install(reinstall=False)
     return "synced"
+
+
+def _damage(env: Path, state: Any, fp: tuple[str, ...]) -> str | None:
+    """What the sync left that is no longer there, in words; ``None`` for an intact env or one changed by
+    hand (other dist-info names: restored without a re-install of everything)."""
+    from . import state as st
+
+    if fp != state.fingerprint:
+        return None
+    if state.schema < st.STATE_SCHEMA:
+        return "it was installed by an older torchenv that did not record its files"
+    return st.files_problem(env, state)
+
+
+def _forget_cached(backend: Any, names: list[str]) -> None:
+    """Drop damaged packages from an installer cache that hardlinks into envs (see state.damaged_distributions)."""
+    forget = getattr(getattr(backend, "engine", None), "forget_cached", None)
+    if forget is not None and names:
+        forget(names)
 
 
 def _write_env_pip_conf(env: Path, plan: "Plan", ui: "Ui") -> None:

@@ -64,12 +64,25 @@ def _wrap_verify() -> None:
     up._verify = slow_verify
 
 
+def _fake_verify(ok: bool) -> None:
+    """Verify answers at once (pass or fail) and leaves ``FAULT_MARKER``, so a test sees that it ran."""
+    import torchenv.install.up as up
+
+    def verify(*args, **kwargs):
+        MARKER.write_text("verified")
+        return ok
+
+    up._verify = verify
+
+
 if HOOK in ("install-partial", "install-start"):
     _wrap_install(partial=HOOK == "install-partial")
 elif HOOK == "lock-write":
     _wrap_lock_fsync()
 elif HOOK == "verify":
     _wrap_verify()
+elif HOOK in ("verify-pass", "verify-fail"):
+    _fake_verify(HOOK == "verify-pass")
 elif HOOK:
     raise SystemExit(f"unknown FAULT_HOOK {HOOK!r}")
 

@@ -31,7 +31,8 @@ def build_mirrors(root: Path, *, torch_payload: int = 200_000) -> tuple[Path, Pa
     """``root/torch`` (index layout: ``<base>/cpu/torch/``) and ``root/pypi`` (PEP 503 ``/simple``)."""
     wheels = root / "wheels"
     torch = make_wheel(wheels, "torch", "2.4.1+cpu", tag=TORCH_TAG, requires=["filelock>=3"],
-                       payload=torch_payload)
+                       payload=torch_payload,
+                       extra_files={"torch/version.py": "__version__ = '2.4.1+cpu'\ncuda = None\n"})
     build_index(root / "torch", {"torch": [torch]})
     (root / "torch" / "simple").rename(root / "torch" / "cpu")
     build_index(root / "pypi", {
