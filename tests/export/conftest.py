@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.up.conftest import World, installer, world  # noqa: F401  (fixtures reused)
+from tests.up.conftest import World, world  # noqa: F401  (fixture reused)
 
 
 def export(project: Path, kind: str, *extra: str) -> int:
@@ -16,6 +16,12 @@ def export(project: Path, kind: str, *extra: str) -> int:
 
     args = build_parser().parse_args(["export", kind, "-C", str(project), *extra])
     return args.func(args)
+
+
+@pytest.fixture
+def installer() -> str:
+    """The world's engine: uv, what `up` uses by default (both engines are covered in tests/up)."""
+    return "uv"
 
 
 @pytest.fixture
@@ -45,4 +51,24 @@ def records(site: Path) -> dict[str, list[str]]:
             for d in sorted(site.glob("*.dist-info"))}
 
 
-__all__ = ["World", "argparse", "export", "installer", "locked", "records", "uv", "world"]
+__all__ = ["World", "argparse", "export", "installer", "locked", "records", "uv", "world", "write_cuda_lock"]
+
+
+def write_cuda_lock(root: Path) -> Path:
+    """A project whose lock has one linux cu126 venv target (hand-made: no CUDA build installs here)."""
+    from torchenv.lock.io import write_lock
+    from torchenv.lock.model import LockedWheel, Lockfile, LockTarget
+
+    torch = LockedWheel(name="torch", version="2.7.1+cu126", filename="torch-2.7.1+cu126-cp312-cp312-"
+                        "manylinux_2_28_x86_64.whl", url="https://download.pytorch.org/whl/cu126/torch-2.7.1%2B"
+                        "cu126-cp312-cp312-manylinux_2_28_x86_64.whl", sha256="ab" * 32,
+                        index="https://download.pytorch.org/whl/cu126", source="torch-index")
+    numpy = LockedWheel(name="numpy", version="2.3.1", filename="numpy-2.3.1-cp312-cp312-manylinux_2_28_x86_64.whl",
+                        url="https://files.pythonhosted.org/packages/aa/numpy-2.3.1-cp312-cp312-manylinux_2_28_x86_64"
+                        ".whl", sha256="cd" * 32, index="https://pypi.org/simple")
+    target = LockTarget(name="linux-x86_64-cu126", os="linux", arch="x86_64", tier="cu126", python="3.12",
+                        backend="venv", torch="2.7.1+cu126", wheels=(torch, numpy))
+    project = root / "cudaproj"
+    project.mkdir()
+    write_lock(project / "torchenv.lock", Lockfile(intent_hash="sha256:" + "1" * 64, targets=(target,)))
+    return project

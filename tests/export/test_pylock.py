@@ -8,7 +8,6 @@ import pytest
 from tests.export.conftest import export, records, uv
 
 
-@pytest.mark.parametrize("installer", ["uv"])
 def test_uv_installs_the_pylock_byte_identical_to_up(locked, tmp_path):
     out = tmp_path / "share" / "pylock.toml"
     assert export(locked.project, "pylock", "-o", str(out), "--wheels", str(locked.root / "torchidx" / "files")) == 0

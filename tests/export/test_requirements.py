@@ -10,7 +10,6 @@ import pytest
 
 from tests.export.conftest import export, records
 
-pytestmark = pytest.mark.parametrize("installer", ["uv"])
 
 
 def pip_install(venv: Path, *args: str) -> subprocess.CompletedProcess:

@@ -11,7 +11,6 @@ import pytest
 from tests.export.conftest import export, records, uv
 from torchenv.lock.io import tomllib_module
 
-pytestmark = pytest.mark.parametrize("installer", ["uv"])
 tomllib = tomllib_module()
 
 
@@ -65,3 +64,31 @@ def test_uv_lock_of_the_block_pins_the_same_torch_file(locked, tmp_path):
     synced = uv("sync", "--no-config", "--offline", "--frozen", "--python", sys.executable, cwd=proj)
     assert synced.returncode == 0, synced.stderr
     assert records(proj / ".venv" / "lib" / "python3.11" / "site-packages") == records(locked.site())
+
+
+def test_pixi_toml_passes_pixi_schema(locked, tmp_path):
+    out = tmp_path / "pixi.toml"
+    assert export(locked.project, "pixi", "-o", str(out), "--name", "demo") == 0
+    doc = tomllib.loads(out.read_text())
+    _schema("pixi")(copy.deepcopy(doc))                # the schema pixi publishes (via SchemaStore)
+    assert doc["workspace"] == {"name": "demo", "channels": ["conda-forge"], "platforms": ["linux-64"]}
+    assert doc["pypi-dependencies"]["torch"] == {"version": "==2.4.1+cpu",
+                                                 "index": "https://download.pytorch.org/whl/cpu"}
+    assert doc["dependencies"] == {"python": "3.11.*"}
+    assert "system-requirements" not in doc           # cpu tier: no CUDA driver needed
+
+
+def test_pixi_states_the_cuda_driver_need_of_a_cuda_tier(tmp_path):
+    import fastjsonschema
+
+    from tests.export.conftest import write_cuda_lock
+
+    project = write_cuda_lock(tmp_path)
+    out = tmp_path / "pixi.toml"
+    assert export(project, "pixi", "-o", str(out)) == 0
+    doc = tomllib.loads(out.read_text())
+    _schema("pixi")(copy.deepcopy(doc))
+    assert doc["system-requirements"] == {"cuda": "12.6"}
+    doc["system-requirements"] = {"cuda": {"unknown": 1}}     # the schema does bite
+    with pytest.raises(fastjsonschema.JsonSchemaException):
+        _schema("pixi")(doc)
