@@ -25,7 +25,7 @@ def test_pip_require_hashes_installs_the_same_files_as_up(locked, tmp_path):
     assert export(locked.project, "requirements", "-o", str(req)) == 0
     text = req.read_text()
     assert "--extra-index-url https://download.pytorch.org/whl/cpu" in text
-    assert "torch==2.4.1+cpu \\\n    --hash=sha256:" in text
+    assert "\ntorch==2.4.1+cpu --hash=sha256:" in text
     # pip reads every line of the file; the command line only points it at local copies of the indexes
     done = pip_install(tmp_path / "fresh", "--require-hashes", "--no-index", "--find-links",
                        str(locked.root / "wheels"), "-r", str(req))

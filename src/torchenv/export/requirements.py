@@ -16,7 +16,8 @@ if TYPE_CHECKING:
 
 
 def requirement_line(wheel: "LockedWheel") -> str:
-    return f"{wheel.name}=={wheel.version} \\\n    --hash=sha256:{wheel.sha256}"
+    """One line per file (no ``\\`` continuation): the same text is embedded in Dockerfile heredocs."""
+    return f"{wheel.name}=={wheel.version} --hash=sha256:{wheel.sha256}"
 
 
 def source_lines(request: "ExportRequest") -> list[str]:
