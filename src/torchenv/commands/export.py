@@ -86,6 +86,9 @@ def run(args: argparse.Namespace) -> int:
     request = ExportRequest(lock=lock, targets=targets, lock_path=lock_path, project=project, output=out_path,
                             wheels_dir=Path(wheels) if wheels else None, bundle=getattr(args, "bundle", None),
                             name=getattr(args, "name", None) or "")
+    if out_path is not None and kind.file_in_dir and out_path.is_dir():    # -o ~/modulefiles
+        out_path = out_path / kind.file_in_dir.format(name=request.env_name, target=targets[0].name)
+        output = str(out_path)
     _check_output_name(kind.name, out_path)
     text = renderer(kind)(request)
     if out_path is None:
@@ -93,10 +96,21 @@ def run(args: argparse.Namespace) -> int:
         return 0
     _refuse_foreign(out_path, getattr(args, "force", False))
     write_text_atomic(out_path, text)
+    _readable(out_path)
     sys.stderr.write(f"wrote {output} ({kind.name}, target {', '.join(t.name for t in targets)}: "
                      f"{sum(len(t.wheels) for t in targets)} wheels, {sum(len(t.conda) for t in targets)} "
                      "conda packages)\n")
     return 0
+
+
+def _readable(path: Path) -> None:
+    """Give the file the mode a plain write would (the temp file is 0600): modulefiles on a shared cluster
+    and files copied into an image are read by other users."""
+    import os
+
+    mask = os.umask(0)
+    os.umask(mask)
+    os.chmod(path, 0o666 & ~mask)
 
 
 def _check_output_name(kind: str, out_path: Path | None) -> None:

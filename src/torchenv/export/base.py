@@ -27,6 +27,7 @@ class ExportKind:
     default_output: str | None = None   # None: stdout
     conda_only: bool = False            # needs a conda target (conda-lock, explicit)
     multi_target: bool = False          # one file may hold several targets
+    file_in_dir: str | None = None      # where the file goes when -o names a folder ({name}, {target})
 
 
 KINDS: dict[str, ExportKind] = {k.name: k for k in (
@@ -38,8 +39,9 @@ KINDS: dict[str, ExportKind] = {k.name: k for k in (
     ExportKind("conda-env", "condaenv:render", "environment.yml: conda packages + a pip: section"),
     ExportKind("dockerfile", "container:dockerfile", "Dockerfile on the tier's nvidia/cuda (or python) base"),
     ExportKind("apptainer", "container:apptainer", "Apptainer/Singularity definition file"),
-    ExportKind("modulefile", "modulefile:tcl", "Tcl modulefile for Environment Modules (and Lmod)"),
-    ExportKind("modulefile-lua", "modulefile:lua", "Lua modulefile for Lmod"),
+    ExportKind("modulefile", "modulefile:tcl", "Tcl modulefile for Environment Modules (and Lmod)",
+               file_in_dir="{name}/{target}"),
+    ExportKind("modulefile-lua", "modulefile:lua", "Lua modulefile for Lmod", file_in_dir="{name}/{target}.lua"),
     ExportKind("github-actions", "ci:github", "GitHub Actions workflow: cache, up --frozen, verify (+ GPU job)"),
     ExportKind("gitlab-ci", "ci:gitlab", "GitLab CI pipeline: cache, up --frozen, verify (+ GPU job)"),
     ExportKind("conda-lock", "condalock:conda_lock", "conda-lock.yml v1 (conda-lock install, micromamba create -f)",
