@@ -178,7 +178,7 @@ def _run_locked(project_dir: Path, args: argparse.Namespace, ui: "Ui", scratch: 
 
         borrowed = borrowed_project(project_dir, from_path, scratch / "project")
     src = borrowed or project_dir       # a fresh folder takes the bundle's torchenv.toml/lock (copied in later)
-    intent = apply_overrides(load_project_intent(src), args)
+    intent = apply_overrides(_followed(load_project_intent(src), src, ui), args)
     reqs, warnings = reqmod.gather(intent, src)
     for w in warnings:
         ui.warn(w)
@@ -249,6 +249,16 @@ def _run_locked(project_dir: Path, args: argparse.Namespace, ui: "Ui", scratch: 
     if status != "up-to-date" and not getattr(args, "no_verify", False):
         verify_ok = _verify(backend.python(), target, plan, project_dir, ui)
     return UpResult(status, env, target.name, lock_path, verify_ok, tuple(changes), tuple(notes))
+
+
+def _followed(intent: "Intent", project: Path, ui: "Ui") -> "Intent":
+    """No torchenv.toml but a pylock.toml/uv.lock pinning torch: build that torch, and say so."""
+    from ..export.follow import follow_existing_lock
+
+    intent, followed = follow_existing_lock(intent, project)
+    if followed is not None:
+        ui.step(followed.sentence())
+    return intent
 
 
 def _materialise(backend: Any, target: "LockTarget") -> Any:
