@@ -60,15 +60,24 @@ def _present(system: str) -> None:
           "Environment Modules" if system == "tcl" else "Lmod")
 
 
+def modules_for(project: Path, kind: str, tmp_path: Path, *names: str) -> Path:
+    """A modules folder holding the export of ``project`` under each name (MODULES_DIR/NAME/TARGET)."""
+    modules = tmp_path / "modulefiles"
+    modules.mkdir()
+    for name in names or ("demo",):
+        assert export(project, kind, "-o", str(modules), "--name", name) == 0
+    return modules
+
+
+def seen_in(done: subprocess.CompletedProcess) -> dict:
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 @pytest.mark.parametrize("system,kind", SYSTEMS)
 def test_module_load_activates_the_env_and_its_python_imports_torch(locked, tmp_path, system, kind):
     _present(system)
-    modules = tmp_path / "modulefiles"
-    modules.mkdir()
-    assert export(locked.project, kind, "-o", str(modules), "--name", "demo") == 0
-    done = in_module_shell(system, modules, "demo/linux-x86_64-cpu")
-    assert done.returncode == 0, done.stderr
-    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    seen = seen_in(in_module_shell(system, modules_for(locked.project, kind, tmp_path), "demo/linux-x86_64-cpu"))
     assert seen["torch"] == "2.4.1+cpu"
     assert Path(seen["prefix"]) == locked.env.resolve()
     assert seen["cuda_home"] is None                       # a cpu build sets no toolkit
@@ -90,12 +99,7 @@ def test_cuda_module_points_at_the_matching_system_toolkit(tmp_path, monkeypatch
         (root / "version.json").write_text(json.dumps({"cuda": {"version": f"{version}.1"}}))
     monkeypatch.setenv("CUDA_HOME", str(tmp_path / "cuda-12.6"))
     monkeypatch.setenv("CUDA_PATH", str(tmp_path / "cuda-11.8"))
-    modules = tmp_path / "modulefiles"
-    modules.mkdir()
-    assert export(project, kind, "-o", str(modules), "--name", "demo") == 0
-    done = in_module_shell(system, modules, "demo/linux-x86_64-cu126")
-    assert done.returncode == 0, done.stderr
-    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    seen = seen_in(in_module_shell(system, modules_for(project, kind, tmp_path), "demo/linux-x86_64-cu126"))
     assert seen["torch"] == "2.7.1+cu126"
     assert seen["cuda_home"] == str(tmp_path / "cuda-12.6")
     assert seen["ld"].split(":")[0] == str(tmp_path / "cuda-12.6" / "lib64")
@@ -104,10 +108,7 @@ def test_cuda_module_points_at_the_matching_system_toolkit(tmp_path, monkeypatch
 @pytest.mark.parametrize("system,kind", SYSTEMS)
 def test_two_torchenv_modules_never_stack(locked, tmp_path, system, kind):
     _present(system)
-    modules = tmp_path / "modulefiles"
-    modules.mkdir()
-    assert export(locked.project, kind, "-o", str(modules), "--name", "one") == 0
-    assert export(locked.project, kind, "-o", str(modules), "--name", "two") == 0
+    modules = modules_for(locked.project, kind, tmp_path, "one", "two")
     done = in_module_shell(system, modules, "one/linux-x86_64-cpu", "two/linux-x86_64-cpu",
                            then='echo "LOADED=$LOADEDMODULES"', stop_on_error=False)
     loaded = next(line for line in done.stdout.splitlines() if line.startswith("LOADED="))
@@ -120,10 +121,7 @@ def test_two_torchenv_modules_never_stack(locked, tmp_path, system, kind):
 @pytest.mark.parametrize("system,kind", SYSTEMS)
 def test_loading_without_an_env_says_to_run_up(tmp_path, system, kind):
     _present(system)
-    project = write_cuda_lock(tmp_path)
-    modules = tmp_path / "modulefiles"
-    modules.mkdir()
-    assert export(project, kind, "-o", str(modules), "--name", "demo") == 0
-    done = in_module_shell(system, modules, "demo/linux-x86_64-cu126", then="echo loaded")
+    done = in_module_shell(system, modules_for(write_cuda_lock(tmp_path), kind, tmp_path), "demo/linux-x86_64-cu126",
+                           then="echo loaded")
     assert "loaded" not in done.stdout.split() or done.returncode != 0
     assert "run torchenv up in" in done.stderr
