@@ -1,6 +1,7 @@
 """`torchenv completion SHELL`: bash completes verbs, flags, choices and export kinds from the real parser."""
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 
@@ -59,12 +60,19 @@ def test_a_new_flag_is_offered_without_touching_the_script(capsys, tmp_path, mon
     assert complete(_script("bash", capsys), "torchenv export --brand", tmp_path) == ["--brand-new"]
 
 
-@pytest.mark.parametrize("shell,check", [("zsh", ["zsh", "-n"]), ("fish", ["fish", "--no-execute"])])
-def test_zsh_and_fish_scripts_parse_where_those_shells_exist(capsys, tmp_path, shell, check):
-    script = _script(shell, capsys)
-    assert "pylock" in script and ("-l frozen" if shell == "fish" else "--frozen") in script
-    if shutil.which(check[0]) is None:
-        pytest.skip(f"{check[0]} is not installed; the bash tests cover the shared table")
-    path = tmp_path / f"torchenv.{shell}"
-    path.write_text(script)
-    assert subprocess.run([*check, str(path)]).returncode == 0
+@pytest.mark.parametrize("shell,probe,offered", [
+    ("fish", 'source {script}; complete -C "torchenv export py"; complete -C "torchenv up --backend "',
+     ["pylock", "auto", "conda", "venv"]),
+    ("zsh", "source {script}; complete -p torchenv", ["complete -o filenames -F _torchenv torchenv"]),
+])
+def test_zsh_and_fish_load_the_completion(capsys, tmp_path, shell, probe, offered):
+    script = tmp_path / f"torchenv.{shell}"
+    script.write_text(_script(shell, capsys))
+    if shutil.which(shell) is None:
+        if os.environ.get("CI"):
+            pytest.fail(f"{shell} is not installed; .ci/run installs it")
+        pytest.skip(f"{shell} is not installed here (.ci/run installs it)")
+    done = subprocess.run([shell, "-c", probe.format(script=script)], capture_output=True, text=True,
+                          cwd=tmp_path, env={**os.environ, "HOME": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    assert set(offered) <= {line.split("\t")[0] for line in done.stdout.splitlines()}
