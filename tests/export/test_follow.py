@@ -93,3 +93,17 @@ def test_a_second_up_keeps_following_without_rebuilding(locked):
     assert (first.status, again.status) == ("up-to-date", "up-to-date")   # same torch: nothing reinstalled
     assert ui.steps[0].startswith("following pylock.toml")
     assert locked.lock.read_text() == lock
+
+
+def test_plan_follows_the_same_pin_as_up(tmp_path, capsys):
+    import json
+
+    from torchenv.cli import main
+
+    (tmp_path / "uv.lock").write_text(UV_LOCK)
+    code = main(["plan", "-C", str(tmp_path), "--json", "--assume-os", "linux", "--assume-arch", "x86_64",
+                 "--assume-driver", "550.54.14", "--assume-gpu", "8.6"])
+    out = capsys.readouterr().out
+    plan = json.loads(out)
+    assert code == 0, out
+    assert (plan["torch"], plan["tier"], plan["python"]) == ("2.5.1", "cu121", "3.12")
