@@ -31,7 +31,7 @@ class ExportKind:
 
 
 KINDS: dict[str, ExportKind] = {k.name: k for k in (
-    ExportKind("pylock", "pylock:render", "PEP 751 pylock.toml (uv pip install -r pylock.toml, pip install -r)"),
+    ExportKind("pylock", "pylock:render", "PEP 751 pylock.toml (uv pip install -r pylock.toml, uv pip sync)"),
     ExportKind("requirements", "requirements:render",
                "requirements.txt for pip install --require-hashes -r (index lines per tier, hashes)"),
     ExportKind("uv", "uvproject:render", "pyproject.toml block: [[tool.uv.index]] per tier + [tool.uv.sources]"),

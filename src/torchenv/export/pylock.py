@@ -1,4 +1,4 @@
-"""PEP 751 ``pylock.toml`` from one lock target: what ``uv pip install -r pylock.toml`` and pip read.
+"""PEP 751 ``pylock.toml`` from one lock target: what ``uv pip install -r pylock.toml`` reads.
 
 Why PEP 751: it is the lock format installers share; a pylock needs no resolver (every file is
 named with its hash), so a teammate's uv installs the same bytes ``torchenv up`` installed. The
