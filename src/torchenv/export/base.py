@@ -104,8 +104,9 @@ def torch_indexes(target: "LockTarget") -> list[str]:
 
 
 def pypi_index(target: "LockTarget") -> str:
+    """The index most PyPI-side files came from (ties: the first in name order, so exports are stable)."""
     found = [w.index.rstrip("/") for w in pypi_wheels(target) if w.index]
-    return max(set(found), key=found.count) if found else OFFICIAL_PYPI
+    return min(set(found), key=lambda url: (-found.count(url), url)) if found else OFFICIAL_PYPI
 
 
 def cuda_version(target: "LockTarget") -> str | None:
