@@ -67,10 +67,13 @@ def with_project(data: dict, args: argparse.Namespace) -> dict:
 
 
 def intent_from_args(args: argparse.Namespace) -> "Intent":
-    """torchenv.toml of the project (or defaults), with command-line overrides applied."""
+    """torchenv.toml of the project (or, without one, the torch pin of its pylock.toml/uv.lock, as ``up``
+    follows it; else defaults), with command-line overrides applied."""
+    from ..export.follow import follow_existing_lock
     from ..intent.load import apply_overrides, load_project_intent
 
-    intent = load_project_intent(Path(getattr(args, "project", ".") or "."))
+    project = Path(getattr(args, "project", ".") or ".")
+    intent, _ = follow_existing_lock(load_project_intent(project), project)
     return apply_overrides(intent, args)
 
 

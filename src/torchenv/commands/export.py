@@ -1,7 +1,8 @@
-"""`torchenv export conda-lock|explicit`: torchenv.lock's conda targets in plain conda formats.
+"""`torchenv export KIND`: torchenv.lock as the file a user's own tool reads.
 
-Why: teammates who only have conda (or CI images with micromamba) can install exactly what
-torchenv locked: ``conda create -n X --file explicit.txt`` or ``conda-lock install``.
+Why: a teammate with plain pip, uv, conda or pixi, a Dockerfile, an HPC modulefile or a CI job
+should install exactly what torchenv locked, without hand-writing any of it. Every kind is made
+from ``torchenv.lock`` (never re-resolved); the registry lives in ``torchenv.export.base``.
 """
 from __future__ import annotations
 
@@ -11,68 +12,115 @@ from pathlib import Path
 
 from ._options import add_project
 
-FORMATS = {"conda-lock": "conda-lock.yml", "explicit": None}
-
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("export", help="write torchenv.lock's conda target as conda-lock.yml or an @EXPLICIT file",
-                       description="Export the conda packages (and wheels) of torchenv.lock for plain conda users.")
-    p.add_argument("format", choices=sorted(FORMATS),
-                   help="conda-lock: conda-lock.yml v1 (conda-lock install / micromamba create -f); "
-                        "explicit: an @EXPLICIT list (conda create --file)")
+    from ..export.base import KINDS
+
+    kinds = "\n".join(f"  {k.name:<15} {k.summary}" for k in KINDS.values())
+    p = sub.add_parser("export", help="write torchenv.lock as pylock.toml, requirements, Dockerfile, modulefile, ...",
+                       description="Generate a file another tool consumes, from torchenv.lock.\n\nkinds:\n" + kinds,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("format", metavar="KIND", choices=list(KINDS), help="what to write (see kinds above)")
     p.add_argument("-o", "--output", metavar="FILE",
-                   help="where to write (default: conda-lock.yml for conda-lock, stdout for explicit; - = stdout)")
-    p.add_argument("--target", metavar="NAME", help="lock target to export (default: the only conda target)")
+                   help="where to write (default: stdout; conda-lock.yml for conda-lock; - = stdout)")
+    p.add_argument("--target", metavar="NAME", help="lock target to export (default: the only one)")
+    p.add_argument("--wheels", metavar="DIR",
+                   help="a folder holding the locked files (unpacked bundle, wheelhouse): pylock paths / find-links")
+    p.add_argument("--bundle", metavar="FILE", help="dockerfile/apptainer: install from this offline bundle")
+    p.add_argument("--name", metavar="NAME", help="module / env name (default: the project folder's name)")
+    p.add_argument("--force", action="store_true", help="overwrite FILE even if torchenv did not write it")
     add_project(p)
     p.set_defaults(func=run)
 
 
-def _read_lock(path: Path):
-    from ..lock.io import read_lock
-
-    return read_lock(path)
-
-
-def _targets(lock, name: str | None, fmt: str, lock_path: Path):
+def _targets(lock, name: str | None, kind, lock_path: Path):
     from ..errors import LockError
 
-    conda = [t for t in lock.targets if t.backend == "conda" and t.conda]
+    pool = [t for t in lock.targets if t.backend == "conda" and t.conda] if kind.conda_only else list(lock.targets)
+    what = "conda target" if kind.conda_only else "target"
     if name:
-        chosen = [t for t in conda if t.name == name]
+        chosen = [t for t in pool if t.name == name]
         if not chosen:
-            raise LockError(f"{lock_path}: no conda target named {name}",
-                            hint="conda targets: " + (", ".join(t.name for t in conda) or "none"))
-        return chosen
-    if not conda:
-        raise LockError(f"{lock_path}: no conda target to export",
-                        hint='set [env] backend = "conda" in torchenv.toml and run `torchenv lock`')
-    if fmt == "explicit" and len(conda) > 1:
-        raise LockError(f"{lock_path}: several conda targets ({', '.join(t.name for t in conda)}); an @EXPLICIT "
-                        "file holds one", hint="pick one with --target NAME")
-    return conda
+            raise LockError(f"{lock_path}: no {what} named {name}",
+                            hint=f"{what}s: " + (", ".join(t.name for t in pool) or "none"))
+        return tuple(chosen)
+    if not pool:
+        raise LockError(f"{lock_path}: no {what} to export",
+                        hint='set [env] backend = "conda" in torchenv.toml and run `torchenv lock`'
+                        if kind.conda_only else "run `torchenv lock` first")
+    if len(pool) > 1 and not kind.multi_target:
+        raise LockError(f"{lock_path}: several {what}s ({', '.join(t.name for t in pool)}); "
+                        f"`export {kind.name}` writes one", hint="pick one with --target NAME")
+    return tuple(pool)
+
+
+def _refuse_foreign(path: Path, force: bool) -> None:
+    """Never overwrite a file the user wrote (their pyproject.toml, Dockerfile...) unless told to."""
+    from ..errors import EnvError
+    from ..export.base import MARKERS
+
+    if force or not path.exists():
+        return
+    try:
+        head = path.read_text(encoding="utf-8", errors="replace")[:4096]
+    except OSError:
+        head = ""
+    if not any(m in head for m in MARKERS):
+        raise EnvError(f"{path} exists and was not written by torchenv; not overwriting it",
+                       hint="write elsewhere with -o FILE (or stdout: -o -), or pass --force")
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..conda.channels import conda_subdir
-    from ..conda.export import conda_lock_text, explicit_text
+    from ..export.base import KINDS, ExportRequest, renderer
+    from ..lock.io import read_lock, write_text_atomic
     from ..lock.model import LOCK_FILE
-    from ..lock.io import write_text_atomic
 
-    lock_path = Path(args.project or ".") / LOCK_FILE
-    lock = _read_lock(lock_path)
-    targets = _targets(lock, args.target, args.format, lock_path)
-    if args.format == "conda-lock":
-        text = conda_lock_text(lock, targets)
-        output = args.output or FORMATS["conda-lock"]
-    else:
-        t = targets[0]
-        text = explicit_text(t.conda, header=f"exported by torchenv from {LOCK_FILE}, target {t.name}",
-                             platform=conda_subdir(f"{t.os}-{t.arch}"), wheels=t.wheels)
-        output = args.output or "-"
-    if output == "-":
+    kind = KINDS[args.format]
+    project = Path(args.project or ".")
+    lock_path = project / LOCK_FILE
+    lock = read_lock(lock_path)
+    targets = _targets(lock, args.target, kind, lock_path)
+    output = args.output or kind.default_output or "-"
+    out_path = None if output == "-" else Path(output)
+    wheels = getattr(args, "wheels", None)
+    request = ExportRequest(lock=lock, targets=targets, lock_path=lock_path, project=project, output=out_path,
+                            wheels_dir=Path(wheels) if wheels else None, bundle=getattr(args, "bundle", None),
+                            name=getattr(args, "name", None) or "")
+    if out_path is not None and kind.file_in_dir and out_path.is_dir():    # -o ~/modulefiles
+        out_path = out_path / kind.file_in_dir.format(name=request.env_name, target=targets[0].name)
+        output = str(out_path)
+    _check_output_name(kind.name, out_path)
+    text = renderer(kind)(request)
+    if out_path is None:
         sys.stdout.write(text)
-    else:
-        write_text_atomic(Path(output), text)
-        sys.stderr.write(f"wrote {output} ({sum(len(t.conda) for t in targets)} conda packages, "
-                         f"{sum(len(t.wheels) for t in targets)} wheels)\n")
+        return 0
+    _refuse_foreign(out_path, getattr(args, "force", False))
+    write_text_atomic(out_path, text)
+    _readable(out_path)
+    sys.stderr.write(f"wrote {output} ({kind.name}, target {', '.join(t.name for t in targets)}: "
+                     f"{sum(len(t.wheels) for t in targets)} wheels, {sum(len(t.conda) for t in targets)} "
+                     "conda packages)\n")
     return 0
+
+
+def _readable(path: Path) -> None:
+    """Give the file the mode a plain write would (the temp file is 0600): modulefiles on a shared cluster
+    and files copied into an image are read by other users."""
+    import os
+
+    mask = os.umask(0)
+    os.umask(mask)
+    os.chmod(path, 0o666 & ~mask)
+
+
+def _check_output_name(kind: str, out_path: Path | None) -> None:
+    """uv and pip recognise a PEP 751 lock by its name only (pylock.toml / pylock.NAME.toml)."""
+    if kind != "pylock" or out_path is None:
+        return
+    from packaging.pylock import is_valid_pylock_path
+
+    from ..errors import LockError
+
+    if not is_valid_pylock_path(out_path):
+        raise LockError(f"{out_path}: a PEP 751 lock must be named pylock.toml or pylock.NAME.toml "
+                        "(installers recognise it by its name)", hint="-o pylock.toml")

@@ -214,7 +214,7 @@ def _run_locked(project_dir: Path, args: argparse.Namespace, ui: "Ui", scratch: 
 
         borrowed = borrowed_project(project_dir, from_path, scratch / "project")
     src = borrowed or project_dir       # a fresh folder takes the bundle's torchenv.toml/lock (copied in later)
-    intent = apply_overrides(load_project_intent(src), args)
+    intent = apply_overrides(_followed(load_project_intent(src), src, ui), args)
     usable_env_path(noop.env_path_for(intent, project_dir), project_dir,
                     force=bool(getattr(args, "force", False)))   # refuse before planning, locking, fetching
     reqs, warnings = reqmod.gather(intent, src)
@@ -309,6 +309,16 @@ def _verify_if_needed(status: str, env: Path, python: Path, target: "LockTarget"
     ok = _verify(python, target, plan, project_dir, ui)
     st.end_verify(env, bool(ok))
     return status, ok
+
+
+def _followed(intent: "Intent", project: Path, ui: "Ui") -> "Intent":
+    """No torchenv.toml but a pylock.toml/uv.lock pinning torch: build that torch, and say so."""
+    from ..export.follow import follow_existing_lock
+
+    intent, followed = follow_existing_lock(intent, project)
+    if followed is not None:
+        ui.step(followed.sentence())
+    return intent
 
 
 def _materialise(backend: Any, target: "LockTarget") -> Any:

@@ -1,0 +1,22 @@
+"""`torchenv completion bash|zsh|fish`: a completion script on stdout, generated from the parser."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+SHELLS = ("bash", "zsh", "fish")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("completion", help="print a shell completion script (bash, zsh, fish)",
+                       description="Print a completion script for SHELL, e.g. `source <(torchenv completion bash)`.")
+    p.add_argument("shell", choices=SHELLS, help="the shell to complete in")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..cli import build_parser
+    from ..export.completion import SHELLS as WRITERS
+
+    sys.stdout.write(WRITERS[args.shell](build_parser()))
+    return 0
