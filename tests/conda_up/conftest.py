@@ -102,11 +102,12 @@ class Project:
         return build_parser().parse_args([verb, "-C", str(self.dir), *extra, *(f for f in flags if f != "--verify")])
 
     def up(self, *flags: str):
+        from torchenv.commands._options import up_options
         from torchenv.install.up import run_up
 
         ui = RecordingUi()
         self.uis.append(ui)
-        return run_up(self.dir, self.args(*flags), ui)
+        return run_up(self.dir, up_options(self.args(*flags)), ui)
 
     def lock(self):
         from torchenv.lock.io import read_lock

@@ -18,10 +18,11 @@ class Recorder(Ui):
 
 
 def _up(world):
+    from torchenv.commands._options import up_options
     from torchenv.install.up import run_up
 
     ui = Recorder()
-    return run_up(world.project, world.args(), ui), ui
+    return run_up(world.project, up_options(world.args()), ui), ui
 
 
 def test_up_follows_a_pylock_and_says_so(locked, tmp_path):

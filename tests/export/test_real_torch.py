@@ -37,6 +37,7 @@ def real_project(tmp_path_factory) -> Path:
     if TORCH_DIR is None:
         pytest.skip("no torch-2.13.0+cpu wheel in this machine's pip find-links")
     from torchenv.cli import build_parser
+    from torchenv.commands._options import up_options
     from torchenv.install.up import run_up
     from torchenv.ui import Ui
 
@@ -44,7 +45,7 @@ def real_project(tmp_path_factory) -> Path:
     project.mkdir()
     (project / "torchenv.toml").write_text('[torch]\nversion = "2.13"\ncuda = "cpu"\npython = "3.11"\n')
     args = build_parser().parse_args(["up", "-C", str(project), "--no-verify"])
-    assert run_up(project, args, Ui(quiet=True)).status == "installed"
+    assert run_up(project, up_options(args), Ui(quiet=True)).status == "installed"
     return project
 
 

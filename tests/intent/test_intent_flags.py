@@ -9,6 +9,7 @@ from torchenv.commands import _options
 from torchenv.errors import IntentError
 from torchenv.intent.load import apply_overrides
 from torchenv.intent.model import Intent
+from torchenv.options import IntentOverrides
 
 
 def parse(*argv: str) -> argparse.Namespace:
@@ -18,6 +19,11 @@ def parse(*argv: str) -> argparse.Namespace:
     _options.add_intent_overrides(p)
     _options.add_mirror_flags(p)
     return p.parse_args(list(argv))
+
+
+def apply(intent: Intent, ns: argparse.Namespace) -> Intent:
+    """What `init` does: the intent flags, and the mirror flags written into [mirror]."""
+    return apply_overrides(intent, _options.intent_overrides(ns), _options.source_overrides(ns))
 
 
 FILE = '''
@@ -34,7 +40,7 @@ use = "tuna"
 
 def test_flags_override_the_file(load_text):
     intent = load_text(FILE)
-    out = apply_overrides(intent, parse("--torch", "2.5.1", "--cuda", "12.4", "--python", "3.12",
+    out = apply(intent, parse("--torch", "2.5.1", "--cuda", "12.4", "--python", "3.12",
                                         "--policy", "strict", "--backend", "conda", "--installer", "pip",
                                         "--mirror", "aliyun", "--pypi-mirror", "https://p/simple",
                                         "--torch-mirror", "https://t/whl", "--torch-layout", "flat",
@@ -50,21 +56,21 @@ def test_flags_override_the_file(load_text):
 
 def test_no_flags_keep_the_file_and_its_hash(load_text):
     intent = load_text(FILE)
-    assert apply_overrides(intent, parse()) is intent
+    assert apply(intent, parse()) is intent
 
 
 def test_with_adds_to_the_file_companions(load_text):
     intent = load_text(FILE)
-    out = apply_overrides(intent, parse("--with", "torchaudio", "--with", "torchvision"))
+    out = apply(intent, parse("--with", "torchaudio", "--with", "torchvision"))
     assert out.torch.with_ == ("torchaudio", "torchvision")
-    assert apply_overrides(Intent(), parse("--with", "torchvision,torchaudio")).torch.with_ == \
+    assert apply(Intent(), parse("--with", "torchvision,torchaudio")).torch.with_ == \
         ("torchaudio", "torchvision")
 
 
 def test_namespace_without_override_flags():
     """Verbs without the flag groups (e.g. `verify`) still get the file's intent unchanged."""
     intent = Intent()
-    assert apply_overrides(intent, argparse.Namespace(project=".")) is intent
+    assert apply(intent, argparse.Namespace(project=".")) is intent
 
 
 @pytest.mark.parametrize("argv,flag,hint_part", [
@@ -77,7 +83,7 @@ def test_namespace_without_override_flags():
 ])
 def test_bad_flag_names_the_flag(argv, flag, hint_part):
     with pytest.raises(IntentError) as info:
-        apply_overrides(Intent(), parse(*argv))
+        apply(Intent(), parse(*argv))
     err = info.value
     assert err.key == flag and err.file is None and err.exit_code == 2
     assert flag in str(err)
@@ -85,7 +91,7 @@ def test_bad_flag_names_the_flag(argv, flag, hint_part):
 
 
 def test_api_callers_get_choices_checked_too():
-    """argparse checks choices for the CLI; API callers passing a namespace get the same rule."""
+    """argparse checks choices for the CLI; API callers passing a request get the same rule."""
     with pytest.raises(IntentError, match="--installer") as info:
-        apply_overrides(Intent(), argparse.Namespace(installer="poetry"))
+        apply_overrides(Intent(), IntentOverrides(installer="poetry"))
     assert "uv, pip" in info.value.message

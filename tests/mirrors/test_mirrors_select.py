@@ -1,7 +1,6 @@
 """Which sources a plan gets: presets, the configuration chain and the supply-chain rule."""
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from pathlib import Path
@@ -11,14 +10,14 @@ import pytest
 from tests.support import build_index, make_wheel, serve_dir, sha256_of
 from torchenv.errors import IntentError
 from torchenv.intent.model import Intent, MirrorIntent
+from torchenv.options import SourceOverrides
 from torchenv.sources.select import select_sources
 
 OFFICIAL_CU121 = "https://download.pytorch.org/whl/cu121"
 
 
-def flags(**kw) -> argparse.Namespace:
-    base = {"mirror": None, "pypi_mirror": None, "torch_mirror": None, "torch_layout": None}
-    return argparse.Namespace(**{**base, **kw})
+def flags(**kw) -> SourceOverrides:
+    return SourceOverrides(**kw)
 
 
 def toml_intent(tmp_path: Path, **mirror) -> Intent:

@@ -9,16 +9,17 @@ import types
 
 import pytest
 
-from torchenv.commands._options import add_machine_assumptions
+from torchenv.commands._options import add_machine_assumptions, machine_spec
 from torchenv.errors import MachineFileError
 from torchenv.machine import Gpu, Machine, NvidiaInfo, PythonInstall
-from torchenv.probe.assume import machine_from_args
+from torchenv.options import MachineSpec
+from torchenv.probe.assume import machine_for as machine_from_args
 
 
-def parse(*argv: str) -> argparse.Namespace:
+def parse(*argv: str) -> MachineSpec:
     p = argparse.ArgumentParser()
     add_machine_assumptions(p)
-    return p.parse_args(list(argv))
+    return machine_spec(p.parse_args(list(argv)))
 
 
 @pytest.fixture(autouse=True)
@@ -137,14 +138,14 @@ def test_no_flags_means_probing(monkeypatch):
     sentinel = Machine(os="linux", arch="x86_64")
     monkeypatch.setattr("torchenv.probe.probe_machine", lambda **kw: sentinel)
     assert machine_from_args(parse()) is sentinel
-    assert machine_from_args(argparse.Namespace()) is sentinel         # commands without the flag group
+    assert machine_from_args(MachineSpec()) is sentinel         # callers that describe no machine
 
 
 def test_assumed_path_stays_cheap_no_gpu_library_no_rich():
     code = ("import argparse, sys, json\n"
-            "from torchenv.probe.assume import machine_from_args\n"
-            "ns = argparse.Namespace(assume_driver='550.54.14', assume_gpu=['8.6'], assume_python=['3.11'])\n"
-            "m = machine_from_args(ns)\n"
+            "from torchenv.options import MachineSpec\n"
+            "from torchenv.probe.assume import machine_for\n"
+            "m = machine_for(MachineSpec(assume_driver='550.54.14', assume_gpu=('8.6',), assume_python=('3.11',)))\n"
             "print(json.dumps([m.driver, sorted(k for k in sys.modules if k.split('.')[0] in "
             "('pynvml', 'rich') or k.startswith('torchenv.probe.nvidia.detect'))]))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)

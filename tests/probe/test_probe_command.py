@@ -6,7 +6,8 @@ import time
 
 from torchenv.cli import main
 from torchenv.machine import Gpu, Machine, NvidiaInfo
-from torchenv.probe.assume import machine_from_args
+from torchenv.options import MachineSpec
+from torchenv.probe.assume import machine_for
 
 
 def test_probe_json_on_this_machine_exits_0(capsys):
@@ -33,9 +34,7 @@ def test_save_then_machine_round_trip(tmp_path, capsys):
     printed = json.loads(capsys.readouterr().out)
     assert json.loads(target.read_text()) == printed
     assert [p.name for p in target.parent.iterdir()] == ["this.json"]           # no temp file left behind
-    import argparse
-
-    m = machine_from_args(argparse.Namespace(machine=str(target)))
+    m = machine_for(MachineSpec(machine=str(target)))
     assert m.assumed is True and m.os == printed["os"] and m.to_json()["pythons"] == printed["pythons"]
 
 

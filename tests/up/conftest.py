@@ -53,10 +53,11 @@ class World(ProjectView):
                     python_path=sys.executable)
 
     def run_up(self, *extra: str):
+        from torchenv.commands._options import up_options
         from torchenv.install.up import run_up
         from torchenv.ui import Ui
 
-        return run_up(self.project, self.args(*extra), Ui(quiet=True))
+        return run_up(self.project, up_options(self.args(*extra)), Ui(quiet=True))
 
     def read_lock(self):
         from torchenv.lock.io import read_lock

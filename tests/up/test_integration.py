@@ -37,11 +37,12 @@ def project(tmp_path, shared_uv_cache, monkeypatch) -> Path:
 
 def _up(project: Path, *flags: str):
     from torchenv.cli import build_parser
+    from torchenv.commands._options import up_options
     from torchenv.install.up import run_up
     from torchenv.ui import Ui
 
     args = build_parser().parse_args(["up", "-C", str(project), *flags])
-    return run_up(project, args, Ui(quiet=True))
+    return run_up(project, up_options(args), Ui(quiet=True))
 
 
 def _dists(env: Path) -> list[str]:

@@ -226,7 +226,8 @@ def test_two_up_runs_end_with_one_good_env(world):
         "w = c.World(root=Path({wroot!r}), project=Path({proj!r}), installer={inst!r}, "
         "torch_index={ti!r}, pypi_index={pi!r});"
         "up.make_plan = lambda intent, args: w.plan(intent);"
-        "r = up.run_up(w.project, w.args(), Ui(quiet=True)); print(r.status)"
+        "from torchenv.commands._options import up_options;"
+        "r = up.run_up(w.project, up_options(w.args()), Ui(quiet=True)); print(r.status)"
     ).format(root=str(Path(__file__).parents[2]), src=str(Path(__file__).parents[2] / "src"),
              wroot=str(world.root), proj=str(world.project), inst=world.installer, ti=world.torch_index,
              pi=world.pypi_index)

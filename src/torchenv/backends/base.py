@@ -32,8 +32,29 @@ class Backend(ABC):
         """Create an empty environment at ``env_path`` with the planned Python."""
 
     @abstractmethod
-    def install(self, *, target: "LockTarget") -> None:
-        """Install exactly the target's files (hash-checked) into the environment."""
+    def install(self, *, target: "LockTarget", reinstall: bool = False, files: "list[Path] | None" = None) -> None:
+        """Install exactly the target's files (hash-checked) into the environment.
+
+        ``reinstall``: put every locked file back even where the env already has it (a repair);
+        ``files``: what ``materialise`` fetched, so nothing is downloaded twice.
+        """
+
+    def materialise(self, target: "LockTarget") -> "list[Path] | None":
+        """Fetch and hash-check every file of ``target`` before the env is touched; ``None``: the install fetches."""
+        return None
+
+    @property
+    def engine_name(self) -> str:
+        """The tool that fills the env (``uv``, ``pip``, ``rattler``, ``conda``...), recorded in the env's state."""
+        return self.plan.installer
+
+    @property
+    def kept_packages(self) -> frozenset[str]:
+        """Packages the engine keeps in the env though no lock lists them (pip keeps itself)."""
+        return frozenset()
+
+    def forget_cached(self, names: list[str]) -> None:
+        """Drop damaged packages from an installer cache that hardlinks into envs; nothing by default."""
 
     @abstractmethod
     def python(self) -> Path:

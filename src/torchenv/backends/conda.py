@@ -137,6 +137,10 @@ class CondaBackend(Backend):
         return self._engine
 
     @property
+    def engine_name(self) -> str:
+        return self.engine.name
+
+    @property
     def mirrors(self) -> dict[str, tuple[str, ...]]:
         from ..sources.credentials import with_credentials
 

@@ -44,6 +44,18 @@ class VenvBackend(Backend):
 
         self.memory = SourceMemory(ui)   # hosts that failed in this run (lock and install share it)
 
+    @property
+    def engine_name(self) -> str:
+        return self.engine.name
+
+    @property
+    def kept_packages(self) -> frozenset[str]:
+        return self.engine.keeps
+
+    def forget_cached(self, names: list[str]) -> None:
+        if names:
+            self.engine.forget_cached(names)
+
     # -- locking --------------------------------------------------------------------------------
     def _locate(self, name: str, version: str, source: str) -> tuple["LockedWheel", str]:
         """(LockedWheel with canonical URL and verified sha256, ``file://`` URL of the cached file).

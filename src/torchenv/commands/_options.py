@@ -2,12 +2,17 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import fields
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from ..options import BundleOptions, IntentOverrides, LockOptions, MachineSpec, SourceOverrides, UpOptions
 
 if TYPE_CHECKING:
     from ..intent.model import Intent
     from ..machine import Machine
+
+R = TypeVar("R")
 
 
 def add_project(p: argparse.ArgumentParser, *, walks_up: bool = True) -> None:
@@ -60,25 +65,76 @@ def add_mirror_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--torch-layout", choices=["index", "flat"], help="layout of --torch-mirror")
 
 
+def add_offline_flags(p: argparse.ArgumentParser) -> None:
+    """``--offline`` and ``--from`` for ``torchenv up``."""
+    g = p.add_argument_group("offline (air-gapped machines)")
+    g.add_argument("--offline", action="store_true",
+                   help="no network at all: install torchenv.lock's target from --from and/or the local cache")
+    g.add_argument("--from", dest="from_", metavar="BUNDLE.tar|DIR",
+                   help="a bundle made by `torchenv bundle` (tar or unpacked folder), or a folder of wheels and "
+                        "conda packages downloaded by hand; implies --offline")
+
+
 def with_project(data: dict, args: argparse.Namespace) -> dict:
     """``--json`` output plus which project root and file the command used (``project``, ``project_file``)."""
     located = getattr(args, "located", None)
     return {**data, **located.to_json()} if located is not None else data
 
 
+# --- the edge: argparse namespaces become the frozen requests of ``torchenv.options`` ------------------------
+
+def _request(cls: type[R], args: argparse.Namespace, **nested: Any) -> R:
+    """``cls`` filled from the namespace attributes of the same names (a verb without a flag group: defaults).
+
+    Why one loop: the dataclass fields are the list of options; nothing keeps a second copy of the names.
+    """
+    values: dict[str, Any] = {}
+    for f in fields(cls):  # type: ignore[arg-type]
+        value = getattr(args, f.name, None)
+        if f.name not in nested and value is not None:
+            values[f.name] = tuple(value) if isinstance(value, list) else value
+    return cls(**values, **nested)
+
+
+def intent_overrides(args: argparse.Namespace) -> IntentOverrides:
+    return _request(IntentOverrides, args)
+
+
+def machine_spec(args: argparse.Namespace) -> MachineSpec:
+    return _request(MachineSpec, args)
+
+
+def source_overrides(args: argparse.Namespace) -> SourceOverrides:
+    return _request(SourceOverrides, args)
+
+
+def up_options(args: argparse.Namespace) -> UpOptions:
+    from_ = getattr(args, "from_", None)
+    return _request(UpOptions, args, intent=intent_overrides(args), machine=machine_spec(args),
+                    sources=source_overrides(args), from_=Path(from_).expanduser().resolve() if from_ else None)
+
+
+def lock_options(args: argparse.Namespace) -> LockOptions:
+    return LockOptions(intent=intent_overrides(args), machine=machine_spec(args), sources=source_overrides(args),
+                       targets=tuple(getattr(args, "target", None) or ()))
+
+
+def bundle_options(args: argparse.Namespace) -> BundleOptions:
+    output = getattr(args, "output", None)
+    return BundleOptions(sources=source_overrides(args), targets=tuple(getattr(args, "target", None) or ()),
+                         output=Path(output) if output else None, tool=not getattr(args, "no_tool", False))
+
+
 def intent_from_args(args: argparse.Namespace) -> "Intent":
     """torchenv.toml of the project (or, without one, the torch pin of its pylock.toml/uv.lock, as ``up``
     follows it; else defaults), with command-line overrides applied."""
-    from ..export.follow import follow_existing_lock
-    from ..intent.load import apply_overrides, load_project_intent
+    from ..install.stages import load_intent
 
-    project = Path(getattr(args, "project", ".") or ".")
-    intent, _ = follow_existing_lock(load_project_intent(project), project)
-    return apply_overrides(intent, args)
+    return load_intent(Path(getattr(args, "project", ".") or "."), intent_overrides(args))
 
 
 def machine_from_args(args: argparse.Namespace) -> "Machine":
     """The probed machine, or the one the --machine/--assume-* flags describe."""
-    from ..probe.assume import machine_from_args as build
+    from ..probe.assume import machine_for
 
-    return build(args)
+    return machine_for(machine_spec(args))

@@ -46,8 +46,11 @@ def run(args: argparse.Namespace) -> int:
             ui.info(f"[bold green]ok:[/] {args.bundle}: {result.files} files, {human_size(result.bytes)}, all match "
                     f"the manifest (targets: {', '.join(result.targets) or 'none'})", markup=True)
         return 0
+    from ..install.stages import load_intent
     from ..offline.build import make_bundle
+    from ..options import IntentOverrides
+    from ._options import bundle_options
 
-    make_bundle(Path(args.project or "."), args, ui, output=Path(args.output) if args.output else None,
-                target_names=args.target, tool=not args.no_tool)
+    project = Path(args.project or ".")
+    make_bundle(project, load_intent(project, IntentOverrides()), bundle_options(args), ui)
     return 0

@@ -51,7 +51,8 @@ def run(args: argparse.Namespace) -> int:
     torch = replace(base.torch, version=found.version, cuda=found.cuda or "auto", python=found.python,
                     with_=tuple(sorted(set(found.with_))))
     env = replace(base.env, requirements=tuple(found.requirements))
-    intent = apply_overrides(replace(base, torch=torch, env=env), args)
+    intent = apply_overrides(replace(base, torch=torch, env=env), _options.intent_overrides(args),
+                             _options.source_overrides(args))
 
     notes = _notes(found, intent)
     text = render_intent(intent, notes)

@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "(deleted only after the new one works); never a project, a plain folder or a file")
     p.add_argument("--frozen", action="store_true",
                    help="install exactly what torchenv.lock says; fail instead of re-resolving")
-    from ..offline.install import add_offline_flags
+    from ._options import add_offline_flags
 
     add_offline_flags(p)
     p.set_defaults(func=run)
@@ -32,9 +32,10 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ..install.up import run_up
+    from ._options import up_options
 
     ui = _LazyUi(quiet=getattr(args, "quiet", False))
-    result = run_up(Path(args.project or "."), args, ui)
+    result = run_up(Path(args.project or "."), up_options(args), ui)
     if result.status == "up-to-date":
         # plain write: the no-op path must not import rich
         sys.stdout.write(f"{_rel(result.env_path)} is up to date with {result.lock_path.name} "

@@ -16,6 +16,10 @@ if TYPE_CHECKING:
 
 class WheelEngine(ABC):
     name: str = "base"
+    keeps: frozenset[str] = frozenset()   # packages the engine leaves in every env it fills (pip: itself)
+
+    def forget_cached(self, names: list[str]) -> None:
+        """Drop ``names`` from an installer cache that hardlinks into envs; nothing for engines that copy."""
 
     @abstractmethod
     def create_venv(self, *, python: str, path: Path) -> None:

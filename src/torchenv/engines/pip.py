@@ -70,6 +70,7 @@ def pip_environ() -> dict[str, str]:
 
 class PipEngine(WheelEngine):
     name = "pip"
+    keeps = KEEP
 
     def __init__(self, *, ui: Any = None) -> None:
         self.ui = ui

@@ -8,7 +8,6 @@ driver that run that tier, or none), and the intent's ``cuda`` is set to that ti
 """
 from __future__ import annotations
 
-import argparse
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +18,10 @@ from ..errors import IntentError
 if TYPE_CHECKING:
     from ..intent.model import Intent
     from ..machine import Machine
+    from ..options import LockOptions
+    from ..resolve.plan import Plan
     from ..ui import Ui
+    from .stages import Project
 
 OSES = ("linux", "windows", "macos")
 ARCHES = ("x86_64", "aarch64", "arm64")
@@ -87,63 +89,59 @@ def _target_intent(intent: "Intent", spec: TargetSpec) -> "Intent":
     return dataclasses.replace(intent, torch=dataclasses.replace(intent.torch, cuda=spec.tier))
 
 
-def run_lock(project_dir: Path, args: argparse.Namespace, ui: "Ui") -> list[str]:
+def run_lock(project_dir: Path, options: "LockOptions", ui: "Ui") -> list[str]:
     """Resolve and write targets into torchenv.lock; returns the names of the targets written."""
     from .projectlock import project_lock
 
     project_dir = Path(project_dir).resolve()
     with project_lock(project_dir, ui):
-        return _run_locked(project_dir, args, ui)
+        return _run_locked(project_dir, options, ui)
 
 
-def _run_locked(project_dir: Path, args: argparse.Namespace, ui: "Ui") -> list[str]:
-    from ..commands._options import intent_from_args
-    from ..lock.diff import diff_targets
-    from ..lock.io import read_lock, write_lock
-    from ..lock.model import LOCK_FILE
-    from . import noop, requirements as reqmod
+def _run_locked(project_dir: Path, options: "LockOptions", ui: "Ui") -> list[str]:
+    """``up``'s first stages (load the project, plan), then lock each target; the lock is written once."""
     from ..backends import make_backend
-    from .up import make_plan, new_lockfile
+    from ..lock.diff import diff_targets
+    from ..lock.io import write_lock
+    from .stages import load_project, lock_with, plan_for
+    from .up import new_lockfile
 
-    intent = intent_from_args(args)
-    reqs, warnings = reqmod.gather(intent, project_dir)
-    for w in warnings:
+    project = load_project(project_dir, options.intent)
+    for w in project.warnings:
         ui.warn(w)
-    lock_path = project_dir / LOCK_FILE
-    lock = read_lock(lock_path) if lock_path.exists() else None
-    env = noop.env_path_for(intent, project_dir)
-    specs = [parse_target(t) for t in (getattr(args, "target", None) or [])]
-    plans = []
-    if not specs:
-        with ui.progress("planning (probe + resolve)"):
-            plans.append(make_plan(intent, args))
-    else:
-        from ..resolve.resolver import resolve
-
-        pythons = [intent.torch.python] if intent.torch.python else sorted(
-            {t.python for t in (lock.targets if lock else ())})
-        if not pythons:
-            from ..commands._options import machine_from_args
-
-            pythons = machine_from_args(args).python_versions()
-        for spec in specs:
-            plan = resolve(_target_intent(intent, spec), assumed_machine(spec, pythons), sources_overrides=args)
-            if plan.target_name != spec.name:
-                raise IntentError(f"target {spec.name} resolved to {plan.target_name}", key="--target",
-                                  hint="the knowledge base maps this OS/arch/tier to another build; "
-                                       f"lock {plan.target_name} instead")
-            plans.append(plan)
-    written = []
+    specs = [parse_target(t) for t in options.targets]
+    plans = _target_plans(project, options, specs, ui) if specs else [plan_for(project, options, ui)]
+    lock, written = project.lock, []
     for plan in plans:
-        reqmod.check_against_plan(reqs, plan)
-        backend = make_backend(plan=plan, env_path=env, ui=ui)
-        with ui.progress(f"locking {plan.target_name} ({plan.installer})"):
-            target = backend.lock_target(requirements=reqmod.as_lines(reqs))
-        old = lock.target(target.name) if lock is not None else None
-        for line in diff_targets(old, target):
+        target = lock_with(make_backend(plan=plan, env_path=project.env, ui=ui), plan, project, ui)
+        for line in diff_targets(lock.target(target.name) if lock is not None else None, target):
             ui.info(f"    {line}")
-        lock = new_lockfile(lock, intent, reqs, target, plan, ui)
+        lock = new_lockfile(lock, project.intent, list(project.reqs), target, plan, ui)
         written.append(target.name)
-    write_lock(lock_path, lock)
-    ui.step(f"wrote {lock_path} ({', '.join(written)}; targets now: {', '.join(t.name for t in lock.targets)})")
+    assert lock is not None
+    write_lock(project.lock_path, lock)
+    ui.step(f"wrote {project.lock_path} ({', '.join(written)}; targets now: {', '.join(t.name for t in lock.targets)})")
     return written
+
+
+def _target_plans(project: "Project", options: "LockOptions", specs: list[TargetSpec], ui: "Ui") -> list["Plan"]:
+    """One plan per ``--target``, each for an assumed machine that runs that tier."""
+    from ..probe.assume import machine_for
+    from ..resolve.resolver import resolve
+    from . import requirements as reqmod
+
+    intent, lock = project.intent, project.lock
+    pythons = [intent.torch.python] if intent.torch.python else sorted(
+        {t.python for t in (lock.targets if lock else ())})
+    if not pythons:
+        pythons = machine_for(options.machine).python_versions()
+    plans = []
+    for spec in specs:
+        plan = resolve(_target_intent(intent, spec), assumed_machine(spec, pythons), sources_overrides=options.sources)
+        if plan.target_name != spec.name:
+            raise IntentError(f"target {spec.name} resolved to {plan.target_name}", key="--target",
+                              hint="the knowledge base maps this OS/arch/tier to another build; "
+                                   f"lock {plan.target_name} instead")
+        reqmod.check_against_plan(list(project.reqs), plan)
+        plans.append(plan)
+    return plans

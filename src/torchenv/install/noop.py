@@ -9,13 +9,12 @@ full path then decides, under the project lock.
 """
 from __future__ import annotations
 
-import argparse
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-# Flags that describe another machine or another env: the fast path cannot answer for them.
-_SLOW_FLAGS = ("machine", "assume_os", "assume_arch", "assume_driver", "assume_gpu", "assume_no_gpu",
-               "assume_python", "assume_glibc", "force", "mirror", "pypi_mirror", "torch_mirror")
+if TYPE_CHECKING:
+    from ..options import UpOptions
 
 
 @dataclass(frozen=True)
@@ -31,17 +30,20 @@ def env_path_for(intent, project_dir: Path) -> Path:
     return (path if path.is_absolute() else project_dir / path).absolute()
 
 
-def check(project_dir: Path, args: argparse.Namespace) -> UpToDate | None:
-    """``UpToDate`` when nothing needs doing, else ``None`` (also on any error: the slow path reports it)."""
-    if any(getattr(args, flag, None) for flag in _SLOW_FLAGS):
+def check(project_dir: Path, options: "UpOptions") -> UpToDate | None:
+    """``UpToDate`` when nothing needs doing, else ``None`` (also on any error: the slow path reports it).
+
+    Another machine, other sources or ``--force`` (``UpOptions.needs_full_path``): the fast path cannot answer.
+    """
+    if options.needs_full_path:
         return None
     try:
-        return _check(project_dir, args)
+        return _check(project_dir, options)
     except Exception:   # noqa: BLE001 - a broken file is reported by the full path, with context
         return None
 
 
-def _check(project_dir: Path, args: argparse.Namespace) -> UpToDate | None:
+def _check(project_dir: Path, options: "UpOptions") -> UpToDate | None:
     from ..intent.load import apply_overrides, load_project_intent
     from ..lock.io import read_lock
     from ..lock.model import LOCK_FILE
@@ -49,7 +51,7 @@ def _check(project_dir: Path, args: argparse.Namespace) -> UpToDate | None:
     from .state import (STATE_SCHEMA, files_problem, fingerprint, in_progress, interpreter_problem, read_state,
                         target_digest, verify_problem)
 
-    intent = apply_overrides(load_project_intent(project_dir), args)
+    intent = apply_overrides(load_project_intent(project_dir), options.intent)
     env = env_path_for(intent, project_dir)
     state = read_state(env)
     if state is None or in_progress(env):
@@ -72,6 +74,6 @@ def _check(project_dir: Path, args: argparse.Namespace) -> UpToDate | None:
         return None
     if interpreter_problem(env, state) or files_problem(env, state):
         return None
-    if not getattr(args, "no_verify", False) and verify_problem(env):
+    if not options.no_verify and verify_problem(env):
         return None
     return UpToDate(env_path=env, target=target.name, lock_path=lock_path, warnings=tuple(warnings))

@@ -10,18 +10,20 @@ place and renamed into another (its scripts hold absolute paths).
 """
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import os
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from ..errors import EnvError, LockError
 
 if TYPE_CHECKING:
+    from ..backends.base import Backend
     from ..intent.model import Intent
+    from ..options import LockOptions, UpOptions
+    from .stages import Project
     from ..lock.model import Lockfile, LockTarget
     from ..resolve.plan import Plan
     from ..safety import EnvClaim
@@ -44,12 +46,12 @@ class UpResult:
         return 1 if self.verify_ok is False else 0
 
 
-def make_plan(intent: "Intent", args: argparse.Namespace) -> "Plan":
+def make_plan(intent: "Intent", options: "UpOptions | LockOptions") -> "Plan":
     """Probe (or assume) the machine and resolve; the single place ``up``/``lock`` ask for a plan."""
-    from ..commands._options import machine_from_args
+    from ..probe.assume import machine_for
     from ..resolve.resolver import resolve
 
-    return resolve(intent, machine_from_args(args), sources_overrides=args)
+    return resolve(intent, machine_for(options.machine), sources_overrides=options.sources)
 
 
 def machine_facts(plan: "Plan") -> dict[str, Any]:
@@ -120,7 +122,7 @@ def _aside(env: Path, project_dir: Path, force: bool, ui: "Ui") -> Iterator[None
         ui.warn(f"kept the previous environment at {old}: {exc.message}")
 
 
-def _create(backend: Any, env: Path, project_dir: Path, found: "EnvClaim", ui: "Ui") -> None:
+def _create(backend: "Backend", env: Path, project_dir: Path, found: "EnvClaim", ui: "Ui") -> None:
     """Create the env and mark it as torchenv's; a create that fails (or is interrupted) leaves nothing.
 
     Why clear it here: a half-made folder carries no marker yet, so the next ``up`` could not
@@ -160,133 +162,195 @@ def _hand_changes(before: dict[str, str], target: "LockTarget", keep: frozenset[
     return out
 
 
-def is_offline(args: argparse.Namespace) -> bool:
-    """``--offline``, or ``--from PATH`` (which implies it)."""
-    return bool(getattr(args, "offline", False) or getattr(args, "from_", None))
+class OnlineSources:
+    """Sources as the plan chose them (flags, torchenv.toml, env vars, pip.conf, .condarc, loaded once)."""
+
+    offline = False
+
+    @contextmanager
+    def scope(self) -> Iterator[None]:
+        yield
+
+    def project_source(self, project_dir: Path) -> Path:
+        return project_dir
+
+    def missing_lock(self, lock_path: Path, planned: Callable[[], "Plan"]) -> LockError:
+        return LockError(f"{lock_path}: no lock file, and --frozen forbids resolving",
+                         hint="run `torchenv lock` (or `torchenv up` without --frozen) and commit torchenv.lock")
+
+    def stale_lock(self, lock_path: Path) -> LockError:
+        return LockError(f"{lock_path} is out of date: torchenv.toml or the project requirements changed since it "
+                         "was written", hint="run `torchenv lock` and commit the result, or drop --frozen")
+
+    def prepare(self, choice: "TargetChoice", project: "Project", ui: "Ui") -> "TargetChoice":
+        return choice
+
+    def after_sync(self, env: Path, plan: "Plan", ui: "Ui") -> None:
+        _write_env_pip_conf(env, plan, ui)
 
 
-@contextmanager
-def _offline_scope(args: argparse.Namespace) -> Iterator[Path | None]:
-    """Offline: no tool in this process or its children may use the network; a scratch folder for the bundle's files."""
-    if not is_offline(args):
-        yield None
-        return
-    import tempfile
+class OfflineSources(OnlineSources):
+    """No network for this process and its children; every file from the cache or ``--from``, hash-checked."""
 
-    from ..offline.install import no_network
+    offline = True
 
-    with no_network(), tempfile.TemporaryDirectory(prefix="torchenv-offline-") as tmp:
-        yield Path(tmp)
+    def __init__(self, from_path: Path | None) -> None:
+        self.from_path = from_path
+        self.scratch: Path | None = None
+        self.borrowed: Path | None = None
+
+    @contextmanager
+    def scope(self) -> Iterator[None]:
+        import tempfile
+
+        from ..offline.install import no_network
+
+        with no_network(), tempfile.TemporaryDirectory(prefix="torchenv-offline-") as tmp:
+            self.scratch = Path(tmp)
+            yield
+
+    def project_source(self, project_dir: Path) -> Path:
+        """A fresh folder takes the bundle's torchenv.toml/lock (copied in once the files check out)."""
+        from ..offline.install import borrowed_project
+
+        assert self.scratch is not None, "project_source runs inside scope()"
+        self.borrowed = borrowed_project(project_dir, self.from_path, self.scratch / "project")
+        return self.borrowed or project_dir
+
+    def missing_lock(self, lock_path: Path, planned: Callable[[], "Plan"]) -> LockError:
+        from ..offline.install import no_lock_error
+
+        return no_lock_error(lock_path, self.from_path, planned())
+
+    def stale_lock(self, lock_path: Path) -> LockError:
+        return LockError(f"{lock_path} is out of date: torchenv.toml or the requirements changed since it was "
+                         "written, and an offline install cannot re-resolve",
+                         hint="undo the change, or run `torchenv lock` where there is network and bring the "
+                              "new lock (and a new bundle) here")
+
+    def prepare(self, choice: "TargetChoice", project: "Project", ui: "Ui") -> "TargetChoice":
+        """Check every file before anything changes; then install from local folders only."""
+        from ..offline.install import adopt_project_files, prepare_offline
+
+        prep = prepare_offline(choice.target, from_path=self.from_path, plan_sources=choice.plan.sources, ui=ui)
+        for note in prep.notes:
+            ui.step(f"offline: {note}, all hash-checked against torchenv.lock")
+        if self.borrowed is not None:
+            adopt_project_files(self.borrowed, project.dir, ui)
+        return dataclasses.replace(choice, plan=dataclasses.replace(choice.plan, sources=prep.sources),
+                                   install_target=prep.target, notes=prep.notes)
+
+    def after_sync(self, env: Path, plan: "Plan", ui: "Ui") -> None:
+        return None   # the env's pip.conf would point at folders of this run
 
 
-def run_up(project_dir: Path, args: argparse.Namespace, ui: "Ui") -> UpResult:
+def sources_strategy(options: "UpOptions") -> OnlineSources:
+    """Chosen once per run: every later stage asks the strategy, never the flags."""
+    return OfflineSources(options.from_) if options.is_offline else OnlineSources()
+
+
+@dataclass(frozen=True)
+class TargetChoice:
+    """Stage 2's answer: the plan, the lock target to install, and whether the lock must be written."""
+
+    plan: "Plan"
+    target: "LockTarget"
+    fresh: bool                               # resolved in this run: torchenv.lock gets it after the install
+    changes: tuple[str, ...] = ()
+    backend: "Backend | None" = None          # the one that locked it, reused for the install
+    install_target: "LockTarget | None" = None   # the target with local URLs (offline)
+    notes: tuple[str, ...] = ()
+
+
+def run_up(project_dir: Path, options: "UpOptions", ui: "Ui") -> UpResult:
     """Carry out ``torchenv up`` (``--offline`` included) for the project in ``project_dir``."""
     from . import noop
 
     project_dir = Path(project_dir).resolve()
-    fast = noop.check(project_dir, args)
+    fast = noop.check(project_dir, options)
     if fast is not None:
         return UpResult("up-to-date", fast.env_path, fast.target, fast.lock_path, warnings=fast.warnings)
     from .projectlock import project_lock
 
-    with project_lock(project_dir, ui) as waited, _offline_scope(args) as scratch:
+    strategy = sources_strategy(options)
+    with project_lock(project_dir, ui) as waited, strategy.scope():
         if waited:   # the other run may have done the work
-            again = noop.check(project_dir, args)
+            again = noop.check(project_dir, options)
             if again is not None:
                 return UpResult("up-to-date", again.env_path, again.target, again.lock_path)
-        return _run_locked(project_dir, args, ui, scratch)
+        return _run_locked(project_dir, options, ui, strategy)
 
 
-def _run_locked(project_dir: Path, args: argparse.Namespace, ui: "Ui", scratch: Path | None) -> UpResult:
+def _run_locked(project_dir: Path, options: "UpOptions", ui: "Ui", strategy: OnlineSources) -> UpResult:
+    """The stages, in order: load → decide the target → sources → sync → record → verify."""
     from ..backends import make_backend
-    from ..intent.load import apply_overrides, load_project_intent
-    from ..lock.diff import diff_targets
-    from ..lock.io import read_lock, write_lock
-    from ..lock.model import LOCK_FILE
-    from . import noop, requirements as reqmod
+    from .stages import load_project
 
-    offline = is_offline(args)
-    from_path = Path(args.from_).expanduser().resolve() if getattr(args, "from_", None) else None
-    frozen = getattr(args, "frozen", False) or offline      # offline cannot resolve: the lock is the plan
-    borrowed = None
-    if offline and scratch is not None:
-        from ..offline.install import borrowed_project
-
-        borrowed = borrowed_project(project_dir, from_path, scratch / "project")
-    src = borrowed or project_dir       # a fresh folder takes the bundle's torchenv.toml/lock (copied in later)
-    intent = apply_overrides(_followed(load_project_intent(src), src, ui), args)
-    usable_env_path(noop.env_path_for(intent, project_dir), project_dir,
-                    force=bool(getattr(args, "force", False)))   # refuse before planning, locking, fetching
-    reqs, warnings = reqmod.gather(intent, src)
-    for w in warnings:
+    project = load_project(project_dir, options.intent, ui, source=strategy.project_source(project_dir))
+    usable_env_path(project.env, project_dir, force=options.force)   # refuse before planning, locking, fetching
+    for w in project.warnings:
         ui.warn(w)
-    lock_path = project_dir / LOCK_FILE
-    old_lock = read_lock(src / LOCK_FILE) if (src / LOCK_FILE).exists() else None
-    current = old_lock is not None and reqmod.lock_is_current(old_lock, intent, reqs)
-    if frozen and old_lock is None:
-        if offline:
-            from ..offline.install import no_lock_error
-
-            with ui.progress("planning (probe + resolve)"):
-                plan = make_plan(intent, args)
-            raise no_lock_error(lock_path, from_path, plan)
-        raise LockError(f"{lock_path}: no lock file, and --frozen forbids resolving",
-                        hint="run `torchenv lock` (or `torchenv up` without --frozen) and commit torchenv.lock")
-    if frozen and not current:
-        if offline:
-            raise LockError(f"{lock_path} is out of date: torchenv.toml or the requirements changed since it was "
-                            "written, and an offline install cannot re-resolve",
-                            hint="undo the change, or run `torchenv lock` where there is network and bring the "
-                                 "new lock (and a new bundle) here")
-        raise LockError(f"{lock_path} is out of date: torchenv.toml or the project requirements changed since it "
-                        "was written", hint="run `torchenv lock` and commit the result, or drop --frozen")
-
-    with ui.progress("planning (probe + resolve)"):
-        plan = make_plan(intent, args)
-    reqmod.check_against_plan(reqs, plan)
-    env = noop.env_path_for(intent, project_dir)
-    backend = None
-    changes: list[str] = []
-    if current:
-        target = old_lock.target(plan.target_name)
-        if target is None:
-            raise missing_target_error(old_lock, plan.target_name, lock_path)
-    else:
-        backend = make_backend(plan=plan, env_path=env, ui=ui)
-        with ui.progress(f"locking {plan.target_name} ({plan.installer})"):
-            target = backend.lock_target(requirements=reqmod.as_lines(reqs))
-        if old_lock is not None:
-            previous = old_lock.target(plan.target_name) or next(
-                (t for t in old_lock.targets if t.os == target.os and t.arch == target.arch), None)
-            changes = diff_targets(previous, target)
-            ui.step("torchenv.toml or the requirements changed; the new lock differs in:")
-            for line in changes or ["(no package changes)"]:
-                ui.info(f"    {line}")
-
-    install_target, notes = target, ()
-    if offline:
-        from ..offline.install import adopt_project_files, prepare_offline
-
-        prep = prepare_offline(target, from_path=from_path, plan_sources=plan.sources, ui=ui)   # nothing changed yet
-        for note in prep.notes:
-            ui.step(f"offline: {note}, all hash-checked against torchenv.lock")
-        if borrowed is not None:
-            adopt_project_files(borrowed, project_dir, ui)
-        plan = dataclasses.replace(plan, sources=prep.sources)
-        install_target, notes = prep.target, prep.notes
-    if backend is None or offline:
-        backend = make_backend(plan=plan, env_path=env, ui=ui)
-
-    status = sync_env(backend, env, install_target, plan, args, ui, project_dir=project_dir)
-    if not offline:
-        _write_env_pip_conf(env, plan, ui)
-    if not current:
-        write_lock(lock_path, new_lockfile(old_lock, intent, reqs, target, plan, ui))
-        ui.step(f"wrote {lock_path.name} (target {target.name})")
+    choice = strategy.prepare(decide_target(project, options, strategy, ui), project, ui)
+    backend = choice.backend or make_backend(plan=choice.plan, env_path=project.env, ui=ui)
+    status = sync_env(backend, project.env, choice.install_target or choice.target, choice.plan, ui,
+                      project_dir=project_dir, force=options.force)
+    strategy.after_sync(project.env, choice.plan, ui)
+    _record(project, choice, ui)
     verify_ok = None
-    if not getattr(args, "no_verify", False):
-        status, verify_ok = _verify_if_needed(status, env, backend.python(), target, plan, project_dir, ui)
-    return UpResult(status, env, target.name, lock_path, verify_ok, tuple(changes), tuple(notes))
+    if not options.no_verify:
+        status, verify_ok = _verify_if_needed(status, project.env, backend.python(), choice.target, choice.plan,
+                                              project_dir, ui)
+    return UpResult(status, project.env, choice.target.name, project.lock_path, verify_ok, choice.changes,
+                    choice.notes)
+
+
+def decide_target(project: "Project", options: "UpOptions", strategy: OnlineSources, ui: "Ui") -> TargetChoice:
+    """The lock's target when the lock is current; else a new one, resolved now. The frozen rules live here."""
+    from .stages import lock_with, plan_for
+
+    frozen = options.frozen or strategy.offline       # offline cannot resolve: the lock is the plan
+    if frozen and project.lock is None:
+        raise strategy.missing_lock(project.lock_path, lambda: plan_for(project, options, ui))
+    if frozen and not project.lock_current:
+        raise strategy.stale_lock(project.lock_path)
+    plan = plan_for(project, options, ui)
+    if project.lock is not None and project.lock_current:
+        target = project.lock.target(plan.target_name)
+        if target is None:
+            raise missing_target_error(project.lock, plan.target_name, project.lock_path)
+        return TargetChoice(plan, target, fresh=False)
+    from ..backends import make_backend
+
+    backend = make_backend(plan=plan, env_path=project.env, ui=ui)
+    target = lock_with(backend, plan, project, ui)
+    return TargetChoice(plan, target, fresh=True, changes=_announce_changes(project.lock, target, ui),
+                        backend=backend)
+
+
+def _announce_changes(old: "Lockfile | None", target: "LockTarget", ui: "Ui") -> tuple[str, ...]:
+    """What the new target changes against the old lock's target for this machine (or its os/arch)."""
+    if old is None:
+        return ()
+    from ..lock.diff import diff_targets
+
+    previous = old.target(target.name) or next(
+        (t for t in old.targets if t.os == target.os and t.arch == target.arch), None)
+    changes = diff_targets(previous, target)
+    ui.step("torchenv.toml or the requirements changed; the new lock differs in:")
+    for line in changes or ["(no package changes)"]:
+        ui.info(f"    {line}")
+    return tuple(changes)
+
+
+def _record(project: "Project", choice: TargetChoice, ui: "Ui") -> None:
+    """Write the lock only now: a lock that names files no install ever succeeded with helps nobody."""
+    if not choice.fresh:
+        return
+    from ..lock.io import write_lock
+
+    write_lock(project.lock_path, new_lockfile(project.lock, project.intent, list(project.reqs), choice.target,
+                                               choice.plan, ui))
+    ui.step(f"wrote {project.lock_path.name} (target {choice.target.name})")
 
 
 def _verify_if_needed(status: str, env: Path, python: Path, target: "LockTarget", plan: "Plan", project_dir: Path,
@@ -311,22 +375,6 @@ def _verify_if_needed(status: str, env: Path, python: Path, target: "LockTarget"
     return status, ok
 
 
-def _followed(intent: "Intent", project: Path, ui: "Ui") -> "Intent":
-    """No torchenv.toml but a pylock.toml/uv.lock pinning torch: build that torch, and say so."""
-    from ..export.follow import follow_existing_lock
-
-    intent, followed = follow_existing_lock(intent, project)
-    if followed is not None:
-        ui.step(followed.sentence())
-    return intent
-
-
-def _materialise(backend: Any, target: "LockTarget") -> Any:
-    """Every file of the target, fetched and hash-checked, for backends that can do it ahead of the install."""
-    fetch_all = getattr(backend, "materialise", None)
-    return fetch_all(target) if fetch_all is not None else None
-
-
 def usable_env_path(env: Path, project_dir: Path, *, force: bool) -> "EnvClaim":
     """What stands at ``env``, when ``up`` may use it; else the refusal (nothing changed yet)."""
     from .. import safety
@@ -339,8 +387,74 @@ def usable_env_path(env: Path, project_dir: Path, *, force: bool) -> "EnvClaim":
     return found
 
 
-def sync_env(backend: Any, env: Path, target: "LockTarget", plan: "Plan", args: argparse.Namespace,
-             ui: "Ui", *, project_dir: Path) -> str:
+@dataclass(frozen=True)
+class EnvSeen:
+    """What ``sync_env`` found at the env path before deciding anything."""
+
+    claim: "EnvClaim"
+    ours: bool                       # made by torchenv (marker, or a legacy env it adopts)
+    exists: bool
+    python_now: str | None
+    broken_python: str | None
+
+    def rebuild_reason(self, target: "LockTarget", force: bool) -> str | None:
+        """Why the env must be built anew (``None``: keep it); the words ``up`` prints."""
+        if not self.exists:
+            return None
+        rules = ((not self.ours, "replacing (--force)"),
+                 (self.python_now != target.python, f"rebuilding (Python {self.python_now} -> {target.python})"),
+                 (self.broken_python is not None, f"rebuilding ({self.broken_python})"),
+                 (force, "rebuilding (--force)"))
+        return next((words for applies, words in rules if applies), None)
+
+
+def _look(env: Path, project_dir: Path, force: bool) -> EnvSeen:
+    from .. import safety
+    from . import state as st
+
+    found = usable_env_path(env, project_dir, force=force)
+    ours = found.kind in (safety.OURS, safety.LEGACY)
+    exists = found.kind not in (safety.ABSENT, safety.EMPTY)
+    broken = st.interpreter_problem(env, st.read_state(env)) if ours else None
+    if ours and broken is None and not st.env_python(env).exists():
+        broken = "broken interpreter"
+    return EnvSeen(found, ours, exists, st.env_python_version(env) if exists else None, broken)
+
+
+def _in_place_action(backend: "Backend", env: Path, target: "LockTarget", ui: "Ui") -> str:
+    """For an env that stays: ``up-to-date``, ``repair``, ``reinstall``, ``restore`` or ``sync``."""
+    from . import state as st
+
+    if st.in_progress(env):
+        ui.step(f"{env}: a previous install did not finish; repairing (re-installing every locked file)")
+        return "repair"
+    state = st.read_state(env)
+    if state is None or state.target != target.name or state.lock_digest != st.target_digest(target) \
+            or state.engine != backend.engine_name:
+        ui.step(f"syncing {env} to target {target.name}")
+        return "sync"
+    fp = st.fingerprint(env, target.python)
+    damage = _damage(env, state, fp)
+    if damage is not None:
+        ui.step(f"{env}: {damage}; repairing (re-installing every locked file)")
+        backend.forget_cached(st.damaged_distributions(env, state))
+        return "reinstall"
+    if fp == state.fingerprint:
+        ui.step(f"{env} is up to date")
+        return "up-to-date"
+    for line in _hand_changes(st.distributions(fp), target, backend.kept_packages):
+        ui.warn(f"{env}: {line}")
+    ui.step(f"{env}: restoring the locked packages")
+    return "restore"
+
+
+# in-place action -> (re-install every file, the UpResult status)
+_IN_PLACE = {"repair": (True, "repaired"), "reinstall": (True, "repaired"), "restore": (False, "repaired"),
+             "sync": (False, "synced")}
+
+
+def sync_env(backend: "Backend", env: Path, target: "LockTarget", plan: "Plan", ui: "Ui", *, project_dir: Path,
+             force: bool = False) -> str:
     """Make ``env`` hold exactly ``target``; returns the ``UpResult.status``.
 
     Why decide first and fetch before touching anything: a download failure (dead mirror,
@@ -349,87 +463,45 @@ def sync_env(backend: Any, env: Path, target: "LockTarget", plan: "Plan", args: 
     from .. import safety
     from . import state as st
 
-    force = bool(getattr(args, "force", False))
-    found = usable_env_path(env, project_dir, force=force)
-    ours = found.kind in (safety.OURS, safety.LEGACY)
-    exists = found.kind not in (safety.ABSENT, safety.EMPTY)
-    python_now = st.env_python_version(env) if exists else None
-    broken_python = st.interpreter_problem(env, st.read_state(env)) if ours else None
-    if ours and broken_python is None and not st.env_python(env).exists():
-        broken_python = "broken interpreter"
-    rebuild = exists and (not ours or force or python_now != target.python or broken_python is not None)
-    if rebuild:
+    seen = _look(env, project_dir, force)
+    why = seen.rebuild_reason(target, force)
+    if why is not None:
         safety.check_removable(env, project_dir, force=force)   # a legacy env or a link: refused before any fetch
-    elif found.kind == safety.LEGACY:
+    elif seen.claim.kind == safety.LEGACY:
         safety.write_owner(env, project_dir, backend=plan.backend)   # adopt it: from now on the marker proves it
-    engine = getattr(getattr(backend, "engine", None), "name", plan.installer)
+    if seen.exists and why is None:
+        action = _in_place_action(backend, env, target, ui)
+        if action == "up-to-date":
+            return action
+    files = backend.materialise(target)
+    if seen.exists and why is None:
+        reinstall, status = _IN_PLACE[action]
+        _install(backend, env, target, files, reinstall=reinstall)
+        return status
+    why = why or "creating"
+    ui.step(f"{why} {env} with Python {target.python} ({plan.installer})")
+    with _aside(env, project_dir, force, ui):
+        _create(backend, env, project_dir, seen.claim, ui)
+        st.mark_created(env)
+        _install(backend, env, target, files, reinstall=False)
+    return "installed" if why == "creating" else "rebuilt"
 
-    if not exists or rebuild:
-        action = "create"
-    elif st.in_progress(env):
-        action = "repair"
-    else:
-        state = st.read_state(env)
-        fp = st.fingerprint(env, target.python)
-        if (state is not None and state.target == target.name and state.lock_digest == st.target_digest(target)
-                and state.engine == engine):
-            damage = _damage(env, state, fp)
-            if fp == state.fingerprint and damage is None:
-                ui.step(f"{env} is up to date")
-                return "up-to-date"
-            if damage is not None:
-                ui.step(f"{env}: {damage}; repairing (re-installing every locked file)")
-                action = "reinstall"
-            else:
-                from ..engines.pip import KEEP
 
-                for line in _hand_changes(st.distributions(fp), target, KEEP if engine == "pip" else frozenset()):
-                    ui.warn(f"{env}: {line}")
-                action = "restore"
-        else:
-            action = "sync"
+def _install(backend: "Backend", env: Path, target: "LockTarget", files: "list[Path] | None", *,
+             reinstall: bool) -> None:
+    """Install under the in-progress marker; record the env's state only once every locked package is there."""
+    from . import state as st
 
-    files = _materialise(backend, target)
-
-    def install(reinstall: bool) -> None:
-        st.begin_install(env, target.name)
-        extra = {"files": files} if files is not None else {}
-        backend.install(target=target, reinstall=reinstall, **extra)
-        fp = st.fingerprint(env, target.python)
-        have = st.distributions(fp)
-        missing = [w.name for w in target.wheels if w.name not in have]
-        if missing:
-            raise EnvError(f"after installing, {env} lacks {', '.join(missing)}",
-                           hint="run `torchenv up` again; if it persists, `torchenv doctor` shows what is wrong")
-        st.end_install(env, st.EnvState(target=target.name, lock_digest=st.target_digest(target),
-                                        fingerprint=fp, python=target.python, engine=engine,
-                                        torchenv=_version()))
-
-    if action == "create":
-        why = ("creating" if not exists else
-               "replacing (--force)" if not ours else
-               f"rebuilding (Python {python_now} -> {target.python})" if python_now != target.python else
-               f"rebuilding ({broken_python})" if broken_python else "rebuilding (--force)")
-        ui.step(f"{why} {env} with Python {target.python} ({plan.installer})")
-        with _aside(env, project_dir, force, ui):
-            _create(backend, env, project_dir, found, ui)
-            st.mark_created(env)
-            install(reinstall=False)
-        return "installed" if why == "creating" else "rebuilt"
-    if action in ("repair", "reinstall"):
-        if action == "repair":
-            ui.step(f"{env}: a previous install did not finish; repairing (re-installing every locked file)")
-        else:
-            _forget_cached(backend, st.damaged_distributions(env, state))
-        install(reinstall=True)
-        return "repaired"
-    if action == "restore":
-        ui.step(f"{env}: restoring the locked packages")
-        install(reinstall=False)
-        return "repaired"
-    ui.step(f"syncing {env} to target {target.name}")
-    install(reinstall=False)
-    return "synced"
+    st.begin_install(env, target.name)
+    backend.install(target=target, reinstall=reinstall, files=files)
+    fp = st.fingerprint(env, target.python)
+    have = st.distributions(fp)
+    missing = [w.name for w in target.wheels if w.name not in have]
+    if missing:
+        raise EnvError(f"after installing, {env} lacks {', '.join(missing)}",
+                       hint="run `torchenv up` again; if it persists, `torchenv doctor` shows what is wrong")
+    st.end_install(env, st.EnvState(target=target.name, lock_digest=st.target_digest(target), fingerprint=fp,
+                                    python=target.python, engine=backend.engine_name, torchenv=_version()))
 
 
 def _damage(env: Path, state: Any, fp: tuple[str, ...]) -> str | None:
@@ -442,13 +514,6 @@ def _damage(env: Path, state: Any, fp: tuple[str, ...]) -> str | None:
     if state.schema < st.STATE_SCHEMA:
         return "it was installed by an older torchenv that did not record its files"
     return st.files_problem(env, state)
-
-
-def _forget_cached(backend: Any, names: list[str]) -> None:
-    """Drop damaged packages from an installer cache that hardlinks into envs (see state.damaged_distributions)."""
-    forget = getattr(getattr(backend, "engine", None), "forget_cached", None)
-    if forget is not None and names:
-        forget(names)
 
 
 def _write_env_pip_conf(env: Path, plan: "Plan", ui: "Ui") -> None:
@@ -479,10 +544,12 @@ def _bytecode_allowed() -> Iterator[None]:
 
 def verify_env(python: Path, target: "LockTarget", plan: "Plan", project_dir: Path, ui: "Ui") -> bool:
     from ..verify import render_report, run_verify, write_report
-    from ..verify.expect import expected_from_target
+    from ..verify.expect import expected_from_target, gpu_expected
 
+    # one rule for "expects a GPU", shared with `torchenv verify`: a GPU tier, and a GPU on the planned machine
+    expects_gpu = gpu_expected(target.tier, target.os, plan.machine)
     with ui.progress("verifying (import torch, devices, a small computation)"), _bytecode_allowed():
-        report = run_verify(python, expected=expected_from_target(target), expects_gpu=plan.expects_gpu)
+        report = run_verify(python, expected=expected_from_target(target), expects_gpu=expects_gpu)
     write_report(project_dir, report)
     if ui.quiet:
         if not report.ok:

@@ -7,11 +7,10 @@ stdlib ``tomllib`` plus the regex checks in ``schema``/``versions``; anything sl
 """
 from __future__ import annotations
 
-import argparse
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import IntentError
 from .model import INTENT_FILE, CondaIntent, EnvIntent, Intent, MirrorIntent, TorchIntent
@@ -20,6 +19,9 @@ if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
+
+if TYPE_CHECKING:
+    from ..options import IntentOverrides, SourceOverrides
 
 _SECTIONS = {"torch": TorchIntent, "env": EnvIntent, "mirror": MirrorIntent, "conda": CondaIntent}
 
@@ -99,7 +101,7 @@ def intent_from_text(text: str, name: str = "<text>") -> Intent:
 
 # --- flags ----------------------------------------------------------------------------------
 
-# (namespace attribute, flag as the user typed it, section, key in SCHEMA)
+# (request attribute, flag as the user typed it, section, key in SCHEMA)
 _FLAGS = (
     ("torch", "--torch", "torch", "version"),
     ("cuda", "--cuda", "torch", "cuda"),
@@ -107,6 +109,8 @@ _FLAGS = (
     ("policy", "--policy", "torch", "policy"),
     ("backend", "--backend", "env", "backend"),
     ("installer", "--installer", "env", "installer"),
+)
+_MIRROR_FLAGS = (
     ("mirror", "--mirror", "mirror", "use"),
     ("pypi_mirror", "--pypi-mirror", "mirror", "pypi"),
     ("torch_mirror", "--torch-mirror", "mirror", "torch"),
@@ -114,13 +118,15 @@ _FLAGS = (
 )
 
 
-def apply_overrides(intent: Intent, args: argparse.Namespace) -> Intent:
+def apply_overrides(intent: Intent, overrides: "IntentOverrides",
+                    mirror: "SourceOverrides | None" = None) -> Intent:
     """The intent with command-line flags applied (flags win over torchenv.toml).
 
     Flags are validated exactly like file values, and errors name the flag (``--cuda``).
     ``--with`` *adds* companions to the file's ``with`` list (a flag cannot remove one);
-    ``--experimental`` can only turn experimental tiers on. Attributes missing from the
-    namespace (verbs without that flag group) count as not given.
+    ``--experimental`` can only turn experimental tiers on. ``mirror`` (``--mirror`` & co.) is
+    written into ``[mirror]`` only for ``init``, which saves it; ``plan``/``up``/``lock`` read those
+    flags as the top layer of the source configuration instead (``sources.mirrors``).
     """
     from .schema import SCHEMA, SchemaError, check_value
 
@@ -134,15 +140,15 @@ def apply_overrides(intent: Intent, args: argparse.Namespace) -> Intent:
             raise IntentError(exc.reason, key=flag, hint=_flag_hint(flag, exc.hint)) from None
         changes.setdefault(section, {})[field.attr] = checked
 
-    for attr, flag, section, key in _FLAGS:
-        value = getattr(args, attr, None)
+    given = [(rule, overrides) for rule in _FLAGS] + [(rule, mirror) for rule in _MIRROR_FLAGS if mirror]
+    for (attr, flag, section, key), request in given:
+        value = getattr(request, attr)
         if value is not None:
             put(flag, section, key, value)
-    extra = getattr(args, "with_", None)
-    if extra:
-        names = [n for item in extra for n in str(item).split(",") if n.strip()]
+    if overrides.with_:
+        names = [n for item in overrides.with_ for n in str(item).split(",") if n.strip()]
         put("--with", "torch", "with", list(intent.torch.with_) + names)
-    if getattr(args, "experimental", False):
+    if overrides.experimental:
         changes.setdefault("torch", {})["allow_experimental"] = True
     if not changes:
         return intent

@@ -8,7 +8,6 @@ Members get fixed owners and mtimes: the same lock gives a bundle with the same 
 """
 from __future__ import annotations
 
-import argparse
 import hashlib
 import os
 import tarfile
@@ -21,7 +20,9 @@ from ..errors import LockError
 from .layout import CONDA, FILES, MANIFEST, TOOL, BundleError, stem
 
 if TYPE_CHECKING:
+    from ..intent.model import Intent
     from ..lock.model import LockedCondaPackage, LockedWheel, LockTarget
+    from ..options import BundleOptions, SourceOverrides
     from ..sources.model import Sources
     from ..ui import Ui
 
@@ -131,10 +132,10 @@ def fetch_artifact(art: Artifact, sources: "Sources", ui: Any) -> Path:
     return fetch(art.filename, art.sha256, remote_candidates(sources, rec, ui), ui=ui)
 
 
-def _sources_for(target: "LockTarget", intent: Any, args: argparse.Namespace) -> "Sources":
+def _sources_for(target: "LockTarget", intent: Any, overrides: "SourceOverrides") -> "Sources":
     from ..sources.select import select_sources
 
-    return select_sources(intent, tier=target.tier, platform=f"{target.os}-{target.arch}", overrides=args)
+    return select_sources(intent, tier=target.tier, platform=f"{target.os}-{target.arch}", overrides=overrides)
 
 
 def _sha_size(path: Path) -> tuple[str, int]:
@@ -179,9 +180,11 @@ def _without_logins(path: Path, copy: Path) -> Path:
     return copy
 
 
-def make_bundle(project_dir: Path, args: argparse.Namespace, ui: "Ui", *, output: Path | None = None,
-                target_names: list[str] | None = None, tool: bool = True) -> BundleResult:
-    from ..commands._options import intent_from_args
+def make_bundle(project_dir: Path, intent: "Intent", options: "BundleOptions", ui: "Ui") -> BundleResult:
+    """Pack every file of the lock's targets (``options.targets``, default all) into one tar.
+
+    ``intent``: the project's, as ``up`` reads it (the caller loads it: ``install.stages.load_intent``).
+    """
     from ..lock.io import read_lock
     from ..lock.model import LOCK_FILE
     from .indexes import conda_repodata, write_simple_index
@@ -193,11 +196,11 @@ def make_bundle(project_dir: Path, args: argparse.Namespace, ui: "Ui", *, output
         raise LockError(f"{lock_path}: no lock file to bundle",
                         hint="run `torchenv lock` (add `--target NAME` for the offline machine), then bundle")
     lock = read_lock(lock_path)
-    targets = choose_targets(lock, target_names, lock_path)
-    intent = intent_from_args(args)
-    sources = {t.name: _sources_for(t, intent, args) for t in targets}
+    targets = choose_targets(lock, list(options.targets) or None, lock_path)
+    sources = {t.name: _sources_for(t, intent, options.sources) for t in targets}
     arts = collect_plan(targets)
-    out = Path(output) if output else default_output(project_dir)
+    out = options.output or default_output(project_dir)
+    tool = options.tool
     out = out if out.name.endswith((".tar", ".tar.gz", ".tgz")) else out.with_name(out.name + ".tar")
 
     quiet = _QuietFetchUi(ui)

@@ -17,7 +17,6 @@ are copied in only after the check passed.
 """
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import os
 from contextlib import contextmanager
@@ -183,13 +182,3 @@ def no_lock_error(lock_path: Path, from_path: Path | None, plan: Any) -> LockErr
     return LockError(f"{lock_path}: no lock file, and an offline install cannot resolve one" + listing,
                      hint="run `torchenv lock --target " + plan.target_name + "` (or `torchenv bundle`) where there "
                           "is network and copy torchenv.lock (or the bundle) here")
-
-
-def add_offline_flags(p: argparse.ArgumentParser) -> None:
-    """``--offline`` and ``--from`` for ``torchenv up``."""
-    g = p.add_argument_group("offline (air-gapped machines)")
-    g.add_argument("--offline", action="store_true",
-                   help="no network at all: install torchenv.lock's target from --from and/or the local cache")
-    g.add_argument("--from", dest="from_", metavar="BUNDLE.tar|DIR",
-                   help="a bundle made by `torchenv bundle` (tar or unpacked folder), or a folder of wheels and "
-                        "conda packages downloaded by hand; implies --offline")

@@ -16,16 +16,16 @@ path imports neither pynvml nor any probe source except ``pythons``.
 """
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import MachineFileError
 from ..machine import AppleInfo, Gpu, Machine, NvidiaInfo, PythonInstall
 
-ASSUME_FLAGS = ("assume_os", "assume_arch", "assume_driver", "assume_gpu", "assume_no_gpu",
-                "assume_python", "assume_glibc")
+if TYPE_CHECKING:
+    from ..options import MachineSpec
+
 DEFAULT_OS = "linux"
 DEFAULT_ARCH = {"linux": "x86_64", "windows": "x86_64", "macos": "arm64"}
 _OSES = ("linux", "windows", "macos")
@@ -34,23 +34,14 @@ _PYTHON = re.compile(r"^3\.\d{1,2}(?:\.\d{1,2})?$")
 _GLIBC = re.compile(r"^2\.\d{1,2}$")
 
 
-def _flag(args: argparse.Namespace, name: str) -> Any:
-    return getattr(args, name, None)
-
-
-def has_assumptions(args: argparse.Namespace) -> bool:
-    return any(_flag(args, name) for name in ASSUME_FLAGS)
-
-
-def machine_from_args(args: argparse.Namespace) -> Machine:
+def machine_for(spec: "MachineSpec") -> Machine:
     """``--machine FILE`` (+ any ``--assume-*`` on top), else ``--assume-*`` alone, else the probe."""
-    machine_file = _flag(args, "machine")
-    if machine_file:
-        return apply_assumptions(Machine.load(machine_file), args, fresh=False)
-    if has_assumptions(args):
-        os_name = _flag(args, "assume_os") or DEFAULT_OS
+    if spec.machine:
+        return apply_assumptions(Machine.load(spec.machine), spec, fresh=False)
+    if spec.has_assumptions:
+        os_name = spec.assume_os or DEFAULT_OS
         base = Machine(os=os_name, arch=DEFAULT_ARCH.get(os_name, "x86_64"), assumed=True)
-        return apply_assumptions(base, args, fresh=True)
+        return apply_assumptions(base, spec, fresh=True)
     from . import probe_machine
 
     return probe_machine()
@@ -104,19 +95,19 @@ def _python_flag(value: str) -> PythonInstall:
     return PythonInstall(version=value.strip(), path="", source="assumed")
 
 
-def apply_assumptions(base: Machine, args: argparse.Namespace, *, fresh: bool) -> Machine:
+def apply_assumptions(base: Machine, spec: "MachineSpec", *, fresh: bool) -> Machine:
     """Lay the ``--assume-*`` flags over ``base``. Raises MachineFileError (exit 2) naming the bad flag."""
-    os_name = _flag(args, "assume_os") or base.os
+    os_name = spec.assume_os or base.os
     if os_name not in _OSES:
         raise _bad("--assume-os", os_name, "unknown OS", "use linux, windows or macos")
-    arch = _flag(args, "assume_arch") or (base.arch if os_name == base.os else DEFAULT_ARCH[os_name])
+    arch = spec.assume_arch or (base.arch if os_name == base.os else DEFAULT_ARCH[os_name])
     if arch not in ("x86_64", "aarch64", "arm64"):
         raise _bad("--assume-arch", arch, "unknown architecture", "use x86_64, aarch64 or arm64")
     arch = _arch_for(os_name, arch)
     changes: dict[str, Any] = {"os": os_name, "arch": arch, "assumed": True}
     findings = list(base.findings)
 
-    glibc = _flag(args, "assume_glibc")
+    glibc = spec.assume_glibc
     if glibc is not None:
         if not _GLIBC.match(glibc.strip()):
             raise _bad("--assume-glibc", glibc, "not a glibc version", "write X.Y, e.g. --assume-glibc 2.28")
@@ -130,8 +121,8 @@ def apply_assumptions(base: Machine, args: argparse.Namespace, *, fresh: bool) -
         changes["wsl"] = False
         changes["rocm"] = None
 
-    changes["nvidia"] = _assumed_nvidia(base, args, os_name, findings)
-    if _flag(args, "assume_no_gpu"):
+    changes["nvidia"] = _assumed_nvidia(base, spec, os_name, findings)
+    if spec.assume_no_gpu:
         changes["rocm"] = None
     if os_name == "macos":
         changes["apple"] = base.apple if base.os == "macos" and not fresh else (
@@ -139,7 +130,7 @@ def apply_assumptions(base: Machine, args: argparse.Namespace, *, fresh: bool) -
     elif base.apple is not None:
         changes["apple"] = None
 
-    pythons = _flag(args, "assume_python")
+    pythons = spec.assume_python
     if pythons:
         changes["pythons"] = [_python_flag(v) for v in pythons]
     elif fresh:
@@ -150,9 +141,9 @@ def apply_assumptions(base: Machine, args: argparse.Namespace, *, fresh: bool) -
     return dataclasses.replace(base, **changes)
 
 
-def _assumed_nvidia(base: Machine, args: argparse.Namespace, os_name: str, findings: list[str]) -> NvidiaInfo | None:
-    driver_flag, gpu_flags = _flag(args, "assume_driver"), _flag(args, "assume_gpu")
-    if _flag(args, "assume_no_gpu"):
+def _assumed_nvidia(base: Machine, spec: "MachineSpec", os_name: str, findings: list[str]) -> NvidiaInfo | None:
+    driver_flag, gpu_flags = spec.assume_driver, spec.assume_gpu
+    if spec.assume_no_gpu:
         if driver_flag or gpu_flags:
             given = "--assume-driver" if driver_flag else "--assume-gpu"
             raise MachineFileError(f"--assume-no-gpu contradicts {given}",

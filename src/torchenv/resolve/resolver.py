@@ -9,7 +9,7 @@ new user can read.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import kb
 from ..errors import IntentError, PlanRefused
@@ -22,12 +22,15 @@ from .plan import Plan
 from .python_choice import choose_python
 from .search import Candidate, Constraints, Outcome, Rejection, _policy_words, matching_releases, search
 
+if TYPE_CHECKING:
+    from ..options import SourceOverrides
+
 MAX_NEWER_RELEASE_LINES = 3
 MAX_REFUSAL_REASONS = 8
 
 
 def resolve(intent: Intent, machine: Machine, *, prefer_python: str | None = None,
-            sources_overrides: Any = None) -> Plan:
+            sources_overrides: "SourceOverrides | None" = None) -> Plan:
     mv = view(machine)
     cons = constraints(intent)
     if not matching_releases(cons.spec):
@@ -65,7 +68,7 @@ def constraints(intent: Intent) -> Constraints:
 
 # -- success -------------------------------------------------------------------------------------------------
 def _plan(intent: Intent, machine: Machine, mv: MachineView, cons: Constraints, outcome: Outcome,
-          prefer_python: str | None, sources_overrides: Any) -> Plan:
+          prefer_python: str | None, sources_overrides: "SourceOverrides | None") -> Plan:
     c = outcome.found
     assert c is not None
     rel, tier = c.release, c.tier

@@ -20,9 +20,12 @@ import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import IntentError
+
+if TYPE_CHECKING:
+    from ..options import SourceOverrides
 
 KINDS = ("pypi", "torch", "conda")
 SPECIAL = ("auto", "official")
@@ -115,14 +118,11 @@ class Layer:
         return self.pypi if kind == "pypi" else self.torch if kind == "torch" else (self.conda or None)
 
 
-def _flag_layer(overrides: Any) -> Layer | None:
-    if overrides is None:
+def _flag_layer(overrides: "SourceOverrides | None") -> Layer | None:
+    if overrides is None or not overrides.given:
         return None
-    get = lambda attr: getattr(overrides, attr, None)  # noqa: E731
-    values = {"use": get("mirror"), "pypi": get("pypi_mirror"), "torch": get("torch_mirror"),
-              "torch_layout": get("torch_layout")}
-    if not any(values.values()):
-        return None
+    values = {"use": overrides.mirror, "pypi": overrides.pypi_mirror, "torch": overrides.torch_mirror,
+              "torch_layout": overrides.torch_layout}
     return Layer(label="command-line flags", **values,
                  keys={"use": "--mirror", "pypi": "--pypi-mirror", "torch": "--torch-mirror"})
 
@@ -175,7 +175,7 @@ def _user_layer() -> Layer | None:
                  file=str(path), keys={"use": "mirror.use", "fallback": "mirror.fallback"})
 
 
-def config_layers(intent: Any, overrides: Any = None, environ: dict[str, str] | None = None) -> list[Layer]:
+def config_layers(intent: Any, overrides: "SourceOverrides | None" = None, environ: dict[str, str] | None = None) -> list[Layer]:
     """The torchenv-level layers that say something, most specific first."""
     env = os.environ if environ is None else environ
     layers = [_flag_layer(overrides), _intent_layer(intent), _env_layer(env), _user_layer()]

@@ -15,10 +15,13 @@ co. from download.pytorch.org sneak in.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .model import OFFICIAL_PYPI, OFFICIAL_TORCH_BASE, PypiSide, Sources, TorchSource
 from .pipconfig import local_dirs, read_pip_config
+
+if TYPE_CHECKING:
+    from ..options import SourceOverrides
 
 
 def _torch_sources(layers: list, tier: str) -> tuple[tuple[TorchSource, ...], list[str]]:
@@ -166,10 +169,10 @@ def _conda_mirrors(layers: list) -> tuple[dict[str, tuple[str, ...]], list[str]]
     return out, notes
 
 
-def select_sources(intent: Any, *, tier: str, platform: str, overrides: Any = None) -> Sources:
+def select_sources(intent: Any, *, tier: str, platform: str, overrides: "SourceOverrides | None" = None) -> Sources:
     """Sources for ``tier`` on ``platform`` from the configuration chain (see ``sources.mirrors``).
 
-    ``overrides``: the argparse namespace of the command (``--mirror`` & co.), or None.
+    ``overrides``: the ``--mirror`` & co. of the request, or None.
     Raises ``IntentError`` for an unknown preset name, naming the layer that wrote it.
     """
     from .mirrors import config_layers

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..lock.model import LockTarget
+    from ..machine import Machine
 
 TORCH_FAMILY = ("torch", "torchvision", "torchaudio")
 CONDA_NAMES = {"pytorch": "torch"}   # conda package name -> import/dist name
@@ -101,31 +102,48 @@ def expectations(project_dir: Path, env_prefix: Path) -> Expectations:
                         os=target.os)
 
 
-def gpu_expected(tier: str | None, target_os: str | None = None) -> bool:
-    """A GPU tier in the lock, and a GPU on this machine (when the probe can tell).
+def gpu_expected(tier: str | None, target_os: str | None = None, machine: "Machine | None" = None) -> bool:
+    """The one rule for "verify must find a device": a GPU tier in the lock, and a GPU on the machine.
 
-    Why ask the probe: a team locks cu126 for the cluster and verifies on a laptop; a CUDA
-    build with no device is then informational, not a failure. Only the GPU sources are
-    probed (no Python/conda/toolkit scan): verify should not pay for facts it does not use.
+    ``machine``: the one the plan was made for (``up`` passes it, assumed or probed); without it this
+    machine's GPU sources are probed (``torchenv verify``). Why ask the machine: a team locks cu126
+    for the cluster and verifies on a laptop; a CUDA build with no device is then informational, not
+    a failure. Only the GPU sources are probed (no Python/conda/toolkit scan): verify should not pay
+    for facts it does not use.
     """
     if tier in ("cpu", "mps") and target_os == "macos":
-        import sys
-
-        return sys.platform == "darwin" and platform.machine() == "arm64"   # the cpu build carries MPS
+        return _has_mps(machine)   # the cpu build carries MPS
     if not tier or tier in ("cpu", "mps"):
         return False
+    info = _gpu_facts(tier, machine)
+    return True if info is _UNKNOWN else bool(getattr(info, "gfx", None) or getattr(info, "gpus", None))
+
+
+_UNKNOWN = object()   # the probe could not tell: the tier alone decides
+
+
+def _has_mps(machine: "Machine | None") -> bool:
+    if machine is not None:
+        return machine.os == "macos" and machine.arch == "arm64"
+    import sys
+
+    return sys.platform == "darwin" and platform.machine() == "arm64"
+
+
+def _gpu_facts(tier: str, machine: "Machine | None") -> object:
+    """The machine's NVIDIA or ROCm facts for ``tier``'s kind (``None``: no such GPU; ``_UNKNOWN``)."""
+    rocm = tier.startswith("rocm")
+    if machine is not None:
+        return machine.rocm if rocm else machine.nvidia
     try:
         from ..probe import make_context
-        if tier.startswith("rocm"):
+        if rocm:
             from ..probe.rocm import probe_rocm as probe
         else:
             from ..probe.nvidia.detect import probe_nvidia as probe
-    except ImportError:   # no probe in this build: the tier alone decides
-        return True
+    except ImportError:   # no probe in this build
+        return _UNKNOWN
     try:
-        info = probe(make_context())
-    except Exception:     # noqa: BLE001 - the probe is best-effort; the tier alone decides then
-        return True
-    if info is None:
-        return False
-    return bool(getattr(info, "gfx", None) or getattr(info, "gpus", None))
+        return probe(make_context())
+    except Exception:     # noqa: BLE001 - the probe is best-effort
+        return _UNKNOWN
