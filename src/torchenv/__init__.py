@@ -1,23 +1,40 @@
 """torchenv: the PyTorch stack that really runs on this machine, in a verified, locked env.
 
-The command line is a thin layer over this API::
+The command line is a thin layer over this API (see ``docs/api.md``)::
 
     import torchenv
     machine = torchenv.probe()                     # facts: driver, GPUs + compute capability, Pythons...
     plan = torchenv.plan(machine=machine)          # a Plan (or PlanRefused with alternatives)
+    result = torchenv.up("path/to/project")        # UpResult: status, env_path, target, verify_ok
+    torchenv.lock("path/to/project", torchenv.LockOptions(targets=("linux-x86_64-cu126",)))
+    report = torchenv.verify("path/to/project")    # VerifyReport: .ok, .checks
 
-Imports are lazy so that ``import torchenv`` stays cheap for other tools.
+Requests are frozen dataclasses (``UpOptions``, ``LockOptions``, ``BundleOptions``, ``MachineSpec``,
+``IntentOverrides``, ``SourceOverrides``); each call returns a result object and raises a
+``torchenv.errors.TorchenvError`` subclass for bad input. Imports are lazy so that ``import torchenv``
+stays cheap for other tools.
 """
 from __future__ import annotations
 
+import sys as _sys
+import types as _types
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from .options import BundleOptions, IntentOverrides, LockOptions, MachineSpec, SourceOverrides, UpOptions
 
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
+    from .doctor.model import Diagnosis
+    from .install.lockcmd import LockResult
+    from .install.up import UpResult
     from .intent.model import Intent
     from .machine import Machine
+    from .offline.build import BundleResult
     from .resolve.plan import Plan
+    from .ui import Ui
+    from .verify.report import VerifyReport
 
 
 def probe(**kwargs: Any) -> "Machine":
@@ -30,8 +47,6 @@ def probe(**kwargs: Any) -> "Machine":
 def plan(intent: "Intent | None" = None, machine: "Machine | None" = None, *,
          project_dir: str | None = None, **options: Any) -> "Plan":
     """Resolve an intent (default: ./torchenv.toml or defaults) for a machine (default: probed)."""
-    from pathlib import Path
-
     from .intent.load import load_project_intent
     from .resolve.resolver import resolve
 
@@ -42,4 +57,99 @@ def plan(intent: "Intent | None" = None, machine: "Machine | None" = None, *,
     return resolve(intent, machine, **options)
 
 
-__all__ = ["__version__", "plan", "probe"]
+def _quiet_ui(ui: "Ui | None") -> "Ui":
+    from .ui import Ui
+
+    return ui if ui is not None else Ui(quiet=True)
+
+
+def up(project: str | Path = ".", options: UpOptions | None = None, *, ui: "Ui | None" = None) -> "UpResult":
+    """Make the project's env exactly what torchenv.lock says (locking first when needed), then verify it.
+
+    ``project``: the folder holding torchenv.toml (or any folder: defaults apply). Returns an ``UpResult``
+    (``status``: up-to-date | installed | synced | repaired | rebuilt | verified; ``verify_ok``; ``exit_code``).
+    ``ui``: where progress goes; default: errors only.
+    """
+    from .install.up import run_up
+
+    return run_up(Path(project), options or UpOptions(), _quiet_ui(ui))
+
+
+def lock(project: str | Path = ".", options: LockOptions | None = None, *, ui: "Ui | None" = None) -> "LockResult":
+    """Write torchenv.lock without installing: this machine's target, or ``options.targets`` for others."""
+    from .install.lockcmd import LockResult, run_lock
+
+    project_dir = Path(project).resolve()
+    written = run_lock(project_dir, options or LockOptions(), _quiet_ui(ui))
+    return LockResult.read(project_dir, tuple(written))
+
+
+def bundle(project: str | Path = ".", options: BundleOptions | None = None, *,
+           ui: "Ui | None" = None) -> "BundleResult":
+    """Pack every file of torchenv.lock's targets into one tar for a machine without network."""
+    from .install.stages import load_intent
+    from .offline.build import make_bundle
+
+    project_dir = Path(project)
+    return make_bundle(project_dir, load_intent(project_dir, IntentOverrides()), options or BundleOptions(),
+                       _quiet_ui(ui))
+
+
+def verify(project: str | Path = ".", *, env: str | Path | None = None, deep: bool = False,
+           timeout: float = 600) -> "VerifyReport":
+    """Prove the project's env (or ``env``) works: import, versions against the lock, devices, computation.
+
+    Never raises for a broken env: the report says what failed (``report.ok``); it is also saved to
+    ``<project>/.torchenv/verify.json``.
+    """
+    from .install.verifyenv import verify_project
+
+    report, _path = verify_project(Path(project), env=env, deep=deep, timeout=timeout)
+    return report
+
+
+def doctor(project: str | Path = ".", *, env: str | Path | None = None, machine: MachineSpec | None = None,
+           import_check: bool = True) -> "Diagnosis":
+    """Diagnose an env (default: the active one, the project's, or this Python) against the machine.
+
+    Returns a ``Diagnosis`` whose ``findings`` each carry a severity and the command that fixes it.
+    """
+    import os
+
+    from .doctor import envscan
+    from .doctor.diagnose import diagnose
+    from .doctor.model import Context
+    from .probe.assume import machine_for
+
+    prefix, _how = envscan.find_prefix(str(env) if env is not None else None, Path(project))
+    return diagnose(machine_for(machine or MachineSpec()), prefix, Context(environ=dict(os.environ)),
+                    import_check=import_check)
+
+
+# -- verbs that share their name with a subpackage ------------------------------------------------------------
+# Why: ``torchenv.lock`` is both the verb and the package ``torchenv/lock/``. Importing a submodule sets the
+# package as an attribute of ``torchenv`` and would hide the function; instead the package becomes callable
+# and calls the verb, so ``torchenv.lock(...)`` and ``torchenv.lock.model`` both keep working in any order.
+_VERBS: dict[str, Any] = {"probe": probe, "lock": lock, "verify": verify, "doctor": doctor}
+
+
+class _CallablePackage(_types.ModuleType):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return _VERBS[self.__name__.rpartition(".")[2]](*args, **kwargs)
+
+
+class _Api(_types.ModuleType):
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _VERBS and isinstance(value, _types.ModuleType) and value.__name__ == f"{__name__}.{name}":
+            value.__class__ = _CallablePackage
+        super().__setattr__(name, value)
+
+
+for _name in _VERBS:   # a subpackage imported before this point (there is none today) is made callable too
+    if isinstance(_sys.modules.get(f"{__name__}.{_name}"), _types.ModuleType):
+        _sys.modules[f"{__name__}.{_name}"].__class__ = _CallablePackage
+        globals()[_name] = _sys.modules[f"{__name__}.{_name}"]
+_sys.modules[__name__].__class__ = _Api
+
+__all__ = ["BundleOptions", "IntentOverrides", "LockOptions", "MachineSpec", "SourceOverrides", "UpOptions",
+           "__version__", "bundle", "doctor", "lock", "plan", "probe", "up", "verify"]

@@ -207,6 +207,7 @@ from contextlib import contextmanager  # noqa: E402
 
 from hypothesis import HealthCheck, event, given, settings, strategies as hs  # noqa: E402
 
+from torchenv.backends.base import Backend  # noqa: E402
 from torchenv import safety  # noqa: E402
 from torchenv.errors import TorchenvError  # noqa: E402
 from torchenv.install import state as st  # noqa: E402
@@ -219,11 +220,12 @@ CONTENTS = ["absent", "empty", "file", "dangling-link", "plain-folder", "pyproje
 FAILS = [None, "create", "install", "interrupt"]
 
 
-class FakeBackend:
+class FakeBackend(Backend):
     """Creates a venv- or conda-shaped env without any installer; fails where the example says."""
 
     def __init__(self, *, plan, env_path, ui, fail=None):
-        self.plan, self.env_path, self.fail = plan, env_path, fail
+        super().__init__(plan=plan, env_path=env_path, ui=ui)
+        self.fail = fail
         self.name = plan.backend
 
     def lock_target(self, *, requirements):
@@ -260,6 +262,9 @@ class FakeBackend:
 
     def python(self):
         return self.env_path / "bin" / "python"
+
+    def installed(self):
+        return {}
 
 
 @contextmanager

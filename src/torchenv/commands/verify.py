@@ -6,14 +6,14 @@ Exit 0 when every check passes, 1 when one fails. The report is also saved to
 from __future__ import annotations
 
 import argparse
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from ._options import add_json, add_project, add_quiet
 
 if TYPE_CHECKING:
     from ..ui import Ui
-    from ..verify.report import VerifyReport
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -31,24 +31,21 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..activation import find_env, project_env_path
+    from ..install.verifyenv import verify_project
     from ..ui import Ui
-    from ..verify.expect import expectations, gpu_expected
-    from ..verify.report import render_report, write_report
+    from ..verify.report import render_report
 
     ui = Ui(quiet=args.quiet, json_mode=args.json)
-    project = Path(args.project).absolute()
-    env = find_env(project_env_path(project, args.env))
-    expect = expectations(project, env.prefix)
-    for note in expect.notes:
-        ui.info(f"[dim]{note}[/]")
-    expects_gpu = gpu_expected(expect.tier, expect.os)
-    target = f" against lock target {expect.target}" if expect.target else ""
-    ui.step(f"verifying {env.prefix}{target}" + (" (deep: training a small CNN)" if args.deep else ""))
-    report = _run_with_status(ui, env.python, expected=expect.expected, expects_gpu=expects_gpu,
-                              deep=args.deep, timeout=args.timeout)
-    path = write_report(project, report)
-    _remember_result(Path(env.prefix), bool(report.ok))
+
+    def started(prefix: Path, expect: Any) -> None:
+        for note in expect.notes:
+            ui.info(f"[dim]{note}[/]")
+        target = f" against lock target {expect.target}" if expect.target else ""
+        ui.step(f"verifying {prefix}{target}" + (" (deep: training a small CNN)" if args.deep else ""))
+
+    with _status(ui) as on_check:
+        report, path = verify_project(Path(args.project), env=args.env, deep=args.deep, timeout=args.timeout,
+                                      on_start=started, on_check=on_check)
     if args.json:
         from ._options import with_project
 
@@ -61,23 +58,14 @@ def run(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
-def _run_with_status(ui: "Ui", python: Path, **kw: Any) -> "VerifyReport":
-    """run_verify with a spinner naming the running check (importing torch alone takes seconds)."""
-    from ..verify.runner import run_verify
-
+@contextmanager
+def _status(ui: "Ui") -> Iterator[Callable[[str, object], None] | None]:
+    """A spinner naming the running check (importing torch alone takes seconds); none off a terminal."""
     if ui.quiet or ui.json_mode or not ui.console.is_terminal:
-        return run_verify(python, **kw)
+        yield None
+        return
     with ui.console.status("verify: import torch") as status:
         def on_check(name: str, done: object) -> None:
             if done is None:
                 status.update(f"verify: {name}")
-        return run_verify(python, on_check=on_check, **kw)
-
-
-def _remember_result(prefix: Path, ok: bool) -> None:
-    """In an env torchenv made, the next ``up`` verifies again until a verify passes (see install.state)."""
-    from .. import safety
-    from ..install import state as st
-
-    if safety.read_owner(prefix) is not None:
-        st.end_verify(prefix, ok)
+        yield on_check

@@ -89,6 +89,23 @@ def _target_intent(intent: "Intent", spec: TargetSpec) -> "Intent":
     return dataclasses.replace(intent, torch=dataclasses.replace(intent.torch, cuda=spec.tier))
 
 
+@dataclass(frozen=True)
+class LockResult:
+    """What ``lock`` wrote: the file, the targets written by this call, every target now in it."""
+
+    lock_path: Path
+    written: tuple[str, ...]
+    targets: tuple[str, ...]
+
+    @classmethod
+    def read(cls, project_dir: Path, written: tuple[str, ...]) -> "LockResult":
+        from ..lock.io import read_lock
+        from ..lock.model import LOCK_FILE
+
+        path = project_dir / LOCK_FILE
+        return cls(path, written, tuple(t.name for t in read_lock(path).targets))
+
+
 def run_lock(project_dir: Path, options: "LockOptions", ui: "Ui") -> list[str]:
     """Resolve and write targets into torchenv.lock; returns the names of the targets written."""
     from .projectlock import project_lock

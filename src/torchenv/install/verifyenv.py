@@ -1,0 +1,48 @@
+"""``torchenv verify`` for a project: find its env, read what the lock promises, run the checks, keep the result.
+
+Why here and not in ``verify/``: this step reads the env's state and marker (``install.state``,
+``safety``), which sit above the checks themselves; ``verify/`` stays the floor that only runs
+checks in an interpreter and reports.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from ..verify.expect import Expectations
+    from ..verify.report import VerifyReport
+
+
+def verify_project(project: Path, *, env: str | Path | None = None, deep: bool = False, timeout: float = 600,
+                   on_start: Callable[[Path, "Expectations"], None] | None = None,
+                   on_check: Callable[[str, object], None] | None = None) -> "tuple[VerifyReport, Path]":
+    """Verify the project's env (or ``env``); ``(report, path of the saved verify.json)``.
+
+    ``on_start(prefix, expectations)``: called before the checks run (the CLI prints what it verifies).
+    """
+    from ..activation import find_env, project_env_path
+    from ..verify.expect import expectations, gpu_expected
+    from ..verify.report import write_report
+    from ..verify.runner import run_verify
+
+    project = Path(project).absolute()
+    found = find_env(project_env_path(project, str(env) if env is not None else None))
+    expect = expectations(project, found.prefix)
+    if on_start is not None:
+        on_start(Path(found.prefix), expect)
+    extra: dict[str, Any] = {"on_check": on_check} if on_check is not None else {}
+    report = run_verify(found.python, expected=expect.expected, expects_gpu=gpu_expected(expect.tier, expect.os),
+                        deep=deep, timeout=timeout, **extra)
+    path = write_report(project, report)
+    remember_result(Path(found.prefix), bool(report.ok))
+    return report, path
+
+
+def remember_result(prefix: Path, ok: bool) -> None:
+    """In an env torchenv made, the next ``up`` verifies again until a verify passes (see install.state)."""
+    from .. import safety
+    from . import state as st
+
+    if safety.read_owner(prefix) is not None:
+        st.end_verify(prefix, ok)

@@ -1,0 +1,70 @@
+"""The Python API: ``torchenv.up()``/``lock()`` run the same stages as the CLI, with typed requests."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import torchenv
+from torchenv.errors import LockError
+
+SRC = Path(torchenv.__file__).parent
+
+
+def test_up_from_python_installs_then_is_a_no_op(world):
+    result = torchenv.up(world.project, torchenv.UpOptions(no_verify=True))
+    assert result.status == "installed" and result.exit_code == 0
+    assert result.env_path == (world.project / ".venv").absolute() and result.target == "linux-x86_64-cpu"
+    assert world.read_lock().target("linux-x86_64-cpu").wheel("torch").version == "2.4.1+cpu"
+    assert "torch-2.4.1+cpu.dist-info" in world.dists()
+    assert torchenv.up(world.project, torchenv.UpOptions(no_verify=True)).status == "up-to-date"
+
+
+def test_lock_from_python_returns_what_it_wrote(world):
+    result = torchenv.lock(world.project)
+    assert result.written == ("linux-x86_64-cpu",) and result.targets == ("linux-x86_64-cpu",)
+    assert result.lock_path == world.project.resolve() / "torchenv.lock"
+    assert not (world.project / ".venv").exists()        # lock installs nothing
+
+
+def test_frozen_up_from_python_refuses_without_a_lock(world):
+    with pytest.raises(LockError, match="--frozen forbids resolving"):
+        torchenv.up(world.project, torchenv.UpOptions(frozen=True, no_verify=True))
+    assert not (world.project / ".venv").exists()
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: set[str] = set()
+    package = ".".join(("torchenv",) + path.relative_to(SRC).parent.parts)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
+            names.add(".".join(base + ([node.module] if node.module else [])))
+    return names
+
+
+def test_no_core_module_imports_the_command_line_layer():
+    """Requests are built once at the edge (``commands/``, ``cli.py``); the core never sees argparse."""
+    edge = {SRC / "cli.py", SRC / "export" / "completion.py"}   # completion renders the parser itself
+    offenders = []
+    for path in sorted(SRC.rglob("*.py")):
+        if path in edge or (SRC / "commands") in path.parents:
+            continue
+        bad = {n for n in _imports(path) if n == "argparse" or n.startswith("torchenv.commands")}
+        offenders += [f"{path.relative_to(SRC)}: {n}" for n in sorted(bad)]
+    assert offenders == []
+
+
+def test_verify_and_doctor_from_python_return_reports(world):
+    torchenv.up(world.project, torchenv.UpOptions(no_verify=True))
+    report = torchenv.verify(world.project, timeout=120)
+    assert report.ok is False                       # the fake torch wheel has no importable torch
+    assert (world.project / ".torchenv" / "verify.json").is_file()
+    diag = torchenv.doctor(world.project, env=world.env, machine=torchenv.MachineSpec(assume_no_gpu=True),
+                           import_check=False)
+    assert diag.env is not None and Path(diag.env.prefix) == world.env.absolute()
+    assert diag.machine.assumed is True
