@@ -135,9 +135,9 @@ def _debug_traceback(exc: BaseException | None) -> None:
     if exc is not None and os.environ.get("TORCHENV_DEBUG") not in (None, "", "0"):
         import traceback
 
-        from .ui import _safe  # a stack can quote a URL with a login in it
+        from .ui import safe_text  # a stack can quote a URL with a login in it
 
-        sys.stderr.write(_safe("".join(traceback.format_exception(type(exc), exc, exc.__traceback__))))
+        sys.stderr.write(safe_text("".join(traceback.format_exception(type(exc), exc, exc.__traceback__))))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -125,11 +125,11 @@ def flush_stdout() -> int | None:
 
 def say(line: str) -> None:
     """Write one line to stderr (redacted like all output), ignoring a stderr that is itself gone."""
-    from .ui import _safe
+    from .ui import safe_text
 
     try:
         if sys.stderr is not None:
-            sys.stderr.write(_safe(line) + "\n")
+            sys.stderr.write(safe_text(line) + "\n")
             sys.stderr.flush()
     except (OSError, ValueError):
         pass

@@ -20,7 +20,7 @@ def _escape(text: str) -> str:
     return escape(text)
 
 
-def _safe(text: str) -> str:
+def safe_text(text: str) -> str:
     """``text`` redacted; without a URL or an Authorization value in it, and with no login
     remembered yet (the module is not even imported), it is returned as is: the no-op path stays fast."""
     if "torchenv.sources.credentials" not in sys.modules and "://" not in text and "uthoriz" not in text:
@@ -37,7 +37,7 @@ class _RedactingStream:
         self._name = name
 
     def write(self, text: str) -> int:
-        return getattr(sys, self._name).write(_safe(text))
+        return getattr(sys, self._name).write(safe_text(text))
 
     def __getattr__(self, attr: str) -> Any:   # isatty, fileno, flush, encoding: the real stream's
         return getattr(getattr(sys, self._name), attr)
@@ -85,7 +85,7 @@ class Ui:
             self.err.print(f"[dim]hint:[/] {_escape(hint)}")
 
     def emit_json(self, data: Any) -> None:
-        sys.stdout.write(_safe(json.dumps(data, indent=2, sort_keys=True, default=str)) + "\n")
+        sys.stdout.write(safe_text(json.dumps(data, indent=2, sort_keys=True, default=str)) + "\n")
         sys.stdout.flush()
 
     @contextmanager

@@ -13,7 +13,7 @@ from tests.conda_up.forge import CONDA_LIKE_PY
 
 
 def test_python_version_of_a_conda_prefix_comes_from_conda_meta(tmp_path):
-    from torchenv.install.state import env_python_version
+    from torchenv.backends.state import env_python_version
 
     prefix = tmp_path / "env"
     (prefix / "conda-meta").mkdir(parents=True)

@@ -210,7 +210,7 @@ from hypothesis import HealthCheck, event, given, settings, strategies as hs  # 
 from torchenv.backends.base import Backend  # noqa: E402
 from torchenv import safety  # noqa: E402
 from torchenv.errors import TorchenvError  # noqa: E402
-from torchenv.install import state as st  # noqa: E402
+from torchenv.backends import state as st  # noqa: E402
 
 # weighted towards places whose content is drawn (the first five always hold the user's work)
 PLACES = [".", "..", "../other", "../loose", "src"] + [".venv", "envs/a", "../shared-env"] * 3

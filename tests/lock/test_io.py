@@ -181,7 +181,7 @@ def test_lock_currency_new_and_old_style(tmp_path):
     intent-hash) stays valid exactly as long as it was before, so upgrading torchenv forces no re-lock."""
     import dataclasses
 
-    from torchenv.install.requirements import (ProjectRequirement, lock_is_current, requirements_digest,
+    from torchenv.intent.requirements import (ProjectRequirement, lock_is_current, requirements_digest,
                                                requirements_hash)
     from torchenv.intent.load import load_project_intent
 

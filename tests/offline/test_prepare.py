@@ -19,7 +19,7 @@ def _target(project):
 
 
 def test_sources_point_only_at_local_folders_and_conda_urls_at_local_files(fake_project, tmp_path, monkeypatch):
-    from torchenv.install.state import target_digest
+    from torchenv.backends.state import target_digest
     from torchenv.lock.model import LockedCondaPackage
     from torchenv.offline.install import prepare_offline
 

@@ -68,3 +68,24 @@ def test_verify_and_doctor_from_python_return_reports(world):
                            import_check=False)
     assert diag.env is not None and Path(diag.env.prefix) == world.env.absolute()
     assert diag.machine.assumed is True
+
+
+def test_packages_form_floors_without_cycles():
+    """Each stage depends only on the floors below it (``tools/importgraph.py`` prints the graph)."""
+    import subprocess
+    import sys
+
+    tool = Path(__file__).parents[2] / "tools" / "importgraph.py"
+    out = subprocess.run([sys.executable, str(tool)], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stdout
+    assert "0 package cycles" in out.stdout
+
+
+def test_no_module_imports_a_private_name_of_another():
+    offenders = []
+    for path in sorted(SRC.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module != "__future__":
+                offenders += [f"{path.relative_to(SRC)}:{node.lineno} {a.name}" for a in node.names
+                              if a.name.startswith("_") and not a.name.startswith("__") and a.name != "_options"]
+    assert offenders == []

@@ -43,7 +43,7 @@ def test_failing_source_while_syncing_leaves_the_existing_env_byte_identical(wor
     lock = (world.project / "torchenv.lock").read_bytes()
     (world.project / "requirements.txt").write_text("six\n")     # re-lock, then sync: a new file to fetch
 
-    from torchenv.install import getfile
+    from torchenv.backends import getfile
 
     real = getfile.wheel_file
 

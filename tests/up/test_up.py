@@ -11,7 +11,7 @@ import pytest
 from torchenv.errors import EnvError, IntentError, LockError
 from torchenv import safety
 from torchenv.backends.venv import VenvBackend
-from torchenv.install import state as st
+from torchenv.backends import state as st
 from tests.support import sha256_of
 
 
@@ -241,7 +241,7 @@ def test_two_up_runs_end_with_one_good_env(world):
 
 
 def test_lock_keeps_the_intent_and_requirements_hashes_apart(world):
-    from torchenv.install.requirements import gather, requirements_digest
+    from torchenv.intent.requirements import gather, requirements_digest
     from torchenv.intent.load import load_project_intent
 
     (world.project / "requirements.txt").write_text("six\n")

@@ -1,7 +1,7 @@
 """The venv backend: a virtual environment filled with wheels by the uv or pip engine.
 
 Why locking happens in two steps: torchenv first pins every torch-family file itself
-(``install.locate``: exact version, wheel tags, sha256, from the tier's torch source or a
+(``backends.locate``: exact version, wheel tags, sha256, from the tier's torch source or a
 local wheelhouse), then lets the engine resolve the rest of the closure from the PyPI side
 with those files given as direct references. A torch-family package that appears only as
 a dependency (``triton``) is located the same way and the closure is resolved once more,
@@ -40,7 +40,7 @@ class VenvBackend(Backend):
     def __init__(self, *, plan: "Plan", env_path: Path, ui: "Ui", installer: str | None = None) -> None:
         super().__init__(plan=plan, env_path=env_path, ui=ui)
         self.engine = make_engine(installer or plan.installer, ui)
-        from ..install.getfile import SourceMemory
+        from .getfile import SourceMemory
 
         self.memory = SourceMemory(ui)   # hosts that failed in this run (lock and install share it)
 
@@ -63,13 +63,13 @@ class VenvBackend(Backend):
         Why fetch while locking: the engine resolves the rest of the closure from the torch
         files' metadata; given the mirror's URL it would download the file itself (a second
         time, with no fallback, and read dependencies from bytes nobody checked). Here the
-        file is fetched once through ``install.getfile`` (hash-checked, falling back over
+        file is fetched once through ``backends.getfile`` (hash-checked, falling back over
         the plan's torch sources) and the engine reads the verified copy.
         """
         import dataclasses
 
-        from ..install.getfile import pypi_file, torch_file
-        from ..install.locate import FROM_PYPI, locate
+        from .getfile import pypi_file, torch_file
+        from .locate import FROM_PYPI, locate
 
         plan = self.plan
         found = locate(plan.sources, name, version, source=source, tier=plan.tier, python=plan.python,
@@ -83,7 +83,7 @@ class VenvBackend(Backend):
         return dataclasses.replace(wheel, sha256=sha, size=path.stat().st_size), path.resolve().as_uri()
 
     def lock_target(self, *, requirements: list[str]) -> "LockTarget":
-        from ..install.locate import FROM_PYPI, FROM_TORCH_INDEX, torch_family
+        from .locate import FROM_PYPI, FROM_TORCH_INDEX, torch_family
         from ..lock.model import LockTarget
         from ..sources.index import normalize
 
@@ -139,7 +139,7 @@ class VenvBackend(Backend):
         ``up`` calls this before it creates or changes the env, so a download failure
         leaves the env (or its absence) exactly as it was.
         """
-        from ..install.getfile import wheel_file
+        from .getfile import wheel_file
 
         if self.plan.sources is None:
             raise BackendError("the plan has no package sources", hint="this is a bug in the resolver")
@@ -153,12 +153,12 @@ class VenvBackend(Backend):
             self.engine.install_files(env_python=self.python(), files=files, hashes=hashes, reinstall=reinstall)
 
     def python(self) -> Path:
-        from ..install.state import env_python
+        from .state import env_python
 
         return env_python(self.env_path)
 
     def installed(self) -> dict[str, str]:
-        from ..install.state import distributions, fingerprint
+        from .state import distributions, fingerprint
 
         return distributions(fingerprint(self.env_path, self.plan.python))
 

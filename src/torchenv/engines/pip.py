@@ -88,7 +88,7 @@ class PipEngine(WheelEngine):
         from .. import paths
 
         tool = paths.cache_dir() / "pip-tool"
-        from ..install.state import env_python
+        from ..envlayout import env_python
 
         if not env_python(tool).exists():
             self.create_venv(python=sys.executable, path=tool)
@@ -127,7 +127,7 @@ class PipEngine(WheelEngine):
         self._remove_extraneous(env_python, files)
 
     def _remove_extraneous(self, env_python: Path, files: list[Path]) -> None:
-        from ..install.state import distributions, fingerprint
+        from ..envlayout import distributions, fingerprint
         from ..sources.index import project_of
 
         env = env_python.parent.parent
@@ -140,7 +140,7 @@ class PipEngine(WheelEngine):
 
 
 def _env_python_version(env: Path) -> str:
-    from ..install.state import env_python_version
+    from ..envlayout import env_python_version
 
     return env_python_version(env) or f"{sys.version_info[0]}.{sys.version_info[1]}"
 
@@ -167,7 +167,7 @@ def parse_report(path: Path, pypi: "PypiSide") -> list["LockedWheel"]:
         if not sha:
             if url.startswith("file:"):
                 from ..sources.fetch import sha256_file
-                from ..sources.index import _local_path
+                from ..sources.index import local_path as _local_path
 
                 sha = sha256_file(_local_path(url))
             else:

@@ -145,7 +145,7 @@ def _target_plans(project: "Project", options: "LockOptions", specs: list[Target
     """One plan per ``--target``, each for an assumed machine that runs that tier."""
     from ..probe.assume import machine_for
     from ..resolve.resolver import resolve
-    from . import requirements as reqmod
+    from ..intent import requirements as reqmod
 
     intent, lock = project.intent, project.lock
     pythons = [intent.torch.python] if intent.torch.python else sorted(

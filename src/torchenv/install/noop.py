@@ -47,8 +47,8 @@ def _check(project_dir: Path, options: "UpOptions") -> UpToDate | None:
     from ..intent.load import apply_overrides, load_project_intent
     from ..lock.io import read_lock
     from ..lock.model import LOCK_FILE
-    from .requirements import gather, lock_is_current
-    from .state import (STATE_SCHEMA, files_problem, fingerprint, in_progress, interpreter_problem, read_state,
+    from ..intent.requirements import gather, lock_is_current
+    from ..backends.state import (STATE_SCHEMA, files_problem, fingerprint, in_progress, interpreter_problem, read_state,
                         target_digest, verify_problem)
 
     intent = apply_overrides(load_project_intent(project_dir), options.intent)

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ..options import IntentOverrides
     from ..resolve.plan import Plan
     from ..ui import Ui
-    from .requirements import ProjectRequirement
+    from ..intent.requirements import ProjectRequirement
 
 
 def load_intent(project_dir: Path, overrides: "IntentOverrides", ui: "Ui | None" = None) -> "Intent":
@@ -51,7 +51,8 @@ def load_project(project_dir: Path, overrides: "IntentOverrides", ui: "Ui | None
     """Read everything once. ``source``: where torchenv.toml/lock are read, when not ``project_dir``."""
     from ..lock.io import read_lock
     from ..lock.model import LOCK_FILE
-    from . import noop, requirements as reqmod
+    from ..intent import requirements as reqmod
+    from . import noop
 
     src = source or project_dir
     intent = load_intent(src, overrides, ui)
@@ -65,7 +66,8 @@ def load_project(project_dir: Path, overrides: "IntentOverrides", ui: "Ui | None
 
 def plan_for(project: Project, options: Any, ui: "Ui") -> "Plan":
     """Probe (or assume) the machine and resolve, then check the requirements against the plan."""
-    from . import requirements as reqmod, up
+    from ..intent import requirements as reqmod
+    from . import up
 
     with ui.progress("planning (probe + resolve)"):
         plan = up.make_plan(project.intent, options)
@@ -75,7 +77,7 @@ def plan_for(project: Project, options: Any, ui: "Ui") -> "Plan":
 
 def lock_with(backend: "Backend", plan: "Plan", project: Project, ui: "Ui") -> "LockTarget":
     """Exact files with sha256 for ``plan`` (the backend's engine resolves; nothing is installed)."""
-    from . import requirements as reqmod
+    from ..intent import requirements as reqmod
 
     with ui.progress(f"locking {plan.target_name} ({plan.installer})"):
         return backend.lock_target(requirements=reqmod.as_lines(list(project.reqs)))

@@ -68,7 +68,7 @@ def new_lockfile(old: "Lockfile | None", intent: "Intent", reqs: list, target: "
     """The lock with ``target`` added/replaced; targets made for another intent are dropped (with a warning)."""
     from .. import __version__
     from ..lock.model import Lockfile
-    from .requirements import lock_is_current, requirements_digest
+    from ..intent.requirements import lock_is_current, requirements_digest
 
     keep = ()
     if old is not None and lock_is_current(old, intent, reqs):
@@ -361,7 +361,7 @@ def _verify_if_needed(status: str, env: Path, python: Path, target: "LockTarget"
     one that failed usually failed for a reason outside the env (driver, GPU, machine); the
     install itself was checked file by file. The marker stays until a verify passes.
     """
-    from . import state as st
+    from ..backends import state as st
 
     last = st.verify_problem(env)
     if status == "up-to-date":
@@ -410,7 +410,7 @@ class EnvSeen:
 
 def _look(env: Path, project_dir: Path, force: bool) -> EnvSeen:
     from .. import safety
-    from . import state as st
+    from ..backends import state as st
 
     found = usable_env_path(env, project_dir, force=force)
     ours = found.kind in (safety.OURS, safety.LEGACY)
@@ -423,7 +423,7 @@ def _look(env: Path, project_dir: Path, force: bool) -> EnvSeen:
 
 def _in_place_action(backend: "Backend", env: Path, target: "LockTarget", ui: "Ui") -> str:
     """For an env that stays: ``up-to-date``, ``repair``, ``reinstall``, ``restore`` or ``sync``."""
-    from . import state as st
+    from ..backends import state as st
 
     if st.in_progress(env):
         ui.step(f"{env}: a previous install did not finish; repairing (re-installing every locked file)")
@@ -461,7 +461,7 @@ def sync_env(backend: "Backend", env: Path, target: "LockTarget", plan: "Plan", 
     wrong bytes) must leave no new env, no in-progress marker, and an existing env as it was.
     """
     from .. import safety
-    from . import state as st
+    from ..backends import state as st
 
     seen = _look(env, project_dir, force)
     why = seen.rebuild_reason(target, force)
@@ -490,7 +490,7 @@ def sync_env(backend: "Backend", env: Path, target: "LockTarget", plan: "Plan", 
 def _install(backend: "Backend", env: Path, target: "LockTarget", files: "list[Path] | None", *,
              reinstall: bool) -> None:
     """Install under the in-progress marker; record the env's state only once every locked package is there."""
-    from . import state as st
+    from ..backends import state as st
 
     st.begin_install(env, target.name)
     backend.install(target=target, reinstall=reinstall, files=files)
@@ -507,7 +507,7 @@ def _install(backend: "Backend", env: Path, target: "LockTarget", files: "list[P
 def _damage(env: Path, state: Any, fp: tuple[str, ...]) -> str | None:
     """What the sync left that is no longer there, in words; ``None`` for an intact env or one changed by
     hand (other dist-info names: restored without a re-install of everything)."""
-    from . import state as st
+    from ..backends import state as st
 
     if fp != state.fingerprint:
         return None

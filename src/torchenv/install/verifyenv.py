@@ -1,6 +1,6 @@
 """``torchenv verify`` for a project: find its env, read what the lock promises, run the checks, keep the result.
 
-Why here and not in ``verify/``: this step reads the env's state and marker (``install.state``,
+Why here and not in ``verify/``: this step reads the env's state and marker (``backends.state``,
 ``safety``), which sit above the checks themselves; ``verify/`` stays the floor that only runs
 checks in an interpreter and reports.
 """
@@ -40,9 +40,9 @@ def verify_project(project: Path, *, env: str | Path | None = None, deep: bool =
 
 
 def remember_result(prefix: Path, ok: bool) -> None:
-    """In an env torchenv made, the next ``up`` verifies again until a verify passes (see install.state)."""
+    """In an env torchenv made, the next ``up`` verifies again until a verify passes (see backends.state)."""
     from .. import safety
-    from . import state as st
+    from ..backends import state as st
 
     if safety.read_owner(prefix) is not None:
         st.end_verify(prefix, ok)

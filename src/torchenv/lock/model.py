@@ -76,7 +76,7 @@ class Lockfile:
     machine: dict = field(default_factory=dict)   # facts the plan used: os, arch, driver, compute_capabilities
     torchenv_version: str = ""
     version: int = LOCK_VERSION
-    # the project requirements (``install.requirements.requirements_digest``); None in locks
+    # the project requirements (``intent.requirements.requirements_digest``); None in locks
     # written before the key existed, whose intent-hash folded the requirements in
     requirements_hash: str | None = None
 

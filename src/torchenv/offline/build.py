@@ -121,7 +121,7 @@ def fetch_artifact(art: Artifact, sources: "Sources", ui: Any) -> Path:
     rec = art.record
     if hasattr(rec, "build"):
         return fetch(art.filename, art.sha256, _conda_candidates(rec, sources), ui=ui)
-    from ..install.locate import local_candidates, remote_candidates
+    from ..backends.locate import local_candidates, remote_candidates
 
     try:
         return fetch(art.filename, art.sha256, local_candidates(sources, rec))
@@ -148,7 +148,7 @@ def _sha_size(path: Path) -> tuple[str, int]:
 
 def project_files(project_dir: Path, intent: Any) -> list[tuple[str, Path]]:
     """torchenv.toml, torchenv.lock and the requirement files the intent reads, relative to the project."""
-    from ..install.requirements import gather
+    from ..intent.requirements import gather
     from ..lock.model import LOCK_FILE
 
     out = [(n, project_dir / n) for n in ("torchenv.toml", LOCK_FILE) if (project_dir / n).is_file()]

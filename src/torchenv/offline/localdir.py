@@ -206,7 +206,7 @@ def locate_target(target: "LockTarget", from_path: Path | None, ui: Any = None) 
 
 def check_dir_against_plan(directory: Path, plan: "Plan") -> list[str]:
     """With no lock: are the plan's torch-family wheels (exact version and tags) in ``directory``?"""
-    from ..install.locate import best_file, target_tags, torch_family
+    from ..backends.locate import best_file, target_tags, torch_family
     from ..sources.index import IndexFile, normalize
 
     files = [IndexFile(name, p[0].as_uri(), None) for name, p in index_dir(directory).items()]

@@ -9,7 +9,7 @@ new user can read.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .. import kb
 from ..errors import IntentError, PlanRefused
@@ -20,7 +20,7 @@ from .machine_view import MachineView, view
 from .packages import planned_packages
 from .plan import Plan
 from .python_choice import choose_python
-from .search import Candidate, Constraints, Outcome, Rejection, _policy_words, matching_releases, search
+from .search import Candidate, Constraints, Outcome, Rejection, policy_words, matching_releases, search
 
 if TYPE_CHECKING:
     from ..options import SourceOverrides
@@ -152,7 +152,7 @@ def _tier_reasons(c: Candidate, mv: MachineView, cons: Constraints) -> list[str]
             out.append(f"{tier} chosen: {asked}runs on every GPU -- {per}")
         if c.floor and mv.driver:
             out.append(f"driver {mv.driver} >= {c.floor}, the floor of {tier} "
-                       f"({_policy_words(tier, cons.policy)})")
+                       f"({policy_words(tier, cons.policy)})")
     elif tier.startswith("cu") and mv.mode != "cuda":
         out.append(f"{tier} chosen: {asked}no NVIDIA GPU is visible, so neither driver nor GPU code was checked")
     elif tier.startswith("rocm"):

@@ -73,7 +73,7 @@ def _tier_order(rel: kb.Release, platform: str, mode: str) -> list[str]:
     return ["cpu"] if "cpu" in tiers else []
 
 
-def _policy_words(tier: str, policy: str) -> str:
+def policy_words(tier: str, policy: str) -> str:
     cuda = kb.cuda_version(tier) or "?"
     if policy == "strict":
         return f"the CUDA {cuda} toolkit's own driver, policy strict"
@@ -130,7 +130,7 @@ def check(rel: kb.Release, tier: str, mv: MachineView, cons: Constraints) -> Can
                 also = (f"; a newer driver would not help: its wheels carry {describe(archs)}, no code for "
                         + ", ".join(f"{g.label} (sm_{g.cc.replace('.', '')})" for g in blocked if g.cc))
         return Rejection(rel.version, tier, "driver",
-                         f"{tier} skipped: needs NVIDIA driver >= {floor} ({_policy_words(tier, cons.policy)}); "
+                         f"{tier} skipped: needs NVIDIA driver >= {floor} ({policy_words(tier, cons.policy)}); "
                          f"this machine has {mv.driver}{also}")
     if archs is None:
         return Rejection(rel.version, tier, "unknown-archs",

@@ -63,73 +63,106 @@ def run_verify(env_python: Path, *, expected: dict[str, str] | None = None, expe
     meta = {"python": str(env_python), "expected": dict(expected or {}), "expects_gpu": expects_gpu,
             "deep": deep}
     start = time.perf_counter()
+    proc = _start(env_python, config)
+    if isinstance(proc, Check):
+        return VerifyReport.from_checks([proc], **meta)
+    streams = _Streams(proc, on_check)
+    timed_out = _wait(proc, timeout)
+    streams.join()
+    duration = time.perf_counter() - start
+    result = _parse_stdout(b"".join(streams.stdout_chunks))
+    if result is not None and not timed_out and proc.returncode == 0:
+        checks = [Check.from_json(c) for c in result.get("checks", [])]
+        return VerifyReport.from_checks(checks, facts=result.get("facts") or {}, duration_s=duration, **meta)
+    # The interpreter died or hung: keep what passed, name what was running.
+    tail = _tail(streams.stderr_lines)
+    checks = streams.streamed + [_unfinished(streams, proc, timed_out, timeout, tail)]
+    facts = {"stderr_tail": tail} if tail else {}
+    return VerifyReport.from_checks(checks, facts=facts, duration_s=duration, **meta)
+
+
+def _start(env_python: Path, config: dict) -> "subprocess.Popen | Check":
+    """The check script running in the env's interpreter, or the failed ``import torch`` check saying why not."""
     if not env_python.exists():
-        check = Check("import torch", False, f"no Python interpreter at {env_python}", "error",
-                      hint="create the environment with `torchenv up`")
-        return VerifyReport.from_checks([check], **meta)
+        return Check("import torch", False, f"no Python interpreter at {env_python}", "error",
+                     hint="create the environment with `torchenv up`")
     kwargs: dict = {}
     if os.name == "posix":
         kwargs["start_new_session"] = True   # a timeout kills DataLoader workers too
     else:  # pragma: no cover - Windows
         kwargs["creationflags"] = getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)
     try:
-        proc = subprocess.Popen(script_argv(env_python, config), env=script_env(), stdin=subprocess.DEVNULL,
+        return subprocess.Popen(script_argv(env_python, config), env=script_env(), stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kwargs)
     except OSError as exc:
-        check = Check("import torch", False, f"could not start {env_python}: {exc}", "error",
-                      hint="the environment is broken; recreate it with `torchenv up`")
-        return VerifyReport.from_checks([check], **meta)
-    streamed: list[Check] = []
-    running: list[str] = []
-    stderr_lines: list[str] = []
-    stdout_chunks: list[bytes] = []
+        return Check("import torch", False, f"could not start {env_python}: {exc}", "error",
+                     hint="the environment is broken; recreate it with `torchenv up`")
 
-    def read_stderr() -> None:
-        assert proc.stderr is not None
-        for raw in proc.stderr:
-            line = raw.decode("utf-8", "replace").rstrip("\n")
-            if line.startswith(BEGIN):
-                running.append(line[len(BEGIN):])
-                if on_check:
-                    on_check(running[-1], None)
-            elif line.startswith(CHECK):
-                try:
-                    check = Check.from_json(json.loads(line[len(CHECK):]))
-                except ValueError:
-                    continue
-                streamed.append(check)
-                if on_check:
-                    on_check(check.name, check)
-            else:
-                stderr_lines.append(line)
 
-    def read_stdout() -> None:
-        assert proc.stdout is not None
-        stdout_chunks.append(proc.stdout.read())
+class _Streams:
+    """Reads the script's stderr (check begin/end lines, everything else kept) and stdout, each in a thread."""
 
-    threads = [threading.Thread(target=read_stderr, daemon=True), threading.Thread(target=read_stdout, daemon=True)]
-    for t in threads:
-        t.start()
-    timed_out = False
+    def __init__(self, proc: subprocess.Popen, on_check: "Callable[[str, Check | None], None] | None") -> None:
+        self.proc, self.on_check = proc, on_check
+        self.streamed: list[Check] = []
+        self.running: list[str] = []
+        self.stderr_lines: list[str] = []
+        self.stdout_chunks: list[bytes] = []
+        self.threads = [threading.Thread(target=self._read_stderr, daemon=True),
+                        threading.Thread(target=self._read_stdout, daemon=True)]
+        for t in self.threads:
+            t.start()
+
+    def _read_stderr(self) -> None:
+        assert self.proc.stderr is not None
+        for raw in self.proc.stderr:
+            self._line(raw.decode("utf-8", "replace").rstrip("\n"))
+
+    def _line(self, line: str) -> None:
+        if line.startswith(BEGIN):
+            self.running.append(line[len(BEGIN):])
+            if self.on_check:
+                self.on_check(self.running[-1], None)
+        elif line.startswith(CHECK):
+            try:
+                check = Check.from_json(json.loads(line[len(CHECK):]))
+            except ValueError:
+                return
+            self.streamed.append(check)
+            if self.on_check:
+                self.on_check(check.name, check)
+        else:
+            self.stderr_lines.append(line)
+
+    def _read_stdout(self) -> None:
+        assert self.proc.stdout is not None
+        self.stdout_chunks.append(self.proc.stdout.read())
+
+    def join(self) -> None:
+        for t in self.threads:
+            t.join(timeout=5)
+
+    def current(self) -> str:
+        """The check that began and never ended (``import torch`` when none began)."""
+        done = {c.name for c in self.streamed}
+        return next((n for n in reversed(self.running) if n not in done), None) or "import torch"
+
+
+def _wait(proc: subprocess.Popen, timeout: float) -> bool:
+    """Wait for the script; ``True`` when it ran past ``timeout`` (then it and its children are killed)."""
     try:
         proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
-        timed_out = True
         _kill(proc)
+        return True
     except BaseException:
         _kill(proc)
         raise
-    for t in threads:
-        t.join(timeout=5)
-    duration = time.perf_counter() - start
-    result = _parse_stdout(b"".join(stdout_chunks))
-    if result is not None and not timed_out and proc.returncode == 0:
-        checks = [Check.from_json(c) for c in result.get("checks", [])]
-        return VerifyReport.from_checks(checks, facts=result.get("facts") or {}, duration_s=duration, **meta)
-    # The interpreter died or hung: keep what passed, name what was running.
-    done = {c.name for c in streamed}
-    current = next((n for n in reversed(running) if n not in done), None) or "import torch"
-    tail = _tail(stderr_lines)
+    return False
+
+
+def _unfinished(streams: _Streams, proc: subprocess.Popen, timed_out: bool, timeout: float, tail: str) -> Check:
+    """The failed check for a script that hung or died, naming the check it was running."""
     if timed_out:
         detail = f"timed out after {timeout:g} s while running this check"
         hint = "a hung GPU or driver is the usual cause; `torchenv doctor` inspects without importing torch"
@@ -137,9 +170,7 @@ def run_verify(env_python: Path, *, expected: dict[str, str] | None = None, expe
         detail = f"the interpreter died ({_describe_exit(proc.returncode)}) while running this check"
         detail += f"; stderr tail:\n{tail}" if tail else ""
         hint = "run `torchenv doctor` to diagnose the environment without importing torch"
-    checks = streamed + [Check(current, False, detail, "error", hint=hint)]
-    facts = {"stderr_tail": tail} if tail else {}
-    return VerifyReport.from_checks(checks, facts=facts, duration_s=duration, **meta)
+    return Check(streams.current(), False, detail, "error", hint=hint)
 
 
 def _kill(proc: subprocess.Popen) -> None:

@@ -10,12 +10,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
-import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+# the env's layout (interpreter, site-packages, dist-info), re-exported: callers ask "the state" for both
+from ..envlayout import (dist_name, distributions, env_python, env_python_version, fingerprint,  # noqa: F401
+                         site_packages)
 
 if TYPE_CHECKING:
     from ..lock.model import LockTarget
@@ -49,45 +51,6 @@ def target_digest(target: "LockTarget") -> str:
     for c in sorted(target.conda, key=lambda c: (c.name, c.subdir, c.build)):
         h.update(f"{c.subdir}/{c.name}-{c.version}-{c.build}\0{c.sha256}\n".encode())
     return h.hexdigest()
-
-
-def site_packages(env: Path, python: str) -> Path:
-    if sys.platform.startswith("win"):
-        return env / "Lib" / "site-packages"
-    return env / "lib" / f"python{python}" / "site-packages"
-
-
-def fingerprint(env: Path, python: str) -> tuple[str, ...]:
-    """Sorted ``*.dist-info`` directory names of the env, plus ``conda-meta/<record>.json`` in a conda prefix.
-
-    Why conda-meta too: ``conda remove --force libfoo`` changes no dist-info; without its
-    record in the fingerprint, ``up`` would call the damaged prefix up to date.
-    """
-    try:
-        names = [n for n in os.listdir(site_packages(env, python)) if n.endswith(".dist-info")]
-    except OSError:
-        names = []
-    try:
-        names += [f"conda-meta/{n}" for n in os.listdir(env / "conda-meta") if n.endswith(".json")]
-    except OSError:
-        pass
-    return tuple(sorted(names))
-
-
-def _norm(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def distributions(fp: tuple[str, ...]) -> dict[str, str]:
-    """``{normalised name: version}`` from dist-info names (``typing_extensions-4.16.0.dist-info``)."""
-    out = {}
-    for entry in fp:
-        if not entry.endswith(".dist-info"):
-            continue
-        stem = entry[: -len(".dist-info")]
-        name, _, version = stem.partition("-")
-        out[_norm(name)] = version
-    return out
 
 
 def marker_dir(env: Path) -> Path:
@@ -225,7 +188,7 @@ def damaged_distributions(env: Path, state: EnvState) -> list[str]:
         except (OSError, ValueError):
             continue
         if any(rel == f"{info}/RECORD" or any(p == rel or p.startswith(rel) for p in listed) for rel in bad):
-            names.append(_norm(info[: -len(".dist-info")].partition("-")[0]))
+            names.append(dist_name(info[: -len(".dist-info")].partition("-")[0]))
     return names
 
 
@@ -283,28 +246,3 @@ def verify_problem(env: Path) -> str | None:
     except (OSError, ValueError):
         return "did not finish"
     return str(data.get("result") or "did not finish")
-
-
-def env_python_version(env: Path) -> str | None:
-    """X.Y of the env's interpreter: ``pyvenv.cfg`` (venv writes ``version``, uv/virtualenv ``version_info``),
-    else a conda prefix's ``conda-meta/python-X.Y.Z-<build>.json`` record.
-
-    Why the conda fallback: a conda prefix has no pyvenv.cfg; without it every ``up`` would
-    think the Python changed and rebuild the prefix.
-    """
-    try:
-        text = (env / "pyvenv.cfg").read_text()
-    except OSError:
-        for record in sorted((env / "conda-meta").glob("python-[0-9]*.json")):
-            m = re.match(r"python-(\d+)\.(\d+)", record.name)
-            if m:
-                return f"{m.group(1)}.{m.group(2)}"
-        return None
-    m = re.search(r"^\s*version(?:_info)?\s*=\s*(\d+)\.(\d+)", text, re.MULTILINE)
-    return f"{m.group(1)}.{m.group(2)}" if m else None
-
-
-def env_python(env: Path) -> Path:
-    if sys.platform.startswith("win"):
-        return env / "Scripts" / "python.exe"
-    return env / "bin" / "python"

@@ -76,7 +76,7 @@ def _get(filename: str, sha256: str | None, urls: list[str], memory: SourceMemor
     return fetch_and_hash(filename, usable, ui=ui, on_failure=memory.failed)
 
 
-def _listed(url: str, layout: str, project: str, filename: str, memory: SourceMemory, ui: Any) -> list[str]:
+def listed_urls(url: str, layout: str, project: str, filename: str, memory: SourceMemory, ui: Any) -> list[str]:
     """URLs at which the source at ``url`` lists ``filename`` ([] when it has none or cannot be read)."""
     from ..sources.index import list_project_files
 
@@ -115,7 +115,7 @@ def torch_file(sources: "Sources", filename: str, sha256: str | None, *, first: 
     project = project_of(filename) or filename.split("-", 1)[0]
     listed: list[str] = []
     for src in sources.torch:
-        listed += [u for u in _listed(src.url, src.layout, project, filename, memory, ui) if u not in direct]
+        listed += [u for u in listed_urls(src.url, src.layout, project, filename, memory, ui) if u not in direct]
     if not listed:
         raise error
     try:
@@ -128,7 +128,7 @@ def torch_file(sources: "Sources", filename: str, sha256: str | None, *, first: 
         raise
 
 
-def _pypi_searched(sources: "Sources") -> list[tuple[str, str]]:
+def pypi_roots(sources: "Sources") -> list[tuple[str, str]]:
     from ..sources.model import OFFICIAL_PYPI
 
     pypi = sources.pypi
@@ -149,7 +149,7 @@ def recorded_url_allowed(sources: "Sources", wheel: "LockedWheel") -> bool:
     if wheel.source == "torch-index":
         roots = [s.url for s in sources.torch]
     else:
-        roots = [u for u, _ in _pypi_searched(sources)]
+        roots = [u for u, _ in pypi_roots(sources)]
         if any(u.startswith(OFFICIAL_PYPI) for u in roots):
             roots.append("https://files.pythonhosted.org/")
     hosts = {host_of(r) for r in roots}
@@ -161,11 +161,11 @@ def pypi_file(sources: "Sources", wheel: "LockedWheel", *, first: str | None = N
     """``(path, sha256)`` of a PyPI-side file: ``first``, then each PyPI-side source's listing, in order."""
     tried: list[SourceError] = []
     steps: list[Any] = [[first]] if first else []
-    steps += [(url, layout) for url, layout in _pypi_searched(sources)]
+    steps += [(url, layout) for url, layout in pypi_roots(sources)]
     if recorded_url_allowed(sources, wheel):
         steps.append([wheel.url])
     for step in steps:
-        urls = step if isinstance(step, list) else _listed(*step, wheel.name, wheel.filename, memory, ui)
+        urls = step if isinstance(step, list) else listed_urls(*step, wheel.name, wheel.filename, memory, ui)
         if not urls:
             continue
         try:

@@ -127,9 +127,9 @@ def locate(sources: "Sources", name: str, version: str, *, source: str, tier: st
            platform: str, ui: Any = None, memory: Any = None) -> Located:
     """The wheel of ``name==version`` for this target: the first source (in order) that lists it.
 
-    Nothing is downloaded here: the caller fetches the file (``install.getfile``), which
+    Nothing is downloaded here: the caller fetches the file (``backends.getfile``), which
     checks the listed sha256 or, when the source lists none, computes it while downloading.
-    ``memory`` (an ``install.getfile.SourceMemory``) skips hosts that already failed in this run.
+    ``memory`` (an ``backends.getfile.SourceMemory``) skips hosts that already failed in this run.
     """
     from ..lock.model import LockedWheel
     from ..sources.index import list_project_files, local_path
@@ -197,13 +197,13 @@ def local_candidates(sources: "Sources", wheel: "LockedWheel") -> list[str]:
 def remote_candidates(sources: "Sources", wheel: "LockedWheel", ui: Any = None) -> list[str]:
     """Every remote URL that may serve ``wheel``, for callers that want one list for ``fetch``.
 
-    Prefer ``install.getfile.wheel_file``: it asks sources lazily and remembers dead hosts.
+    Prefer ``backends.getfile.wheel_file``: it asks sources lazily and remembers dead hosts.
     Here torch-family files get direct ``<torch source>/<file>`` URLs (no listing) and then
     what each torch source lists; PyPI-side files what each index lists. A source that cannot
     be listed is a warning, never silent; the lock's URL is added only when it lies under
     the plan's sources (``getfile.recorded_url_allowed``).
     """
-    from .getfile import SourceMemory, _listed, _pypi_searched, recorded_url_allowed
+    from .getfile import SourceMemory, listed_urls, pypi_roots, recorded_url_allowed
 
     memory = SourceMemory(ui)
     out: list[str] = []
@@ -216,9 +216,9 @@ def remote_candidates(sources: "Sources", wheel: "LockedWheel", ui: Any = None) 
             pass
         searched = [(s.url, s.layout) for s in sources.torch]
     else:
-        searched = _pypi_searched(sources)
+        searched = pypi_roots(sources)
     for url, layout in searched:
-        out += _listed(url, layout, wheel.name, wheel.filename, memory, ui)
+        out += listed_urls(url, layout, wheel.name, wheel.filename, memory, ui)
     if recorded_url_allowed(sources, wheel):
         out.append(wheel.url)
     return list(dict.fromkeys(out))
