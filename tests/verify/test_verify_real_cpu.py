@@ -78,14 +78,10 @@ def test_deep_trains_a_cnn_and_loss_falls(cpu_env):
     assert took < 40, f"--deep took {took:.1f} s"
 
 
-def test_real_cuda_build_without_a_device(tmp_path):
+@pytest.mark.timeout(1800)
+def test_real_cuda_build_without_a_device(cu130_env):
     """torch 2.14.1 (PyPI, CUDA 13.0) on this GPU-less machine: reported as exactly that."""
-    import os
-    from pathlib import Path
-
-    python = Path(os.environ.get("TORCHENV_TEST_CU130_ENV", "/tmp/verify-env-cu130")) / "bin" / "python"
-    if not python.exists():
-        pytest.skip(f"no CUDA torch env at {python.parent.parent} (5.5 GB; build it by hand, see tests/verify)")
+    python = cu130_env
     info = run_verify(python, expected={"torch": "2.14.1", "cuda": "13.0"}, expects_gpu=False)
     assert info.ok, info.verdict()
     acc = info.check("accelerator")
