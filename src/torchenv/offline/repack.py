@@ -50,7 +50,8 @@ def _dist_info(dist: "Distribution") -> Path:
     return Path(path)
 
 
-def _tags(wheel_file: str) -> list[str]:
+def wheel_tags(wheel_file: str) -> list[str]:
+    """The Tag lines of a WHEEL metadata file (``py3-none-any``, ...)."""
     return [line.split(":", 1)[1].strip() for line in wheel_file.splitlines() if line.startswith("Tag:")]
 
 
@@ -128,7 +129,7 @@ def repack(dist: "Distribution", dest: Path) -> Path:
     """Write the wheel ``dist`` was installed from into ``dest``; RepackError if it cannot be faithful."""
     info = _dist_info(dist)
     wheel_meta = (info / "WHEEL").read_text(encoding="utf-8") if (info / "WHEEL").is_file() else ""
-    out = Path(dest) / wheel_name(dist, _tags(wheel_meta))
+    out = Path(dest) / wheel_name(dist, wheel_tags(wheel_meta))
     scripts = Path(sysconfig.get_paths()["scripts"])
     files = sorted(((m, _payload(m, h, scripts)) for m, h in _members(dist, info)),
                    key=lambda mp: (mp[0].arcname.startswith(info.name + "/"), mp[0].arcname))

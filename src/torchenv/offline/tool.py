@@ -81,19 +81,6 @@ def _applies(req: "Requirement", env: dict[str, str], extras: frozenset[str]) ->
     return any(req.marker.evaluate({**env, "extra": e}) for e in ("", *sorted(extras)))
 
 
-def _supported_tags(platform: str, python: str) -> frozenset[str]:
-    from packaging import tags
-
-    from ..engines.pip import pip_platforms
-
-    version = tuple(int(p) for p in python.split(".")[:2])
-    cp = f"cp{version[0]}{version[1]}"
-    plats = pip_platforms(platform) + ["any"]
-    found = [*tags.cpython_tags(version, abis=[cp], platforms=plats),
-             *tags.compatible_tags(version, interpreter=cp, platforms=plats)]
-    return frozenset(str(t) for t in found)
-
-
 class InstalledWheels:
     """The running environment's distributions, each repacked into ``dest`` once, on first use.
 
@@ -127,12 +114,13 @@ class InstalledWheels:
         return self._wheels[name]
 
     def fits(self, name: str, req: "Requirement", supported: frozenset[str]) -> bool:
+        """Whether the installed ``name`` meets ``req`` in a build for the target, and repacks faithfully."""
+        from .repack import wheel_tags
+
         dist = self.dists.get(name)
         if dist is None or not req.specifier.contains(dist.version, prereleases=True):
             return False
-        wheel_file = dist.read_text("WHEEL") or ""
-        tags = {line.split(":", 1)[1].strip() for line in wheel_file.splitlines() if line.startswith("Tag:")}
-        return bool(tags & supported) and self.wheel(name) is not None
+        return bool(set(wheel_tags(dist.read_text("WHEEL") or "")) & supported) and self.wheel(name) is not None
 
 
 def wheel_requires(wheel: Path) -> list[str]:
@@ -157,7 +145,9 @@ def not_installed(requires: list[str], platform: str, python: str, installed: In
     from packaging.requirements import Requirement
     from packaging.utils import canonicalize_name
 
-    env, supported = _marker_env(platform, python), _supported_tags(platform, python)
+    from ..install.locate import target_tags
+
+    env, supported = _marker_env(platform, python), frozenset(str(t) for t in target_tags(python, platform))
     queue = [(Requirement(r), frozenset()) for r in requires]
     seen: set[str] = set()
     missing: list[str] = []
