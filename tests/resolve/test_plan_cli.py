@@ -1,4 +1,4 @@
-"""`torchenv plan --json` through torchenv.cli.main, on assumed machines ."""
+"""`torchenv plan --json` through torchenv.cli.main, on assumed machines."""
 from __future__ import annotations
 
 import json
