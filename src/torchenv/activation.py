@@ -61,6 +61,9 @@ def find_env(path: Path | str, *, windows: bool = WINDOWS) -> EnvInfo:
     from .errors import EnvError
 
     prefix = Path(path).absolute()
+    if prefix.is_symlink() and not prefix.exists():
+        raise EnvError(f"{prefix} is a symbolic link to {os.readlink(prefix)}, which does not exist",
+                       hint=f"remove the link (`rm {prefix}`) and run `torchenv up`, or recreate its target")
     if not prefix.exists():
         raise EnvError(f"{prefix}: no environment here yet",
                        hint="run `torchenv up` first (or pass --env PATH to use another environment)")

@@ -15,10 +15,13 @@ class TorchenvError(Exception):
     exit_code = 1
 
     def __init__(self, message: str, *, hint: str | None = None, **details: Any) -> None:
+        from .sources.credentials import redact_text   # a message may quote a URL or an engine's output
+
+        message, hint = redact_text(message), redact_text(hint) if hint else hint
         super().__init__(message)
         self.message = message
         self.hint = hint
-        self.details = details
+        self.details = {k: redact_text(v) if isinstance(v, str) else v for k, v in details.items()}
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"error": self.message}
@@ -76,7 +79,7 @@ class SourceError(TorchenvError):
 
     def __init__(self, message: str, *, url: str | None = None, hint: str | None = None) -> None:
         super().__init__(message, hint=hint, url=url)
-        self.url = url
+        self.url = self.details["url"]
 
 
 class HashMismatch(SourceError):

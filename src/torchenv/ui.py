@@ -1,7 +1,9 @@
 """Human output (rich, imported lazily) and machine output (--json) in one place.
 
 Why lazy: rich costs ~70-90 ms to import; the no-op ``up`` path and ``--json``
-commands must not pay for it.
+commands must not pay for it. Every byte both consoles and ``emit_json`` write passes
+``redact_text``: whatever a command shows (a plan's sources, a mirror, an engine's output)
+must never show a login or token.
 """
 from __future__ import annotations
 
@@ -18,6 +20,29 @@ def _escape(text: str) -> str:
     return escape(text)
 
 
+def _safe(text: str) -> str:
+    """``text`` redacted; without a URL or an Authorization value in it, and with no login
+    remembered yet (the module is not even imported), it is returned as is: the no-op path stays fast."""
+    if "torchenv.sources.credentials" not in sys.modules and "://" not in text and "uthoriz" not in text:
+        return text
+    from .sources.credentials import redact_text
+
+    return redact_text(text)
+
+
+class _RedactingStream:
+    """A text stream over ``sys.stdout``/``sys.stderr`` (looked up at each write) that redacts."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def write(self, text: str) -> int:
+        return getattr(sys, self._name).write(_safe(text))
+
+    def __getattr__(self, attr: str) -> Any:   # isatty, fileno, flush, encoding: the real stream's
+        return getattr(getattr(sys, self._name), attr)
+
+
 class Ui:
     def __init__(self, *, quiet: bool = False, json_mode: bool = False) -> None:
         self.quiet = quiet
@@ -30,7 +55,8 @@ class Ui:
         if self._console is None:
             from rich.console import Console
 
-            self._console = Console(stderr=self.json_mode, highlight=False)
+            stream = _RedactingStream("stderr" if self.json_mode else "stdout")
+            self._console = Console(file=stream, stderr=self.json_mode, highlight=False)
         return self._console
 
     @property
@@ -38,7 +64,7 @@ class Ui:
         if self._err is None:
             from rich.console import Console
 
-            self._err = Console(stderr=True, highlight=False)
+            self._err = Console(file=_RedactingStream("stderr"), stderr=True, highlight=False)
         return self._err
 
     def info(self, text: str, *, markup: bool = True) -> None:
@@ -59,7 +85,7 @@ class Ui:
             self.err.print(f"[dim]hint:[/] {_escape(hint)}")
 
     def emit_json(self, data: Any) -> None:
-        sys.stdout.write(json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
+        sys.stdout.write(_safe(json.dumps(data, indent=2, sort_keys=True, default=str)) + "\n")
         sys.stdout.flush()
 
     @contextmanager

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from tests.conda.channel_builder import PLACEHOLDER
 from tests.conda_up.conftest import GPU, NO_GPU
+from torchenv import safety
 
 HEX64, HEX32 = 64, 32
 
@@ -65,6 +66,7 @@ def test_up_without_a_gpu_builds_the_cpu_variant(project, forge):
     target = project.lock().target("linux-x86_64-cpu")
     assert not any(v.startswith("__cuda") for v in target.virtual_packages)
     assert next(p for p in target.conda if p.name == "pytorch").build.startswith("cpu_")
+    assert safety.claim(project.env, project.dir).kind == safety.OURS, "the prefix carries torchenv's marker"
 
 
 def test_frozen_rebuilds_a_deleted_prefix_from_the_lock_without_solving(project, forge, calls, tmp_path,

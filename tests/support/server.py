@@ -5,6 +5,7 @@ tested without the network. Each test gets its own server on 127.0.0.1 and a fre
 """
 from __future__ import annotations
 
+import base64
 import socket
 import threading
 import time
@@ -31,7 +32,7 @@ def _key(path: str) -> str:
 
 
 def _handler(root: Path, delay: float, fail: dict[str, int], drop_after: dict[str, int],
-             hits: list[str]) -> type[SimpleHTTPRequestHandler]:
+             hits: list[str], auth: str | None = None) -> type[SimpleHTTPRequestHandler]:
     fail = {k.lstrip("/"): v for k, v in fail.items()}
     drop_after = {k.lstrip("/"): v for k, v in drop_after.items()}
 
@@ -43,6 +44,12 @@ def _handler(root: Path, delay: float, fail: dict[str, int], drop_after: dict[st
 
         def do_GET(self) -> None:  # noqa: N802
             hits.append(self.path)
+            if auth is not None and self.headers.get("Authorization") != auth:
+                self.send_response(401)
+                self.send_header("WWW-Authenticate", 'Basic realm="mirror"')
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
             if delay:
                 time.sleep(delay)
             key = _key(self.path)
@@ -78,18 +85,22 @@ class _QuietServer(ThreadingHTTPServer):
 
 @contextmanager
 def serve_dir(path: Path | str, *, delay: float = 0, fail: dict[str, int] | None = None,
-              drop_after: dict[str, int] | None = None) -> Iterator[ServedUrl]:
+              drop_after: dict[str, int] | None = None,
+              auth: tuple[str, str] | None = None) -> Iterator[ServedUrl]:
     """Serve ``path`` on 127.0.0.1 until the block ends; yields the base URL.
 
     ``delay``: seconds to wait before answering each request (a slow mirror).
     ``fail``: ``{relative path: status}``, e.g. ``{"files/torch-...whl": 403}``.
     ``drop_after``: ``{relative path: nbytes}``: send a full Content-Length, then only
     ``nbytes`` and close the connection (a mirror that drops mid-file).
+    ``auth``: ``(user, password)``: every request without that HTTP Basic login gets 401
+    (a private mirror).
     Directories without ``index.html`` get an autoindex page (hrefs percent-encoded, so
     ``+`` appears as ``%2B``), like nginx on many mirrors.
     """
     hits: list[str] = []
-    handler = _handler(Path(path), delay, fail or {}, drop_after or {}, hits)
+    expected = "Basic " + base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode() if auth else None
+    handler = _handler(Path(path), delay, fail or {}, drop_after or {}, hits, expected)
     server = _QuietServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from torchenv.errors import EnvError, IntentError, LockError
+from torchenv import safety
+from torchenv.backends.venv import VenvBackend
 from torchenv.install import state as st
 from tests.support import sha256_of
 
@@ -51,10 +53,9 @@ def test_up_rebuilds_identical_env_from_lock_after_env_deleted(world):
     assert (world.project / "torchenv.lock").read_text() == before
 
 
-def test_existing_folder_not_made_by_torchenv_is_left_alone(world):
-    world.env.mkdir()
+def test_existing_env_not_made_by_torchenv_is_left_alone(world):
+    _foreign_venv(world.env)
     keep = world.env / "my-notes.txt"
-    keep.write_text("mine")
     with pytest.raises(EnvError) as exc:
         world.run_up()
     assert str(world.env) in exc.value.message and "--force" in exc.value.hint
@@ -62,18 +63,32 @@ def test_existing_folder_not_made_by_torchenv_is_left_alone(world):
     assert not (world.project / "torchenv.lock").exists(), "no lock before a successful install"
 
 
-def test_force_replaces_foreign_folder(world):
-    world.env.mkdir()
-    (world.env / "my-notes.txt").write_text("mine")
+def _foreign_venv(env):
+    """A Python environment torchenv did not make (``python -m venv`` by hand, say)."""
+    env.mkdir()
+    (env / "pyvenv.cfg").write_text("home = /usr/bin\nversion = 3.11.9\n")
+    (env / "my-notes.txt").write_text("mine")
+
+
+def test_force_replaces_a_python_env_torchenv_did_not_make(world):
+    _foreign_venv(world.env)
     result = world.run_up("--force")
     assert result.status == "rebuilt"
     assert not (world.env / "my-notes.txt").exists()
-    assert st.is_torchenv_env(world.env)
+    assert safety.claim(world.env, world.project).kind == safety.OURS
+
+
+def test_force_never_replaces_a_folder_that_is_not_an_env(world):
+    world.env.mkdir()
+    (world.env / "my-notes.txt").write_text("mine")
+    with pytest.raises(safety.EnvRefused) as exc:
+        world.run_up("--force")
+    assert "not a Python environment" in exc.value.message
+    assert (world.env / "my-notes.txt").read_text() == "mine"
 
 
 def test_failed_rebuild_puts_the_old_folder_back(world, monkeypatch):
-    world.env.mkdir()
-    (world.env / "my-notes.txt").write_text("mine")
+    _foreign_venv(world.env)
 
     def broken_create(self):
         raise EnvError("simulated: interpreter missing")
@@ -83,6 +98,22 @@ def test_failed_rebuild_puts_the_old_folder_back(world, monkeypatch):
         world.run_up("--force")
     assert (world.env / "my-notes.txt").read_text() == "mine"
     assert not list(world.project.glob(".venv.torchenv-old-*"))
+
+
+def test_failed_first_create_leaves_nothing_the_next_up_would_refuse(world, monkeypatch):
+    real_create = VenvBackend.create
+
+    def half_create(self):
+        self.env_path.mkdir()
+        (self.env_path / "pyvenv.cfg").write_text("version = 3.11.0\n")   # uv writes this first
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(VenvBackend, "create", half_create)
+    with pytest.raises(KeyboardInterrupt):
+        world.run_up()
+    assert not world.env.exists() and not list(world.project.glob(".venv*"))
+    monkeypatch.setattr(VenvBackend, "create", real_create)
+    assert world.run_up().status == "installed"
 
 
 def test_interrupted_install_is_repaired(world):

@@ -83,3 +83,10 @@ def test_a_folder_that_is_not_an_env_is_refused(tmp_path):
     (tmp_path / "notenv").mkdir()
     with pytest.raises(EnvError, match="not a virtual environment or conda prefix"):
         find_env(tmp_path / "notenv")
+
+
+def test_run_names_a_dangling_env_link(tmp_path):
+    (tmp_path / ".venv").symlink_to(tmp_path / "moved-away")
+    res = torchenv("run", "-C", str(tmp_path), "--", "python", "-V")
+    assert res.returncode == 1 and "Traceback" not in res.stderr
+    assert "is a symbolic link to" in res.stderr and "moved-away" in res.stderr and "does not exist" in res.stderr

@@ -138,7 +138,10 @@ class CondaBackend(Backend):
 
     @property
     def mirrors(self) -> dict[str, tuple[str, ...]]:
-        return dict(self.plan.sources.conda_mirrors) if self.plan.sources else {}
+        from ..sources.credentials import with_credentials
+
+        mirrors = self.plan.sources.conda_mirrors if self.plan.sources else {}
+        return {prefix: tuple(with_credentials(m) for m in urls) for prefix, urls in mirrors.items()}
 
     # -- deciding ------------------------------------------------------------------------------
     def lock_target(self, *, requirements: list[str]) -> "LockTarget":

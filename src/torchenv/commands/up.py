@@ -18,8 +18,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_mirror_flags(p)
     p.add_argument("--no-verify", action="store_true", help="skip the verification step after installing")
     p.add_argument("--force", action="store_true",
-                   help="replace an existing folder at the env path that torchenv did not create "
-                        "(deleted only after the new environment works)")
+                   help="replace a Python environment at the env path that torchenv did not create "
+                        "(deleted only after the new one works); never a project, a plain folder or a file")
     p.add_argument("--frozen", action="store_true",
                    help="install exactly what torchenv.lock says; fail instead of re-resolving")
     from ..offline.install import add_offline_flags

@@ -17,16 +17,17 @@ from typing import Mapping
 from .model import Diagnosis
 
 SECRET_NAME = re.compile(r"TOKEN|KEY|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION", re.I)
-URL_CREDS = re.compile(r"([a-z][a-z0-9+.-]*://)[^/\s:@]+(?::[^/\s@]*)?@", re.I)
 SHOWN_PREFIXES = ("CUDA", "NVIDIA", "TORCH", "PYTORCH", "LD_LIBRARY_PATH", "PATH", "CONDA_PREFIX", "VIRTUAL_ENV",
                   "HF_", "PIP_", "UV_", "TORCHENV")
 
 
 def redact(text: str, environ: Mapping[str, str], *, include_paths: bool = False) -> str:
+    from ..sources.credentials import redact_text
+
     for name, value in environ.items():
         if SECRET_NAME.search(name) and value and len(value) >= 3:
             text = text.replace(value, f"<redacted:{name}>")
-    text = URL_CREDS.sub(r"\1<redacted>@", text)
+    text = redact_text(text)          # logins, tokens in URLs, Authorization values (one rule for all output)
     if not include_paths:
         home = environ.get("HOME") or str(Path.home())
         if home and home not in ("/", ""):

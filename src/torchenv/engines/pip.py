@@ -148,13 +148,14 @@ def _env_python_version(env: Path) -> str:
 def parse_report(path: Path, pypi: "PypiSide") -> list["LockedWheel"]:
     """Turn ``pip install --report`` (format 1) into LockedWheels."""
     from ..lock.model import LockedWheel
+    from ..sources.credentials import strip_secrets
     from .uv import filename_of
 
     data = json.loads(path.read_text())
     out = []
     for item in data.get("install", []):
         info = item["download_info"]
-        url = info["url"]
+        url = strip_secrets(info["url"])
         archive = info.get("archive_info")
         if archive is None:
             raise BackendError(f"{item['metadata']['name']}: pip resolved it to a directory or VCS "

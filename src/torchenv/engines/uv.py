@@ -123,14 +123,20 @@ def index_for(url: str, pypi: "PypiSide") -> str:
 
 
 def source_args(pypi: "PypiSide", find_links: list[str]) -> list[str]:
-    """pip-style source flags (uv accepts the same spelling)."""
+    """pip-style source flags (uv accepts the same spelling).
+
+    Logins known for a source (``sources.credentials``) go back into its URL here, the form
+    both uv and pip read; what torchenv prints of an engine's output is redacted.
+    """
+    from ..sources.credentials import with_credentials
+
     args: list[str] = []
     if pypi.index_url:
-        args += ["--index-url", pypi.index_url]
+        args += ["--index-url", with_credentials(pypi.index_url)]
     for url in pypi.extra_index_urls:
-        args += ["--extra-index-url", url]
+        args += ["--extra-index-url", with_credentials(url)]
     for link in (*pypi.find_links, *find_links):
-        args += ["--find-links", link]
+        args += ["--find-links", with_credentials(link)]
     for constraint in pypi.constraints:
         args += ["--constraint", constraint]
     return args
@@ -204,6 +210,7 @@ def parse_pylock(path: Path, pypi: "PypiSide") -> list["LockedWheel"]:
     """Turn uv's pylock.toml into LockedWheels (name, version, file, URL, sha256, index)."""
     from ..lock.io import tomllib_module
     from ..lock.model import LockedWheel
+    from ..sources.credentials import strip_secrets
 
     data = tomllib_module().loads(path.read_text())
     out = []
@@ -214,7 +221,7 @@ def parse_pylock(path: Path, pypi: "PypiSide") -> list["LockedWheel"]:
                                "which cannot be locked by hash",
                                hint="require a released version from an index instead of a path/git URL")
         entry = entries[0]
-        url = entry.get("url") or file_url((path.parent / entry["path"]))
+        url = strip_secrets(entry.get("url") or file_url((path.parent / entry["path"])))
         sha = (entry.get("hashes") or {}).get("sha256")
         if not sha:
             raise BackendError(f"{pkg['name']}: uv gave no sha256 for {url}",

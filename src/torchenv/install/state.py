@@ -91,10 +91,6 @@ def marker_dir(env: Path) -> Path:
     return env / MARKER_DIR
 
 
-def is_torchenv_env(env: Path) -> bool:
-    return marker_dir(env).is_dir()
-
-
 def read_state(env: Path) -> EnvState | None:
     try:
         data = json.loads((marker_dir(env) / STATE_FILE).read_text())
@@ -117,7 +113,7 @@ def write_state(env: Path, state: EnvState) -> None:
 
 
 def mark_created(env: Path) -> None:
-    """Claim the directory as torchenv's as soon as it exists, so a crash never makes it 'foreign'."""
+    """The env's bookkeeping folder (git-ignored). Ownership is proven by ``safety.write_owner``, not by this."""
     marker_dir(env).mkdir(parents=True, exist_ok=True)
     (marker_dir(env) / ".gitignore").write_text("*\n")
 

@@ -2,8 +2,9 @@
 
 Why this order: the cheap no-op check runs first (``install.noop``); everything else runs
 under the project lock. The lock file is written only after an install succeeded, the
-env carries an in-progress marker while it is being changed, and an env torchenv did not
-create is never touched without ``--force``. A rebuild (new Python, ``--force``) moves the
+env carries an in-progress marker while it is being changed, and what stands at the env path
+is judged by ``safety`` first: a project, a plain folder, a file or a link is never removed,
+another Python env only with ``--force``. A rebuild (new Python, ``--force``) moves the
 old env aside and puts it back if anything fails, because a venv cannot be built in one
 place and renamed into another (its scripts hold absolute paths).
 """
@@ -12,7 +13,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
-import shutil
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from ..intent.model import Intent
     from ..lock.model import Lockfile, LockTarget
     from ..resolve.plan import Plan
+    from ..safety import EnvClaim
     from ..ui import Ui
 
 
@@ -89,21 +90,55 @@ def missing_target_error(lock: "Lockfile", want: str, lock_path: Path) -> LockEr
 
 
 @contextmanager
-def _aside(env: Path, ui: "Ui") -> Iterator[None]:
-    """Move ``env`` aside while a new one is built in its place; restore it if the build fails."""
-    if not env.exists():
+def _aside(env: Path, project_dir: Path, force: bool, ui: "Ui") -> Iterator[None]:
+    """Move ``env`` aside while a new one is built in its place; restore it if the build fails.
+
+    Both the move and the final removal go through ``safety``, which looks again at what stands
+    there: a file, a link, a project folder or a non-env folder is refused before anything moves.
+    """
+    from .. import safety
+
+    old = safety.move_aside(env, project_dir, force=force)
+    if old is None:
         yield
         return
-    old = env.with_name(f"{env.name}.torchenv-old-{os.getpid()}")
-    env.rename(old)
     try:
         yield
     except BaseException:
-        shutil.rmtree(env, ignore_errors=True)
-        old.rename(env)
+        try:
+            safety.remove_half_built(env, project_dir)
+            old.rename(env)
+        except OSError as exc:
+            ui.warn(f"the new environment failed and could not be cleared ({exc}); your previous one is at {old}")
+            raise
         ui.warn(f"the new environment failed; your previous one is back in place at {env}")
         raise
-    shutil.rmtree(old, ignore_errors=True)
+    try:
+        safety.remove_env(old, project_dir, force=force, made_at=env)
+    except safety.EnvRefused as exc:
+        ui.warn(f"kept the previous environment at {old}: {exc.message}")
+
+
+def _create(backend: Any, env: Path, project_dir: Path, found: "EnvClaim", ui: "Ui") -> None:
+    """Create the env and mark it as torchenv's; a create that fails (or is interrupted) leaves nothing.
+
+    Why clear it here: a half-made folder carries no marker yet, so the next ``up`` could not
+    prove it is torchenv's and would refuse it. Where an env stood before, ``_aside`` restores it.
+    """
+    from .. import safety
+
+    try:
+        backend.create()
+    except BaseException:
+        if found.kind in (safety.ABSENT, safety.EMPTY) and (env.exists() or env.is_symlink()):
+            try:
+                safety.remove_half_built(env, project_dir)
+                if found.kind == safety.EMPTY:
+                    env.mkdir()
+            except (OSError, safety.EnvRefused) as exc:
+                ui.warn(f"could not clear the half-made {env} ({exc}); remove it before the next `torchenv up`")
+        raise
+    safety.write_owner(env, project_dir, backend=backend.plan.backend)
 
 
 def _hand_changes(before: dict[str, str], target: "LockTarget", keep: frozenset[str]) -> list[str]:
@@ -179,6 +214,8 @@ def _run_locked(project_dir: Path, args: argparse.Namespace, ui: "Ui", scratch: 
         borrowed = borrowed_project(project_dir, from_path, scratch / "project")
     src = borrowed or project_dir       # a fresh folder takes the bundle's torchenv.toml/lock (copied in later)
     intent = apply_overrides(load_project_intent(src), args)
+    usable_env_path(noop.env_path_for(intent, project_dir), project_dir,
+                    force=bool(getattr(args, "force", False)))   # refuse before planning, locking, fetching
     reqs, warnings = reqmod.gather(intent, src)
     for w in warnings:
         ui.warn(w)
@@ -239,7 +276,7 @@ def _run_locked(project_dir: Path, args: argparse.Namespace, ui: "Ui", scratch: 
     if backend is None or offline:
         backend = make_backend(plan=plan, env_path=env, ui=ui)
 
-    status = sync_env(backend, env, install_target, plan, args, ui)
+    status = sync_env(backend, env, install_target, plan, args, ui, project_dir=project_dir)
     if not offline:
         _write_env_pip_conf(env, plan, ui)
     if not current:
@@ -257,26 +294,41 @@ def _materialise(backend: Any, target: "LockTarget") -> Any:
     return fetch_all(target) if fetch_all is not None else None
 
 
+def usable_env_path(env: Path, project_dir: Path, *, force: bool) -> "EnvClaim":
+    """What stands at ``env``, when ``up`` may use it; else the refusal (nothing changed yet)."""
+    from .. import safety
+
+    found = safety.claim(env, project_dir)
+    if found.kind == safety.NEVER:
+        raise safety.refuse(found)
+    if found.kind == safety.FOREIGN and not force:
+        raise safety.foreign_refusal(found)
+    return found
+
+
 def sync_env(backend: Any, env: Path, target: "LockTarget", plan: "Plan", args: argparse.Namespace,
-             ui: "Ui") -> str:
+             ui: "Ui", *, project_dir: Path) -> str:
     """Make ``env`` hold exactly ``target``; returns the ``UpResult.status``.
 
     Why decide first and fetch before touching anything: a download failure (dead mirror,
     wrong bytes) must leave no new env, no in-progress marker, and an existing env as it was.
     """
+    from .. import safety
     from . import state as st
 
-    ours = st.is_torchenv_env(env)
-    if env.exists() and not ours and not getattr(args, "force", False):
-        raise EnvError(f"{env} already exists and was not created by torchenv; it was left untouched",
-                       hint=f"move it away, set [env] path in torchenv.toml to another folder, or run "
-                            f"`torchenv up --force` to replace it (the old folder is deleted only after the new "
-                            f"environment works)")
-    python_now = st.env_python_version(env) if env.exists() else None
-    rebuild = env.exists() and (not ours or python_now != target.python or not st.env_python(env).exists())
+    force = bool(getattr(args, "force", False))
+    found = usable_env_path(env, project_dir, force=force)
+    ours = found.kind in (safety.OURS, safety.LEGACY)
+    exists = found.kind not in (safety.ABSENT, safety.EMPTY)
+    python_now = st.env_python_version(env) if exists else None
+    rebuild = exists and (not ours or python_now != target.python or not st.env_python(env).exists())
+    if rebuild:
+        safety.check_removable(env, project_dir, force=force)   # a legacy env or a link: refused before any fetch
+    elif found.kind == safety.LEGACY:
+        safety.write_owner(env, project_dir, backend=plan.backend)   # adopt it: from now on the marker proves it
     engine = getattr(getattr(backend, "engine", None), "name", plan.installer)
 
-    if not env.exists() or rebuild:
+    if not exists or rebuild:
         action = "create"
     elif st.in_progress(env):
         action = "repair"
@@ -313,12 +365,12 @@ def sync_env(backend: Any, env: Path, target: "LockTarget", plan: "Plan", args: 
                                         torchenv=_version()))
 
     if action == "create":
-        why = ("creating" if not env.exists() else
+        why = ("creating" if not exists else
                f"rebuilding (Python {python_now} -> {target.python})" if ours and python_now != target.python
                else "replacing (--force)" if not ours else "rebuilding (broken interpreter)")
         ui.step(f"{why} {env} with Python {target.python} ({plan.installer})")
-        with _aside(env, ui):
-            backend.create()
+        with _aside(env, project_dir, force, ui):
+            _create(backend, env, project_dir, found, ui)
             st.mark_created(env)
             install(reinstall=False)
         return "installed" if why == "creating" else "rebuilt"

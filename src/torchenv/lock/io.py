@@ -35,6 +35,10 @@ _CONDA_OPTIONAL: dict[str, type] = {"md5": str, "channel": str, "size": int, "bu
 # --- writing -------------------------------------------------------------------------------
 
 def _string(value: str) -> str:
+    if "://" in value:           # a lock is shared: it never keeps a login or a token of a URL
+        from ..sources.credentials import strip_secrets
+
+        value = strip_secrets(value)
     out = value.replace("\\", "\\\\").replace('"', '\\"')
     out = out.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
     return f'"{out}"'

@@ -163,6 +163,22 @@ def project_files(project_dir: Path, intent: Any) -> list[tuple[str, Path]]:
     return list(dict(out).items())
 
 
+def _without_logins(path: Path, copy: Path) -> Path:
+    """``path``, or a copy of it with URL logins dropped: a bundle travels, a login must not."""
+    from ..sources.credentials import strip_secrets_in_text
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return path
+    clean = strip_secrets_in_text(text)
+    if clean == text:
+        return path
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    copy.write_text(clean, encoding="utf-8")
+    return copy
+
+
 def make_bundle(project_dir: Path, args: argparse.Namespace, ui: "Ui", *, output: Path | None = None,
                 target_names: list[str] | None = None, tool: bool = True) -> BundleResult:
     from ..commands._options import intent_from_args
@@ -196,7 +212,7 @@ def make_bundle(project_dir: Path, args: argparse.Namespace, ui: "Ui", *, output
         stage = Path(tmp)
         members: dict[str, Path] = {}
         for rel, path in project_files(project_dir, intent):
-            members[rel] = path
+            members[rel] = _without_logins(path, stage / "project" / rel)
         wheels = [a for a in arts if a.rel.startswith(FILES + "/")]
         for page in write_simple_index(stage, [(a.record.name, a.filename, a.sha256) for a in wheels]):
             members[page.relative_to(stage).as_posix()] = page

@@ -49,7 +49,18 @@ def pip_conf_text(sources: Sources) -> str:
     body = (f"index-url = {side.index_url or OFFICIAL_PYPI}\n"
             + key("extra-index-url", side.extra_index_urls) + key("find-links", side.find_links))
     return "".join([_HEADER, "# torch-family packages come from the torch sources of the plan, not from here.\n",
-                    "[global]\n", body, "\n[install]\n", body])
+                    _login_note(side), "[global]\n", body, "\n[install]\n", body])
+
+
+def _login_note(side) -> str:
+    """Why a private index has no login here: torchenv never writes one into a file."""
+    from .credentials import credential_for
+
+    urls = [u for u in (side.index_url, *side.extra_index_urls, *side.find_links) if u and "://" in u]
+    if not any(credential_for(u) is not None for u in urls):
+        return ""
+    return ("# Logins are never copied here: pip inside this env finds them in ~/.netrc or your keyring,\n"
+            "# or takes them from PIP_INDEX_URL (which wins over this file); otherwise it asks.\n")
 
 
 def write_venv_pip_conf(env_path: Path, sources: Sources) -> Path:

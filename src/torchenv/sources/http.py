@@ -10,6 +10,9 @@ the same three things that bare ``urllib.request.urlopen`` lacks:
   "timed out") that callers put in warnings and ``SourceError`` messages.
 
 Proxies from the environment (``https_proxy``/``no_proxy``) are honoured, as urllib does.
+Logins (``user:pass@`` in a configured URL, ``.netrc``, the keyring after a 401; see
+``sources.credentials``) are sent as HTTP Basic auth, per request, so a redirect to another
+host never carries them.
 """
 from __future__ import annotations
 
@@ -66,16 +69,41 @@ def _handlers(connect_timeout: float, read_timeout: float) -> list[urllib.reques
             return self.do_open(lambda host, **k: _TimedHTTPSConnection(host, **{**k, **kw}), req,
                                 context=ctx)
 
-    return [HTTP(), HTTPS()]
+    return [HTTP(), HTTPS(), _BasicAuth()]
+
+
+class _BasicAuth(urllib.request.BaseHandler):
+    """Adds the login known for each request's own URL (redirects included) as an unredirected header."""
+
+    handler_order = 400
+
+    def http_request(self, req: urllib.request.Request) -> urllib.request.Request:
+        from .credentials import credential_for
+
+        cred = credential_for(req.full_url)
+        if cred is not None and not req.has_header("Authorization"):
+            req.add_unredirected_header("Authorization", cred.header())
+        return req
+
+    https_request = http_request
 
 
 def open_url(url: str, *, timeout: float = 10.0, connect_timeout: float = CONNECT_TIMEOUT,
              headers: dict[str, str] | None = None) -> http.client.HTTPResponse:
     """GET ``url`` (redirects followed). Raises ``urllib.error.HTTPError`` for 4xx/5xx and
     ``OSError`` subclasses for network failures; :func:`describe` turns either into a reason."""
+    from .credentials import credential_for, keyring_credential, remember
+
+    url = remember(url)          # a login in the URL is auth, not part of the host name
     opener = urllib.request.build_opener(*_handlers(min(connect_timeout, timeout), timeout))
     req = urllib.request.Request(url, headers={"User-Agent": user_agent(), **(headers or {})})
-    return opener.open(req, timeout=timeout)
+    try:
+        return opener.open(req, timeout=timeout)
+    except urllib.error.HTTPError as exc:
+        if exc.code != 401 or credential_for(url) is not None or keyring_credential(url) is None:
+            raise
+        exc.close()
+        return opener.open(urllib.request.Request(url, headers=dict(req.header_items())), timeout=timeout)
 
 
 def describe(exc: BaseException) -> str:

@@ -56,6 +56,8 @@ def _tomllib():
 
 def parse_presets(data: dict[str, Any]) -> dict[str, Preset]:
     """Presets from a mirrors.toml-shaped document (also used for ``--candidates-file``)."""
+    from .credentials import remember   # a candidates file may hold logins: kept aside, never in a Preset
+
     fields: dict[str, dict[str, Any]] = {}
     for kind in KINDS:
         for name, entry in (data.get(kind) or {}).items():
@@ -63,12 +65,13 @@ def parse_presets(data: dict[str, Any]) -> dict[str, Preset]:
             f["verified"][kind] = bool(entry.get("verified", False))
             f["source"][kind] = str(entry.get("source", ""))
             if kind == "pypi":
-                f["pypi"] = str(entry["url"]).rstrip("/")
+                f["pypi"] = remember(str(entry["url"])).rstrip("/")
             elif kind == "torch":
-                f["torch"] = str(entry["base"]).rstrip("/")
+                f["torch"] = remember(str(entry["base"])).rstrip("/")
                 f["torch_layout"] = str(entry.get("layout", "index"))
             else:
-                f["conda"] = {k.rstrip("/"): str(v).rstrip("/") for k, v in (entry.get("channels") or {}).items()}
+                f["conda"] = {k.rstrip("/"): remember(str(v)).rstrip("/")
+                              for k, v in (entry.get("channels") or {}).items()}
     return {name: Preset(**f) for name, f in fields.items()}
 
 
@@ -176,7 +179,21 @@ def config_layers(intent: Any, overrides: Any = None, environ: dict[str, str] | 
     """The torchenv-level layers that say something, most specific first."""
     env = os.environ if environ is None else environ
     layers = [_flag_layer(overrides), _intent_layer(intent), _env_layer(env), _user_layer()]
-    return [layer for layer in layers if layer is not None]
+    return [_without_logins(layer) for layer in layers if layer is not None]
+
+
+def _without_logins(layer: Layer) -> Layer:
+    """The layer's URLs with their logins kept aside (``sources.credentials``), so no plan,
+    lock or message downstream can carry one."""
+    import dataclasses
+
+    from .credentials import remember
+
+    def clean(url: str | None) -> str | None:
+        return remember(url) if url else url
+
+    return dataclasses.replace(layer, pypi=clean(layer.pypi), torch=clean(layer.torch),
+                               conda={k: remember(v) for k, v in layer.conda.items()})
 
 
 def check_name(name: str, layer: Layer, attr: str = "use") -> None:

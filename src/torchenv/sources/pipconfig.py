@@ -75,14 +75,17 @@ def read_pip_config(environ: dict[str, str] | None = None,
     if not values:
         return PypiSide(origin="default (PyPI)")
 
+    from .credentials import remember, remember_all
+
     def resolve_path(item: str) -> str:
         if "://" in item:
-            return item
+            return remember(item)
         return str(Path(item).expanduser())
 
-    return PypiSide(
-        index_url=values.get("index-url", "").strip() or None,
-        extra_index_urls=tuple(_split(values.get("extra-index-url", ""))),
+    index_url = values.get("index-url", "").strip()
+    return PypiSide(          # logins are kept aside (sources.credentials), never carried in URLs
+        index_url=remember(index_url) if index_url else None,
+        extra_index_urls=remember_all(_split(values.get("extra-index-url", ""))),
         find_links=tuple(resolve_path(v) for v in _split(values.get("find-links", ""))),
         constraints=tuple(resolve_path(v) for v in _split(values.get("constraint", ""))),
         origin="pip config (" + ", ".join(dict.fromkeys(origins)) + ")",
