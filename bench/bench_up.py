@@ -44,7 +44,6 @@ def du_mib(*paths: Path) -> float:
 def locked_files(project: Path) -> list[str]:
     from torchenv.lock.io import read_lock
     from torchenv.sources.fetch import fetch
-
     from torchenv.sources.pipconfig import local_dirs, read_pip_config
 
     folders = local_dirs(read_pip_config().find_links)

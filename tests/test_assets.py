@@ -6,7 +6,6 @@ import subprocess
 import sys
 
 import pytest
-
 from tests.support.installed import REPO
 
 PROBE = '''
@@ -24,8 +23,8 @@ def test_needs_uv():
 def _pytest(tmp_path, **env: str) -> subprocess.CompletedProcess:
     (tmp_path / "test_probe_assets.py").write_text(PROBE)
     base = {k: v for k, v in os.environ.items() if not k.startswith("PIP_") and k != "CI"}
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-s", "-p", "no:cacheprovider", "-p", "no:xdist",
-                           "-c", str(REPO / "pyproject.toml"), "--rootdir", str(REPO), str(tmp_path)],
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-s", "-p", "no:cacheprovider",
+                           "-p", "no:xdist", "-c", str(REPO / "pyproject.toml"), "--rootdir", str(REPO), str(tmp_path)],
                           cwd=REPO, env={**base, **env}, capture_output=True, text=True, timeout=120)
 
 

@@ -15,9 +15,8 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _fakes import TORCH_DEPS, UV_CACHE, tv_wheel  # noqa: E402
-
-from tests.support.assets import cpu_torch_wheel, uv, uv_source_args  # noqa: E402
+from _fakes import TORCH_DEPS, UV_CACHE, tv_wheel
+from tests.support.assets import cpu_torch_wheel, uv, uv_source_args
 
 
 @pytest.fixture(autouse=True)

@@ -10,11 +10,11 @@ import time
 from pathlib import Path
 
 import pytest
-
 from tests.offline.conftest import fresh_home, linux_x86, needs_netns, run_offline
 from tests.support.assets import cpu_torch_wheel, need
 from tests.support.installed import REPO
 from tests.support.network import pypi_reachable
+
 from torchenv.cli import main
 
 pytestmark = [pytest.mark.integration, linux_x86, needs_netns]

@@ -10,7 +10,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from tests.support.assets import uv
 
 SRC = Path(__file__).resolve().parents[2] / "src"

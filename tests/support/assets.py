@@ -69,7 +69,7 @@ def _local_path(item: str) -> Path | None:
     return None if "://" in item else Path(item).expanduser()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def pip_sources() -> PipSources:
     values = _config_values()
     urls = {k: tuple(values.get(k, ())) for k in ("index-url", "extra-index-url", "find-links")}

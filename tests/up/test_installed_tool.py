@@ -5,7 +5,6 @@ from __future__ import annotations
 import shutil
 
 import pytest
-
 from tests.support.assets import CPU_TORCH, cpu_torch_wheel
 from tests.support.installed import REPO
 

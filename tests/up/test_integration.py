@@ -9,7 +9,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from tests.support.assets import cpu_torch_wheel, find_wheel, index_holding, need
 from tests.support.network import pypi_reachable
 

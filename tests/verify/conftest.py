@@ -15,7 +15,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from tests.support.assets import CPU_TORCH, cpu_torch_wheel, find_wheel, index_holding, need, uv, uv_source_args
 
 CUDA_TORCH = "2.14.1"

@@ -43,7 +43,7 @@ def _b64_sha256(data: bytes) -> str:
     return base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
 
 
-def _dist_info(dist: "Distribution") -> Path:
+def _dist_info(dist: Distribution) -> Path:
     path = getattr(dist, "_path", None)   # PathDistribution: the .dist-info folder
     if path is None or not Path(path).name.endswith(".dist-info"):
         raise RepackError(f"{dist.metadata['Name']} is not installed from a wheel (no .dist-info)")
@@ -66,7 +66,7 @@ def compressed_tag(tags: list[str]) -> str:
     return "-".join(".".join(c) for c in columns)
 
 
-def _script_names(dist: "Distribution") -> set[str]:
+def _script_names(dist: Distribution) -> set[str]:
     """Launchers the installer generates from entry points (not in the wheel)."""
     return {ep.name for ep in dist.entry_points if ep.group in ("console_scripts", "gui_scripts")}
 
@@ -86,7 +86,7 @@ def _arcname(rel: str, site: Path, data_dir: str, scripts: Path, prefix: Path) -
     raise RepackError(f"{rel} lies outside the environment")
 
 
-def _members(dist: "Distribution", info: Path) -> list[tuple[Member, str | None]]:
+def _members(dist: Distribution, info: Path) -> list[tuple[Member, str | None]]:
     site = info.parent
     paths = sysconfig.get_paths()
     scripts, prefix = Path(paths["scripts"]), Path(paths["data"])
@@ -120,12 +120,12 @@ def _payload(member: Member, expected: str | None, scripts: Path) -> bytes:
     return data
 
 
-def wheel_name(dist: "Distribution", tags: list[str]) -> str:
+def wheel_name(dist: Distribution, tags: list[str]) -> str:
     name = re.sub(r"[-_.]+", "_", dist.metadata["Name"]).lower()
     return f"{name}-{dist.version}-{compressed_tag(tags)}.whl"
 
 
-def repack(dist: "Distribution", dest: Path) -> Path:
+def repack(dist: Distribution, dest: Path) -> Path:
     """Write the wheel ``dist`` was installed from into ``dest``; RepackError if it cannot be faithful."""
     info = _dist_info(dist)
     wheel_meta = (info / "WHEEL").read_text(encoding="utf-8") if (info / "WHEEL").is_file() else ""

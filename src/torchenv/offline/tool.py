@@ -17,8 +17,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any
 
 from ..errors import BackendError
 
@@ -40,7 +41,7 @@ def source_root() -> Path | None:
     return None
 
 
-def _pip(args: list[str], what: str, pypi: "PypiSide | None") -> None:
+def _pip(args: list[str], what: str, pypi: PypiSide | None) -> None:
     from ..engines.uv import source_args
 
     env = dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_INPUT="1")
@@ -74,7 +75,7 @@ def _marker_env(platform: str, python: str) -> dict[str, str]:
             "os_name": "nt" if os_name == "windows" else "posix", "extra": ""}
 
 
-def _applies(req: "Requirement", env: dict[str, str], extras: frozenset[str]) -> bool:
+def _applies(req: Requirement, env: dict[str, str], extras: frozenset[str]) -> bool:
     """Whether a requirement's marker holds on the target (for the requirer's extras too)."""
     if req.marker is None:
         return True
@@ -113,7 +114,7 @@ class InstalledWheels:
                 self._wheels[name] = None
         return self._wheels[name]
 
-    def fits(self, name: str, req: "Requirement", supported: frozenset[str]) -> bool:
+    def fits(self, name: str, req: Requirement, supported: frozenset[str]) -> bool:
         """Whether the installed ``name`` meets ``req`` in a build for the target, and repacks faithfully."""
         from .repack import wheel_tags
 
@@ -148,7 +149,7 @@ def not_installed(requires: list[str], platform: str, python: str, installed: In
     from ..install.locate import target_tags
 
     env, supported = _marker_env(platform, python), frozenset(str(t) for t in target_tags(python, platform))
-    queue = [(Requirement(r), frozenset()) for r in requires]
+    queue: list[tuple[Requirement, frozenset[str]]] = [(Requirement(r), frozenset()) for r in requires]
     seen: set[str] = set()
     missing: list[str] = []
     while queue:
@@ -183,7 +184,7 @@ def running_distribution() -> Any:
     return dist if located.resolve() == Path(init_file).resolve() else None
 
 
-def own_wheel(dest: Path, pypi: "PypiSide | None") -> Path:
+def own_wheel(dest: Path, pypi: PypiSide | None) -> Path:
     """torchenv's wheel: rebuilt from the installed files, or built from the source tree it runs from."""
     from .repack import RepackError, repack
 
@@ -202,11 +203,12 @@ def own_wheel(dest: Path, pypi: "PypiSide | None") -> Path:
     _pip(["wheel", "--no-deps", "--quiet", "-w", str(dest), str(root)], "building torchenv's wheel", pypi)
     own = sorted(dest.glob("torchenv-*.whl"))
     if not own:
-        raise BackendError(f"no torchenv wheel appeared in {dest}", hint="run `pip wheel --no-deps .` by hand to see why")
+        raise BackendError(f"no torchenv wheel appeared in {dest}",
+                           hint="run `pip wheel --no-deps .` by hand to see why")
     return own[-1]
 
 
-def build_tool_wheels(dest: Path, targets: Iterable[tuple[str, str]], *, pypi: "PypiSide | None" = None,
+def build_tool_wheels(dest: Path, targets: Iterable[tuple[str, str]], *, pypi: PypiSide | None = None,
                       ui: Any = None) -> list[Path]:
     """Fill ``dest`` with torchenv's wheel + dependencies for each ``(platform, python)``."""
     from .. import __version__
