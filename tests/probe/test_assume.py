@@ -158,7 +158,6 @@ def test_assumed_path_stays_cheap_no_gpu_library_no_rich():
     (["--assume-python", "three"], "--assume-python three"),
 ])
 def test_bad_assumption_through_the_cli_is_exit_2_with_the_flag_named(tmp_path, capsys, argv, starts):
-    pytest.importorskip("torchenv.resolve.resolver", reason="`torchenv plan` needs the resolver")
     from torchenv.cli import main
 
     assert main(["plan", "-C", str(tmp_path), "--json", *argv]) == 2
