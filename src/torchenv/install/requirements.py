@@ -7,6 +7,7 @@ pick a different torch. torchenv names both files instead. Gathering is plain te
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import re
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
     from ..resolve.plan import Plan
 
 _NAME = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+# a requirement line that is a location, not NAME SPEC: pip installs it as a path or URL
+_LOCATION = re.compile(r"\.{0,2}/|~|[A-Za-z][\w+.-]*://|[\w.-]+/[\w./-]+$")
 
 
 @dataclass(frozen=True)
@@ -54,7 +57,8 @@ def _read_requirements_file(path: Path, reading: _Reading, *, constraint: bool =
         return
     reading.seen.add(path)
     try:
-        lines = parse_requirements_text(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        lines = conda_pip_lines(text, path) if path.suffix in (".yml", ".yaml") else parse_requirements_text(text)
     except (OSError, UnicodeDecodeError) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise IntentError(f"cannot read requirements file: {why}", file=str(path),
@@ -82,6 +86,32 @@ def _read_requirements_file(path: Path, reading: _Reading, *, constraint: bool =
         reading.warnings.append(f"{_shown(path, reading.project)}: the --hash values of {hashed} requirements "
                                 "are not compared; torchenv locks and checks its own sha256 for every file "
                                 "it installs (torchenv.lock)")
+
+
+def conda_pip_lines(text: str, path: Path) -> list:
+    """The ``pip:`` list of a conda ``environment.yml``, as requirement-file lines.
+
+    Why only that list: the conda packages beside it are conda names (``pytorch``,
+    ``cudatoolkit``, ``ffmpeg``), not wheels; ``init`` carried the torch ones over into
+    torchenv.toml and named the rest. Lines are numbered by their place in the file.
+    """
+    import yaml
+
+    from ..intent.reqfile import parse_requirements_text
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise IntentError(f"not a readable conda environment file: {exc}", file=str(path),
+                          key="env.requirements", hint="fix the YAML, or list a requirements.txt instead") from None
+    deps = data.get("dependencies") if isinstance(data, dict) else None
+    pip = next((d.get("pip") for d in deps or [] if isinstance(d, dict) and isinstance(d.get("pip"), list)), [])
+    rows = text.splitlines()
+    out = []
+    for item in (p for p in pip if isinstance(p, str)):
+        no = next((i for i, row in enumerate(rows, start=1) if item in row), 0)
+        out += [dataclasses.replace(e, line=no) for e in parse_requirements_text(item)]
+    return out
 
 
 _SOURCES_FROM = "torchenv takes package sources from torchenv.toml [mirror] and your pip config"
@@ -180,6 +210,8 @@ def check_against_plan(reqs: list[ProjectRequirement], plan: "Plan") -> None:
     planned = {normalize(p.name): p.version for p in plan.packages}
     intent_file = str(plan.intent.file) if plan.intent.file else "the torchenv defaults"
     for r in reqs:
+        if _LOCATION.match(r.text):
+            continue          # a path or URL pip installs as is (``./submodules/knn``, ``git+https://...``)
         try:
             req = Requirement(r.text)
         except InvalidRequirement as exc:

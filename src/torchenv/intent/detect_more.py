@@ -24,6 +24,7 @@ _PIP_R = re.compile(r"pip3?\s+install\b[^\n`]*?(?:-r|--requirement)[\s=]*([^\s`'
 # stems of requirements/*.txt that are not what the code needs to run
 _NOT_RUNTIME = re.compile(r"doc|test|dev|lint|ci\b|style|readthedocs|bench|example|optional|mminstall|"
                           r"build|format|typing|mypy", re.IGNORECASE)
+_VARIANT = re.compile(r"cpu|cuda|gpu|rocm|tpu|xpu|hpu|npu|neuron|mps|cu\d+", re.IGNORECASE)
 _IMPORT = re.compile(r"^[ \t]*(?:import|from)[ \t]+(torchvision|torchaudio)\b", re.MULTILINE)
 _SKIP_DIRS = {"node_modules", "site-packages", "__pycache__", "build", "dist", "venv", "env", "third_party"}
 MAX_PY_FILES = 2000          # the import scan stops here: init must stay quick on a monorepo
@@ -41,11 +42,35 @@ def requirement_files(project: Path) -> list[tuple[str, str]]:
     if (project / "requirements.txt").is_file():
         return [("requirements.txt", "file exists")]
     folder = project / "requirements"
-    if folder.is_dir():
-        runtime = sorted(p.name for p in folder.glob("*.txt") if not _NOT_RUNTIME.search(p.stem))
-        return [(f"requirements/{name}", "runtime file of requirements/ (docs/tests/dev files left out)")
-                for name in runtime]
-    return []
+    if not folder.is_dir():
+        return []
+    return [(f"requirements/{name}", why) for name, why in _runtime_files(folder)]
+
+
+def _runtime_files(folder: Path) -> list[tuple[str, str]]:
+    """The files of a ``requirements/`` folder the code needs to run.
+
+    Docs/tests/dev files are left out; a file another one includes (``-r common.txt``) is
+    reached through it; of per-accelerator variants (``cuda.txt``, ``cpu.txt``, ``rocm.txt``)
+    the CUDA one is taken, since ``cuda`` picks the build per machine anyway.
+    """
+    from .reqfile import parse_requirements_text
+
+    names = sorted(p.name for p in folder.glob("*.txt") if not _NOT_RUNTIME.search(p.stem))
+    included: set[str] = set()
+    for name in names:
+        try:
+            lines = parse_requirements_text((folder / name).read_text(encoding="utf-8", errors="replace"))
+        except OSError:
+            continue
+        included |= {Path(e.text).name for e in lines if e.kind in ("include", "constraint")}
+    names = [n for n in names if n not in included]
+    variants = [n for n in names if _VARIANT.fullmatch(Path(n).stem)]
+    cuda = [n for n in variants if Path(n).stem.lower() in ("cuda", "gpu")]
+    if len(variants) > 1 and cuda:
+        names = [n for n in names if n not in variants or n in cuda]
+    why = "runtime file of requirements/ (docs, tests, dev and other accelerators' files left out)"
+    return [(n, why) for n in names]
 
 
 def _readme_named(project: Path) -> list[tuple[str, str]]:
@@ -76,6 +101,9 @@ def _inside(project: Path, name: str) -> str | None:
 def scan_other_files(project: Path, found: "Detected", seen: set[Path]) -> None:
     for name in ("environment.yml", "environment.yaml"):
         if (project / name).is_file():
+            if not found.requirements:     # its pip: list is then what `up` installs besides torch
+                found.requirements.append(name)
+                found.note(name, "conda environment file", f'[env] requirements += ["{name}"] (its pip: list)')
             scan_conda_env(project / name, project, found, seen)
     if (project / "setup.py").is_file():
         scan_setup_py(project / "setup.py", project, found, seen)
@@ -93,16 +121,16 @@ def scan_conda_env(path: Path, project: Path, found: "Detected", seen: set[Path]
         found.note(path.name, "could not be parsed as YAML", "ignored")
         return
     deps = data.get("dependencies") if isinstance(data, dict) else None
-    skipped = 0
+    skipped: list[str] = []
     for dep in deps if isinstance(deps, list) else []:
         if isinstance(dep, dict):
             for pip_line in _str_list(dep.get("pip")):
                 _take_conda_pip_line(pip_line, path, project, found, seen)
-        elif isinstance(dep, str):
-            skipped += not _take_conda_spec(dep, path.name, found)
+        elif isinstance(dep, str) and not _take_conda_spec(dep, path.name, found):
+            skipped.append(dep)
     if skipped:
-        found.note(path.name, f"{skipped} other conda packages", "not carried over: list the ones the code "
-                   "needs in a requirements file (torchenv installs wheels)")
+        found.note(path.name, ", ".join(skipped), "conda packages not installed: add the ones the code "
+                   "needs to a requirements file (torchenv installs the pip: list and wheels)")
 
 
 def _take_conda_pip_line(line: str, path: Path, project: Path, found: "Detected", seen: set[Path]) -> None:
@@ -131,12 +159,15 @@ def _take_conda_spec(spec: str, where: str, found: "Detected") -> bool:
         return False
     name, rest = m.group(1).lower(), m.group(2).strip()
     version = re.split(r"[=\s]", rest.lstrip("=<>!~ "), maxsplit=1)[0] if rest else ""
+    if name == "python" and rest and rest[0] in "<>!~":
+        found.note(where, spec, "ignored: a range, not one Python version")
+        return True
     if name == "python" and version:
         try:
             found.python = found.python or versions.normalise_python(".".join(version.split(".")[:2]))
             found.note(where, spec, f'python = "{found.python}"')
         except versions.InvalidValue as exc:
-            found.note(where, spec, f"ignored: {exc.message}")
+            found.note(where, spec, f"ignored: {exc.reason}")
         return True
     if name in ("cudatoolkit", "pytorch-cuda", "cuda-toolkit", "cuda-version") and version:
         _take_cuda(".".join(version.split(".")[:2]), where, spec, found)
