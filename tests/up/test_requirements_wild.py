@@ -79,3 +79,25 @@ def test_conda_environment_file_pip_list_is_installed(world):
     (world.project / "torchenv.toml").write_text(text + 'requirements = ["environment.yml"]\n')
     world.run_up()
     assert world.read_lock().target("linux-x86_64-cpu").wheel("six").version == "1.16.0"
+
+
+def test_several_indexes_are_searched_as_pip_does(world, monkeypatch, tmp_path):
+    """An extra index (searched first by uv) lists six but lacks 1.16.0; pip takes it from the main index."""
+    from tests.support import build_index, make_wheel
+    from torchenv.sources.model import PypiSide
+
+    extra = build_index(tmp_path / "extra", {"six": [make_wheel(tmp_path / "w1", "six", "1.15.0")],
+                                             "filelock": [make_wheel(tmp_path / "w1", "filelock", "3.0.0")]})
+
+    def make_plan(intent, args):
+        plan = world.plan(intent)
+        pypi = PypiSide(index_url=world.pypi_index, extra_index_urls=(extra.as_uri(),))
+        return dataclasses.replace(plan, sources=dataclasses.replace(plan.sources, pypi=pypi))
+
+    monkeypatch.setattr("torchenv.install.up.make_plan", make_plan)
+    (world.project / "requirements.txt").write_text("six==1.16.0\n")
+    world.run_up()
+    target = world.read_lock().target("linux-x86_64-cpu")
+    assert target.wheel("six").version == "1.16.0"
+    assert target.wheel("filelock").version == "3.1.0", "the best version across indexes, as pip picks"
+    assert target.wheel("torch").source == "torch-index", "the torch family stays on the planned file"

@@ -232,6 +232,21 @@ def check_against_plan(reqs: list[ProjectRequirement], plan: "Plan") -> None:
                                    f"(torchenv pins the torch family), or change [torch] in {intent_file}")
 
 
+def agreeing_pins(reqs: list[ProjectRequirement], plan: "Plan") -> list[str]:
+    """One line per torch-family pin of the project's files (after ``check_against_plan``)."""
+    from ..sources.index import normalize
+
+    planned = {normalize(p.name): p.version for p in plan.packages}
+    out = []
+    for r in reqs:
+        name = _NAME.match(r.text)
+        if name and normalize(name.group(1)) in planned and r.text.strip() != name.group(1):
+            where = f"{Path(r.file).name}:{r.line}" if r.line else Path(r.file).name
+            kind = "constraint" if r.constraint else "requirement"
+            out.append(f"{where}: {kind} `{r.text}` agrees with {name.group(1)} {planned[normalize(name.group(1))]}")
+    return out
+
+
 def _admits(req, version: str, tier: str) -> bool:
     """Does ``req`` accept the planned ``version`` of tier ``tier``? (``+tier`` tags: see check_against_plan)."""
     from packaging.version import Version
