@@ -201,17 +201,15 @@ def check_against_plan(reqs: list[ProjectRequirement], plan: "Plan") -> None:
     same build whichever index serves it: PyPI's 2.2.2 is the cu121 build without the tag, so
     the tag is compared with the tier and the rest with the planned public version.
     """
-    if not reqs:
+    planned = {_normalize(p.name): p.version for p in plan.packages}
+    named = [r for r in reqs if not _LOCATION.match(r.text) and _named(r.text) in planned]
+    if not named:     # a path or URL pip installs as is (``./submodules/knn``, ``git+https://...``)
         return
     from packaging.requirements import InvalidRequirement, Requirement
 
-    from ..sources.index import normalize
-
-    planned = {normalize(p.name): p.version for p in plan.packages}
+    normalize = _normalize
     intent_file = str(plan.intent.file) if plan.intent.file else "the torchenv defaults"
-    for r in reqs:
-        if _LOCATION.match(r.text):
-            continue          # a path or URL pip installs as is (``./submodules/knn``, ``git+https://...``)
+    for r in named:
         try:
             req = Requirement(r.text)
         except InvalidRequirement as exc:
@@ -234,17 +232,25 @@ def check_against_plan(reqs: list[ProjectRequirement], plan: "Plan") -> None:
 
 def agreeing_pins(reqs: list[ProjectRequirement], plan: "Plan") -> list[str]:
     """One line per torch-family pin of the project's files (after ``check_against_plan``)."""
-    from ..sources.index import normalize
-
-    planned = {normalize(p.name): p.version for p in plan.packages}
+    planned = {_normalize(p.name): p.version for p in plan.packages}
     out = []
     for r in reqs:
-        name = _NAME.match(r.text)
-        if name and normalize(name.group(1)) in planned and r.text.strip() != name.group(1):
+        name = _named(r.text)
+        if name in planned and _normalize(r.text.strip()) != name:
             where = f"{Path(r.file).name}:{r.line}" if r.line else Path(r.file).name
             kind = "constraint" if r.constraint else "requirement"
-            out.append(f"{where}: {kind} `{r.text}` agrees with {name.group(1)} {planned[normalize(name.group(1))]}")
+            out.append(f"{where}: {kind} `{r.text}` agrees with {name} {planned[name]}")
     return out
+
+
+def _normalize(name: str) -> str:
+    """PEP 503 name normalisation (here, so ``plan`` need not import the index client)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _named(text: str) -> str | None:
+    m = _NAME.match(text)
+    return _normalize(m.group(1)) if m else None
 
 
 def _admits(req, version: str, tier: str) -> bool:
