@@ -31,3 +31,14 @@ def test_agreeing_pins_and_the_index_rule_are_in_the_reasons(tmp_path, capsys, m
     reasons = json.loads(capsys.readouterr().out)["reasons"]
     assert any(r.startswith("run.txt:1: requirement `torch==2.4.1+cu121` agrees with torch 2.4.1") for r in reasons)
     assert any("2 indexes searched as pip does" in r and "unsafe-best-match" in r for r in reasons)
+
+
+def test_plan_says_numpy_is_added_for_torchs_import(tmp_path, capsys):
+    (tmp_path / "torchenv.toml").write_text('[torch]\nversion = "2.2"\ncuda = "cpu"\n')
+    assert main(["plan", "-C", str(tmp_path), "--json", *ASSUME]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["import_requirements"] == ["numpy<2"]
+    assert any(r.startswith("also installed: numpy<2") for r in data["reasons"])
+    (tmp_path / "torchenv.toml").write_text('[torch]\nversion = "2.4"\ncuda = "cpu"\n')
+    assert main(["plan", "-C", str(tmp_path), "--json", *ASSUME]) == 0
+    assert json.loads(capsys.readouterr().out)["import_requirements"] == ["numpy"]

@@ -101,3 +101,33 @@ def test_several_indexes_are_searched_as_pip_does(world, monkeypatch, tmp_path):
     assert target.wheel("six").version == "1.16.0"
     assert target.wheel("filelock").version == "3.1.0", "the best version across indexes, as pip picks"
     assert target.wheel("torch").source == "torch-index", "the torch family stays on the planned file"
+
+
+def numpy_world(world, monkeypatch, tmp_path, needs=("numpy<2",)):
+    from tests.support import build_index, make_wheel
+    from torchenv.sources.model import PypiSide
+
+    wheels = tmp_path / "np"
+    extra = build_index(tmp_path / "npidx", {"numpy": [make_wheel(wheels, "numpy", "1.26.4"),
+                                                       make_wheel(wheels, "numpy", "2.0.2")]})
+
+    def make_plan(intent, args):
+        plan = world.plan(intent)
+        pypi = PypiSide(index_url=world.pypi_index, extra_index_urls=(extra.as_uri(),))
+        return dataclasses.replace(plan, sources=dataclasses.replace(plan.sources, pypi=pypi),
+                                   import_requirements=needs)
+
+    monkeypatch.setattr("torchenv.install.up.make_plan", make_plan)
+
+
+def test_up_adds_what_torchs_import_needs(world, monkeypatch, tmp_path):
+    numpy_world(world, monkeypatch, tmp_path)
+    world.run_up()
+    assert world.read_lock().target("linux-x86_64-cpu").wheel("numpy").version == "1.26.4"
+
+
+def test_the_projects_own_numpy_pin_wins(world, monkeypatch, tmp_path):
+    numpy_world(world, monkeypatch, tmp_path)
+    (world.project / "requirements.txt").write_text("NumPy==2.0.2\n")
+    world.run_up()
+    assert world.read_lock().target("linux-x86_64-cpu").wheel("numpy").version == "2.0.2"

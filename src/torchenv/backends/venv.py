@@ -86,8 +86,9 @@ class VenvBackend(Backend):
                 pinned[name] = self._locate(name, pkg.version, pkg.source)
         pypi = plan.sources.pypi
         extra_links = [w for w in plan.sources.wheelhouses if w not in pypi.find_links]
+        requirements = list(requirements) + import_needs_missing(plan, requirements)
         for _round in range(3):
-            reqs = [f"{name} @ {url}" for name, (_w, url) in sorted(pinned.items())] + list(requirements)
+            reqs = [f"{name} @ {url}" for name, (_w, url) in sorted(pinned.items())] + requirements
             resolved = self.engine.resolve(requirements=reqs, python_version=plan.python,
                                            platform=plan.platform, pypi=pypi, find_links=extra_links)
             strays = [w for w in resolved if normalize(w.name) in family and normalize(w.name) not in pinned]
@@ -155,3 +156,13 @@ def _replace(wheel: "LockedWheel", **changes: Any) -> "LockedWheel":
     import dataclasses
 
     return dataclasses.replace(wheel, **changes)
+
+
+def import_needs_missing(plan: "Plan", requirements: list[str]) -> list[str]:
+    """The plan's ``import_requirements`` (numpy for ``import torch``) the project does not name itself."""
+    import re
+
+    named = {re.sub(r"[-_.]+", "-", m.group(1)).lower()
+             for m in (re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", r) for r in requirements) if m}
+    return [spec for spec in plan.import_requirements
+            if re.sub(r"[-_.]+", "-", re.split(r"[<>=!~;\[ ]", spec)[0]).lower() not in named]

@@ -137,7 +137,7 @@ def _take_conda_pip_line(line: str, path: Path, project: Path, found: "Detected"
     from .detect import _scan_requirements, take_requirement_line
     from .reqfile import is_the_project_itself, parse_requirements_text
 
-    where = f"{path.name} pip:"
+    where = f"{path.name} (pip list)"
     for entry in parse_requirements_text(line):
         if entry.kind == "include":
             _scan_requirements(path.parent / entry.text, project, found, seen)
