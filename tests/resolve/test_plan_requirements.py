@@ -24,7 +24,8 @@ def test_a_torch_pin_in_a_listed_file_that_contradicts_the_plan_is_refused_by_pl
 
 def test_agreeing_pins_and_the_index_rule_are_in_the_reasons(tmp_path, capsys, monkeypatch):
     conf = tmp_path / "pip.conf"
-    conf.write_text("[global]\nindex-url = https://pip.example/simple\nextra-index-url = https://extra.example/simple\n")
+    conf.write_text("[global]\nindex-url = https://pip.example/simple\n"
+                    "extra-index-url = https://extra.example/simple\n")
     monkeypatch.setenv("PIP_CONFIG_FILE", str(conf))
     project(tmp_path, "torch==2.4.1+cu121\ntorchvision\n")
     assert main(["plan", "-C", str(tmp_path), "--json", *ASSUME]) == 0

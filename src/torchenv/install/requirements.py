@@ -122,7 +122,7 @@ def _editable_note(where: str, target: str, file_dir: Path, project: Path) -> st
 
     if is_the_project_itself(target, file_dir, project):
         return f"{where}: `-e {target}` is this project itself, not a dependency: it is not locked"
-    return f"{where}: editable install `-e {target}` is not locked; install it into the environment yourself"
+    return f"{where}: editable install `-e {target}` is not locked by torchenv and is left out of the environment"
 
 
 def _shown(path: Path, project: Path) -> str:

@@ -118,13 +118,17 @@ def take_requirement_line(entry, where: str, found: Detected) -> None:
 
 def _tier_from_index(url: str, where: str, line: str, found: Detected) -> None:
     tier = tier_from_url(url)
-    if tier is None:
-        return
+    if tier is not None:
+        take_cuda(tier, where, line, found, f" (the index serves {tier} wheels)")
+
+
+def take_cuda(tier: str, where: str, seen: str, found: Detected, why: str = "") -> None:
+    """The first tier a file names wins; a later, different one is noted as ignored."""
     if found.cuda is None:
         found.cuda = tier
-        found.note(where, line, f'cuda = "{tier}" (the index serves {tier} wheels)')
+        found.note(where, seen, f'cuda = "{tier}"{why}')
     elif found.cuda != tier:
-        found.note(where, line, f'ignored: already took cuda = "{found.cuda}"')
+        found.note(where, seen, f'ignored: already took cuda = "{found.cuda}"')
 
 
 def _take_requirement(text: str, where: str, found: Detected, shown: str | None = None) -> None:

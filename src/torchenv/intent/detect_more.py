@@ -196,17 +196,14 @@ def _conda_version_spec(rest: str) -> str:
 
 def _take_cuda(text: str, where: str, seen: str, found: "Detected") -> None:
     from . import versions
+    from .detect import take_cuda
 
     try:
         tier = versions.normalise_tier(text)
     except versions.InvalidValue:
         found.note(where, seen, "ignored: not a CUDA version torchenv knows")
         return
-    if found.cuda is None:
-        found.cuda = tier
-        found.note(where, seen, f'cuda = "{tier}"')
-    elif found.cuda != tier:
-        found.note(where, seen, f'ignored: already took cuda = "{found.cuda}"')
+    take_cuda(tier, where, seen, found)
 
 
 def scan_setup_py(path: Path, project: Path, found: "Detected", seen: set[Path]) -> None:

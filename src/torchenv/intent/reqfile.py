@@ -32,7 +32,7 @@ _COMMENT = re.compile(r"(^|\s+)#.*$")
 @dataclass(frozen=True)
 class ReqLine:
     line: int                                   # first physical line (1-based)
-    kind: str                                   # requirement | include | constraint | editable | index | find-links | option
+    kind: str        # requirement | include | constraint | editable | index | find-links | option
     text: str                                   # the requirement without its options, or the option's value
     option: str = ""                            # the file option as written ("-r", "--index-url"), "" for a requirement
     options: tuple[tuple[str, str], ...] = ()   # a requirement's own options: (("--hash", "sha256:..."), ...)

@@ -553,7 +553,7 @@ def _import_warnings(records):
         line = str(w.message).split(" (Triggered internally", 1)[0].strip()
         missing = line.split("No module named ", 1)[1].strip("'\"") if "No module named " in line else None
         if missing:
-            line += " (add %s to the project's requirements, or run `torchenv up` again to get it)" % missing
+            line += " (add %s to the project's requirements; `torchenv up` then installs it)" % missing
         if line and line not in out:
             out.append(line)
     return out
