@@ -11,7 +11,6 @@ requirements too and must start fast.
 from __future__ import annotations
 
 import re
-import shlex
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -87,6 +86,8 @@ def _split_option(line: str) -> tuple[str, str]:
 
 def _pairs(text: str) -> tuple[tuple[str, str], ...]:
     """``--hash=sha256:a --hash sha256:b --index-url URL`` -> (("--hash", "sha256:a"), ...)."""
+    import shlex
+
     try:
         tokens = shlex.split(text)
     except ValueError:
