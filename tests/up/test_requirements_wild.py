@@ -131,3 +131,16 @@ def test_the_projects_own_numpy_pin_wins(world, monkeypatch, tmp_path):
     (world.project / "requirements.txt").write_text("NumPy==2.0.2\n")
     world.run_up()
     assert world.read_lock().target("linux-x86_64-cpu").wheel("numpy").version == "2.0.2"
+
+
+def test_an_import_need_the_pypi_side_lacks_is_left_out_and_said(world, monkeypatch, capsys):
+    def make_plan(intent, args):
+        return dataclasses.replace(world.plan(intent), import_requirements=("numpy",))
+
+    monkeypatch.setattr("torchenv.install.up.make_plan", make_plan)
+    from torchenv.install.up import run_up
+    from torchenv.ui import Ui
+
+    run_up(world.project, world.args(), Ui())
+    assert world.read_lock().target("linux-x86_64-cpu").wheel("numpy") is None
+    assert "numpy could not be resolved from the PyPI side" in capsys.readouterr().err.replace("\n", " ")

@@ -116,7 +116,8 @@ def _plan(intent: Intent, machine: Machine, mv: MachineView, cons: Constraints, 
     needs = kb.import_needs(rel.version)
     if needs:
         reasons.append(f"also installed: {', '.join(needs)}, which torch {rel.version}'s import needs without "
-                       "requiring it (unless the project's requirements name it)")
+                       "requiring it (unless the project's requirements name it; left out, and said, when the "
+                       "PyPI side cannot serve it)")
     return Plan(
         torch_version=rel.version, tier=tier, tier_status=c.status,
         cuda_version=kb.cuda_version(tier) if kind == "cuda" else None,
