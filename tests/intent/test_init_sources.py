@@ -46,6 +46,16 @@ def test_the_file_a_readme_installs_is_the_one_listed(tmp_path, capsys):
     assert torch.version == "==2.1.2" and "README.md says" in out
 
 
+def test_every_file_of_a_readme_install_line_is_listed_but_not_dev_ones(tmp_path, capsys):
+    write(tmp_path, {"README.rst": "    python -m pip install -r requirements.txt -r extra/vision.txt "
+                                   "-r requirements-dev.txt\n",
+                     "requirements.txt": "numpy\n", "extra/vision.txt": "torchvision\n",
+                     "requirements-dev.txt": "pytest\n"})
+    torch, _out = init(tmp_path, capsys)
+    assert load_project_intent(tmp_path).env.requirements == ("requirements.txt", "extra/vision.txt")
+    assert torch.with_ == ("torchvision",)
+
+
 def test_a_requirements_folder_lists_runtime_files_and_the_cuda_variant(tmp_path, capsys):
     write(tmp_path, {"requirements/common.txt": "numpy\n", "requirements/cuda.txt": "-r common.txt\ntorch==2.5.1\n",
                      "requirements/cpu.txt": "-r common.txt\ntorch==2.5.1+cpu\n",

@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 
 _README = ("README.md", "README.rst", "README.txt", "README", "INSTALL.md", "docs/install.md",
            "docs/get_started.md", "docs/installation.md")
-_PIP_R = re.compile(r"pip3?\s+install\b[^\n`]*?(?:-r|--requirement)[\s=]*([^\s`'\")\]]+)")
+_PIP_INSTALL = re.compile(r"pip3?\s+install\b[^\n`]*")
+_DASH_R = re.compile(r"(?:^|\s)(?:-r|--requirement)[\s=]*([^\s`'\")\]]+)")
 # stems of requirements/*.txt that are not what the code needs to run
 _NOT_RUNTIME = re.compile(r"doc|test|dev|lint|ci\b|style|readthedocs|bench|example|optional|mminstall|"
                           r"build|format|typing|mypy", re.IGNORECASE)
@@ -80,10 +81,11 @@ def _readme_named(project: Path) -> list[tuple[str, str]]:
             text = (project / doc).read_text(encoding="utf-8", errors="replace")[:200_000]
         except OSError:
             continue
-        for m in _PIP_R.finditer(text):
-            rel = _inside(project, m.group(1))
-            if rel and rel not in (r for r, _ in out) and not _NOT_RUNTIME.search(Path(rel).stem):
-                out.append((rel, f"{doc} says `{m.group(0).strip()}`"))
+        for command in _PIP_INSTALL.finditer(text):
+            for m in _DASH_R.finditer(command.group(0)):
+                rel = _inside(project, m.group(1))
+                if rel and rel not in (r for r, _ in out) and not _NOT_RUNTIME.search(Path(rel).stem):
+                    out.append((rel, f"{doc} says `{command.group(0).strip()}`"))
     return out
 
 
