@@ -45,11 +45,31 @@ def run(args: argparse.Namespace) -> int:
             show_refusal(ui, exc)
             return exc.exit_code
         raise                       # cli.main prints it (as JSON with --json)
+    plan = with_project_requirements(plan)
     if ui.json_mode:
         ui.emit_json(_options.with_project(plan.to_json(), args))
     else:
         show_plan(ui, plan)
     return 0
+
+
+def with_project_requirements(plan: "Plan") -> "Plan":
+    """The plan, checked against the project's own requirement files as ``up`` will check them.
+
+    Why in ``plan``: a ``torch==1.13.1`` in a file of ``[env] requirements`` would make ``up``
+    refuse; ``plan`` refuses the same way, and says which pins agree and how the PyPI side
+    is searched, so nothing ``up`` decides is news.
+    """
+    import dataclasses
+
+    from ..install import requirements as reqmod
+
+    reqs, _warnings = reqmod.gather(plan.intent, plan.intent.project_dir)
+    reqmod.check_against_plan(reqs, plan)
+    extra = tuple(reqmod.agreeing_pins(reqs, plan))
+    if plan.sources is not None:
+        extra += (plan.sources.pypi.index_rule(),)
+    return dataclasses.replace(plan, reasons=plan.reasons + extra)
 
 
 def show_plan(ui: "Ui", plan: "Plan") -> None:

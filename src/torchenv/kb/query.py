@@ -250,6 +250,14 @@ def is_jetson(cc: str | None, name: str = "") -> bool:
 
 
 # -- packages -------------------------------------------------------------------------------------------
+def import_needs(torch_version: str) -> tuple[str, ...]:
+    """Requirements torch's import needs at ``torch_version`` without requiring them (``numpy<2``)."""
+    v = vtuple(torch_version)
+    return tuple(row["spec"] for row in recipe("packages").get("import_needs", [])
+                 if vtuple(row.get("torch_from", "0")) <= v
+                 and ("torch_below" not in row or v < vtuple(row["torch_below"])))
+
+
 def torch_family() -> tuple[str, ...]:
     """Package names that must come from the tier's torch source (routing list)."""
     fam = recipe("packages")["family"]

@@ -113,13 +113,18 @@ def _plan(intent: Intent, machine: Machine, mv: MachineView, cons: Constraints, 
     if kind == "cpu" and mv.mode == "mps":
         reasons.append("on Apple silicon the cpu build includes MPS: verify expects the 'mps' device")
     compiled = c.archs.labels() if c.archs else (kb.rocm_gfx(tier) if kind == "rocm" else ())
+    needs = kb.import_needs(rel.version)
+    if needs:
+        reasons.append(f"also installed: {', '.join(needs)}, which torch {rel.version}'s import needs without "
+                       "requiring it (unless the project's requirements name it; left out, and said, when the "
+                       "PyPI side cannot serve it)")
     return Plan(
         torch_version=rel.version, tier=tier, tier_status=c.status,
         cuda_version=kb.cuda_version(tier) if kind == "cuda" else None,
         python=py.version, backend=backend, installer=intent.env.installer, platform=mv.platform,
         packages=packages, pypi_default_build=pypi, reasons=tuple(reasons), machine=machine, intent=intent,
         sources=sources, python_path=py.path, warnings=tuple(dict.fromkeys(warnings)), expects_gpu=expects_gpu,
-        compiled_archs=tuple(compiled), backend_reason=backend_reason)
+        compiled_archs=tuple(compiled), backend_reason=backend_reason, import_requirements=needs)
 
 
 def _newer_releases(outcome: Outcome, chosen: str) -> list[str]:
