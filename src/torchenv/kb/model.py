@@ -36,10 +36,27 @@ class Release:
     verified: bool = True
     notes: str = ""
     source: str = ""
+    python_platforms: dict[str, tuple[str, ...]] = field(default_factory=dict)   # minor -> only these platforms
+    freethreaded: tuple[str, ...] = ()            # free-threaded CPythons with wheels ("3.14t")
+    unlisted: frozenset[str] = frozenset()        # tiers on the index that RELEASE.md's table does not list
 
     @property
     def key(self) -> tuple[int, ...]:
         return vtuple(self.version)
+
+    def pythons(self, platform: str | None = None, *, freethreaded: bool = False) -> tuple[str, ...]:
+        """Python minors with wheels on ``platform`` (all platforms when None), oldest first.
+
+        Why per platform: a new CPython often gets wheels on one platform first (torch 2.5's cp313
+        exists only for Linux x86_64, 1.10.2's cp310 only for aarch64; compat.md §8c).
+        """
+        pool = self.freethreaded if freethreaded else self.python
+        if platform is None:
+            return pool
+        return tuple(v for v in pool if platform in self.python_platforms.get(v, (platform,)))
+
+    def has_python(self, minor: str, platform: str | None = None) -> bool:
+        return minor in self.pythons(platform, freethreaded=minor.endswith("t"))
 
     def tiers(self, platform: str) -> tuple[str, ...]:
         return self.platforms.get(platform, ())

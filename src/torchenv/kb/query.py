@@ -55,7 +55,10 @@ def _releases(data: dict[str, Any]) -> list[Release]:
                 min_glibc_aarch64=entry.get("min_glibc_aarch64", entry.get("min_glibc")),
                 verified=entry.get("verified", True),
                 notes=entry.get("notes", ""),
-                source=entry.get("source", default_source)))
+                source=entry.get("source", default_source),
+                python_platforms={k: tuple(v) for k, v in entry.get("python_platforms", {}).items()},
+                freethreaded=tuple(entry.get("python_freethreaded", ())),
+                unlisted=frozenset(entry.get("unlisted", ()))))
     out.sort(key=lambda r: r.key, reverse=True)
     return out
 

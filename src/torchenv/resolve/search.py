@@ -67,10 +67,26 @@ def _tier_order(rel: kb.Release, platform: str, mode: str) -> list[str]:
     tiers = rel.tiers(platform)
     if mode == "cuda":
         cuda = [t for t in tiers if t.startswith("cu")]
-        return sorted(cuda, key=lambda t: kb.vtuple(kb.cuda_version(t) or "0"), reverse=True)
+        # RELEASE.md's own tiers first (newest CUDA first), then builds it does not list (cu129 of 2.9-2.13)
+        return sorted(cuda, key=lambda t: (t not in rel.unlisted, kb.vtuple(kb.cuda_version(t) or "0")),
+                      reverse=True)
     if mode == "rocm":
         return sorted((t for t in tiers if t.startswith("rocm")), key=lambda t: kb.vtuple(t[4:]), reverse=True)
     return ["cpu"] if "cpu" in tiers else []
+
+
+def python_gap(rel: kb.Release, python: str, platform: str) -> str:
+    """Why ``rel`` has no wheel for ``python`` on ``platform``, naming where such wheels do exist."""
+    free = python.endswith("t")
+    anywhere = rel.pythons(freethreaded=free)
+    if python in anywhere:
+        where = ", ".join(rel.python_platforms.get(python, ())) or "other platforms"
+        return f"torch {rel.version} has no Python {python} wheels for {platform} (only for {where})"
+    if free:
+        have = ", ".join(anywhere) or "none"
+        return f"torch {rel.version} has no free-threaded Python {python} wheels (free-threaded builds: {have})"
+    here = rel.pythons(platform)
+    return f"torch {rel.version} has no wheels for Python {python} (it has {here[0]}-{here[-1]})"
 
 
 def _policy_words(tier: str, policy: str) -> str:
@@ -85,10 +101,8 @@ def _policy_words(tier: str, policy: str) -> str:
 def check(rel: kb.Release, tier: str, mv: MachineView, cons: Constraints) -> Candidate | Rejection:
     """Does ``rel`` built for ``tier`` run on this machine under ``cons``? Each "no" says why in plain words."""
     series = rel.series
-    if cons.python and cons.python not in rel.python:
-        return Rejection(rel.version, tier, "python",
-                         f"torch {rel.version} has no wheels for Python {cons.python} "
-                         f"(it has {rel.python[0]}-{rel.python[-1]})")
+    if cons.python and not rel.has_python(cons.python, mv.platform):
+        return Rejection(rel.version, tier, "python", python_gap(rel, cons.python, mv.platform))
     if mv.platform.startswith("linux") and mv.glibc:
         need = rel.min_glibc_aarch64 if mv.platform.endswith("aarch64") else rel.min_glibc
         if need and kb.vtuple(mv.glibc) < kb.vtuple(need):
@@ -97,8 +111,11 @@ def check(rel: kb.Release, tier: str, mv: MachineView, cons: Constraints) -> Can
                              f"this machine has {mv.glibc}")
     info = kb.tier_info(tier)
     notes: list[str] = []
+    if tier in rel.unlisted:
+        notes.append(f"torch {rel.version} {tier} is on the {tier} index but not in RELEASE.md's table "
+                     "(a limited release; compat.md §8b)")
     if info is None or info.kind == "cpu":
-        return Candidate(rel, tier, rel.status(tier), None)
+        return Candidate(rel, tier, rel.status(tier), None, notes=tuple(notes))
     if info.kind == "rocm":
         gfx = kb.rocm_gfx(tier)
         if mv.mode == "rocm" and gfx:
@@ -107,13 +124,15 @@ def check(rel: kb.Release, tier: str, mv: MachineView, cons: Constraints) -> Can
                 return Rejection(rel.version, tier, "rocm",
                                  f"{tier} skipped: its wheels carry {', '.join(gfx)}; this GPU is "
                                  f"{', '.join(missing)}")
+            if not info.verified:
+                notes.append(f"the GPU architecture list of {tier} is unverified ({info.source})")
         elif mv.mode == "rocm":
             notes.append(f"the GPU architectures of {tier} are not in the knowledge base: not checked")
         return Candidate(rel, tier, rel.status(tier), None, notes=tuple(notes))
     # CUDA tier
     archs = kb.compiled_archs(rel, tier, mv.platform)
     if mv.mode != "cuda":
-        return Candidate(rel, tier, rel.status(tier), archs)
+        return Candidate(rel, tier, rel.status(tier), archs, notes=tuple(notes))
     jetson = [g for g in mv.gpus if g.jetson]
     if jetson:
         g = jetson[0]
