@@ -186,3 +186,11 @@ def test_ptx_only_match_is_warned():
     # RTX 5090 on 2.9 cu130 index build: SASS sm_120 exists; GB10 (12.1) runs sm_120 -> SASS, no warning
     plan = resolve(intent(version="2.9", cuda="cu129"), machine(driver="575.57.08", gpus=[("NVIDIA GB10", "12.1")]))
     assert plan.tier == "cu129" and not any("PTX JIT" in w for w in plan.warnings)
+
+
+def test_free_threaded_plan_looks_for_cp314t_wheels():
+    from torchenv.install.locate import target_tags
+
+    tags = [str(t) for t in target_tags("3.14t", "linux-x86_64")]
+    assert tags[0] == "cp314-cp314t-manylinux_2_28_x86_64"
+    assert not any(t.startswith("cp314-cp314-") for t in tags)

@@ -39,6 +39,7 @@ class Release:
     python_platforms: dict[str, tuple[str, ...]] = field(default_factory=dict)   # minor -> only these platforms
     freethreaded: tuple[str, ...] = ()            # free-threaded CPythons with wheels ("3.14t")
     unlisted: frozenset[str] = frozenset()        # tiers on the index that RELEASE.md's table does not list
+    unknown_kinds: frozenset[str] = frozenset()   # "rocm": which builds of that kind exist is not known
 
     @property
     def key(self) -> tuple[int, ...]:

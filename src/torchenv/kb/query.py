@@ -58,7 +58,8 @@ def _releases(data: dict[str, Any]) -> list[Release]:
                 source=entry.get("source", default_source),
                 python_platforms={k: tuple(v) for k, v in entry.get("python_platforms", {}).items()},
                 freethreaded=tuple(entry.get("python_freethreaded", ())),
-                unlisted=frozenset(entry.get("unlisted", ()))))
+                unlisted=frozenset(entry.get("unlisted", ())),
+                unknown_kinds=frozenset(entry.get("unknown", ()))))
     out.sort(key=lambda r: r.key, reverse=True)
     return out
 

@@ -241,7 +241,7 @@ def _grouped(outcome: Outcome) -> list[str]:
 
 
 # Rejection kinds that say "torchenv's recipes lack a fact", not "the machine cannot run it".
-_RECIPE_GAPS = frozenset({"unknown-archs"})
+_RECIPE_GAPS = frozenset({"unknown-archs", "unknown-tiers"})
 
 
 def _refusal(cons: Constraints, mv: MachineView, outcome: Outcome) -> PlanRefused:
@@ -254,8 +254,8 @@ def _refusal(cons: Constraints, mv: MachineView, outcome: Outcome) -> PlanRefuse
     alts = alternatives(cons, mv)
     kinds = {r.kind for r in outcome.rejections} - {"experimental"}
     if kinds and kinds <= _RECIPE_GAPS:
-        message = (f"torchenv's recipes do not know the GPU code of the builds for {_describe(cons)} "
-                   f"({mv.platform}), so they cannot be checked against this machine")
+        message = (f"torchenv's recipes do not know the builds of {_describe(cons)} that a {mv.mode} machine "
+                   f"needs ({mv.platform}), so they cannot be checked against this machine")
     else:
         message = f"no torch build for {_describe(cons)} runs on this machine ({mv.platform})"
     if alts:

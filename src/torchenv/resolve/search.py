@@ -32,6 +32,7 @@ class Rejection:
     release: str
     tier: str | None
     kind: str        # driver | arch | jetson | python | glibc | experimental | rocm | platform | unknown-archs
+    #                  | unknown-tiers (the last two: gaps in the recipes, not the machine's fault)
     text: str
 
 
@@ -176,6 +177,17 @@ def check(rel: kb.Release, tier: str, mv: MachineView, cons: Constraints) -> Can
     return Candidate(rel, tier, rel.status(tier), archs, tuple(matches), floor, tuple(notes))
 
 
+_KIND_WORDS = {"rocm": "ROCm", "cuda": "CUDA"}
+
+
+def _no_tiers(rel: kb.Release, mv: MachineView) -> Rejection:
+    if mv.mode in rel.unknown_kinds:
+        return Rejection(rel.version, None, "unknown-tiers",
+                         f"torchenv's recipes do not know which {_KIND_WORDS.get(mv.mode, mv.mode)} builds torch {rel.version} has "
+                         "(no source lists them; recipes/releases.toml)")
+    return Rejection(rel.version, None, "platform", f"torch {rel.version} has no {mv.mode} wheels for {mv.platform}")
+
+
 def search(cons: Constraints, mv: MachineView) -> Outcome:
     """First fitting (release, tier): newest release first; within it the preferred tier.
 
@@ -203,8 +215,7 @@ def search(cons: Constraints, mv: MachineView) -> Outcome:
             else:
                 tiers = _tier_order(rel, mv.platform, mv.mode)
                 if not tiers:
-                    out.rejections.append(Rejection(rel.version, None, "platform",
-                                                    f"torch {rel.version} has no {mv.mode} wheels for {mv.platform}"))
+                    out.rejections.append(_no_tiers(rel, mv))
                     continue
             for tier in tiers:
                 if not with_experimental and rel.status(tier) == "experimental":
