@@ -155,8 +155,9 @@ _VERSION = "\0"
 
 
 def _fact(r: Rejection) -> str:
-    """The rejection's sentence with its release version blanked out: the same fact for 2.14.0 and 2.14.1."""
-    return r.text.replace(f"torch {r.release}", f"torch {_VERSION}")
+    """The rejection's sentence with its release (and series) blanked out: the same fact for 2.13.0 and 2.14.1."""
+    series = ".".join(r.release.split(".")[:2])
+    return r.text.replace(f"torch {r.release}", f"torch {_VERSION}").replace(f"torch {series} ", f"torch {_VERSION} ")
 
 
 def _span(versions: list[str], considered: list[str]) -> str:
@@ -226,8 +227,9 @@ def _describe(cons: Constraints) -> str:
     return ", ".join(parts)
 
 
-def _grouped(outcome: Outcome) -> list[str]:
-    """One line per fact: rejections that differ only in their patch release are merged, naming the releases."""
+def _grouped(outcome: Outcome) -> list[tuple[str, str]]:
+    """``(line, kind)`` per fact: rejections that differ only in their patch release are merged into one line
+    naming the releases."""
     groups: dict[str, list[Rejection]] = {}
     for r in outcome.rejections:
         key = r.kind if r.kind == "jetson" else _fact(r)     # the Jetson reason is the same for every tier
@@ -236,7 +238,7 @@ def _grouped(outcome: Outcome) -> list[str]:
     for key, rs in groups.items():
         span = _span(list(dict.fromkeys(r.release for r in rs)), outcome.considered)
         text = rs[0].text if key == "jetson" else key.replace(_VERSION, span)
-        lines.append(text if text.startswith("torch ") else f"torch {span}: {text}")
+        lines.append((text if text.startswith("torch ") else f"torch {span}: {text}", rs[0].kind))
     return lines
 
 
@@ -247,9 +249,11 @@ _RECIPE_GAPS = frozenset({"unknown-archs", "unknown-tiers"})
 def _refusal(cons: Constraints, mv: MachineView, outcome: Outcome) -> PlanRefused:
     reasons = [mv.summary()]
     lines = _grouped(outcome)
-    reasons += lines[:MAX_REFUSAL_REASONS]
+    reasons += [line for line, _ in lines[:MAX_REFUSAL_REASONS]]
     if len(lines) > MAX_REFUSAL_REASONS:
-        reasons.append(f"... {len(lines) - MAX_REFUSAL_REASONS} more reasons (`torchenv plan --json` lists all)")
+        kinds = sorted({kind for _, kind in lines[MAX_REFUSAL_REASONS:]})
+        reasons.append(f"... {len(lines) - MAX_REFUSAL_REASONS} more reasons of kind {', '.join(kinds)} "
+                       "(narrow the search with --torch or --cuda to see them)")
     reasons += list(mv.warnings)
     alts = alternatives(cons, mv)
     kinds = {r.kind for r in outcome.rejections} - {"experimental"}
