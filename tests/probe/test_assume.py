@@ -55,6 +55,12 @@ def test_assumed_pythons_replace_the_hosts(host_pythons):
     assert m.nvidia is None and host_pythons == []
 
 
+def test_assumed_amd_gpus_by_gfx_target():
+    """An AMD machine is planned from its gfx targets (what ROCm wheels are compiled for)."""
+    m = machine_from_args(parse("--assume-gfx", "gfx942", "--assume-gfx", "GFX90A"))
+    assert m.assumed and m.rocm.gfx == ["gfx942", "gfx90a"] and m.nvidia is None
+
+
 def test_driver_without_gpus_plans_on_the_driver_alone_and_says_so():
     m = machine_from_args(parse("--assume-driver", "535.104.05"))
     assert m.gpus == [] and m.nvidia.cuda_driver_version == "12.2"
@@ -88,6 +94,9 @@ def test_glibc_assumption():
     (["--assume-os", "windows", "--assume-glibc", "2.28"], "--assume-glibc 2.28: glibc only exists on Linux"),
     (["--assume-no-gpu", "--assume-gpu", "8.6"], "--assume-no-gpu contradicts --assume-gpu"),
     (["--assume-os", "macos", "--assume-driver", "550.54.14"], "--assume-driver: macOS has no NVIDIA CUDA"),
+    (["--assume-gfx", "90a"], "--assume-gfx 90a: not an AMD gfx target"),
+    (["--assume-os", "windows", "--assume-gfx", "gfx90a"], "--assume-gfx gfx90a: ROCm torch wheels exist for Linux"),
+    (["--assume-no-gpu", "--assume-gfx", "gfx942"], "--assume-gfx gfx942: contradicts --assume-no-gpu"),
 ])
 def test_bad_assumptions_exit_2_naming_the_flag_and_value(argv, named):
     with pytest.raises(MachineFileError) as info:
