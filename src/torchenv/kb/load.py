@@ -24,6 +24,28 @@ def recipe(name: str) -> dict[str, Any]:
     return _tomllib().loads(_read(f"{name}.toml").decode("utf-8"))
 
 
+@lru_cache(maxsize=1)
+def overlay() -> dict[str, Any]:
+    """The user-level overlay written by ``torchenv recipes refresh`` ({} when there is none).
+
+    Why a separate file: a user picks up a release newer than the shipped snapshot without a
+    torchenv release; a broken overlay is reported by name, never as a traceback.
+    """
+    from ..errors import TorchenvError
+    from .refresh import overlay_path
+
+    path = overlay_path()
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return {}
+    try:
+        return _tomllib().loads(raw.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise TorchenvError(f"{path}: not a valid recipe overlay ({exc})",
+                            hint="run `torchenv recipes refresh` again, or delete that file") from None
+
+
 def _read(filename: str) -> bytes:
     """Bytes of a recipe file: straight from the package directory when it is one (the usual install;
     ``importlib.resources`` alone costs ~15 ms of imports), else through ``importlib.resources``
@@ -44,6 +66,7 @@ def _read(filename: str) -> bytes:
 def clear_cache() -> None:
     """Forget parsed recipes and everything derived from them (tests that patch recipes)."""
     recipe.cache_clear()
+    overlay.cache_clear()
     from . import query
 
     query._index.cache_clear()

@@ -40,6 +40,7 @@ class Release:
     freethreaded: tuple[str, ...] = ()            # free-threaded CPythons with wheels ("3.14t")
     unlisted: frozenset[str] = frozenset()        # tiers on the index that RELEASE.md's table does not list
     unknown_kinds: frozenset[str] = frozenset()   # "rocm": which builds of that kind exist is not known
+    origin: str = "recipes"                       # recipes (shipped) | overlay (`torchenv recipes refresh`)
 
     @property
     def key(self) -> tuple[int, ...]:
@@ -91,3 +92,4 @@ class TierInfo:
     gfx: tuple[str, ...] = ()       # ROCm GPU architectures carried (empty = unknown)
     verified: bool = True
     source: str = ""
+    origin: str = "recipes"         # recipes | overlay (floors inferred by `torchenv recipes refresh`)

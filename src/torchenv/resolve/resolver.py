@@ -78,6 +78,9 @@ def _plan(intent: Intent, machine: Machine, mv: MachineView, cons: Constraints, 
 
     what = f"matching {cons.spec!r} " if cons.spec else ""
     reasons.append(f"torch {rel.version}: the newest release {what}that fits this machine")
+    if rel.origin == "overlay":
+        reasons.append(f"torch {rel.version} is known from `torchenv recipes refresh` ({rel.source}): index facts "
+                       "only, arch lists and experimental status are inferred")
     reasons += _newer_releases(outcome, rel.version)
     reasons += [r.text for r in outcome.rejections if r.release == rel.version]
     reasons += _tier_reasons(c, mv, cons)
@@ -301,8 +304,9 @@ def _unknown_tier(cons: Constraints, mv: MachineView) -> PlanRefused:
         message += "; would work instead: " + "; ".join(as_words(a) for a in alts[:3])
     reasons = [mv.summary(), f"tiers the recipes know for {which} on {mv.platform}: {', '.join(known) or 'none'}"]
     return PlanRefused(message, reasons=reasons, alternatives=alts,
-                       hint=(f"if the {cons.tier} index has this release, add it to recipes/releases.toml "
-                             "(platforms); otherwise pick a known tier" + (f", e.g. {as_flags(alts[0])}" if alts else "")))
+                       hint=(f"if the {cons.tier} index has this release, `torchenv recipes refresh --tier "
+                             f"{cons.tier}` records it (recipes/releases.toml holds the shipped facts); otherwise "
+                             "pick a known tier" + (f", e.g. {as_flags(alts[0])}" if alts else "")))
 
 
 def _unknown_version(cons: Constraints, mv: MachineView) -> PlanRefused:
@@ -314,4 +318,5 @@ def _unknown_version(cons: Constraints, mv: MachineView) -> PlanRefused:
         message += "; would work instead: " + "; ".join(as_words(a) for a in alts[:3])
     return PlanRefused(message, reasons=[mv.summary(), f"known releases: {', '.join(reversed(known))}"],
                        alternatives=alts,
-                       hint="pin a known release, or add the release to recipes/releases.toml")
+                       hint="if it is released, `torchenv recipes refresh` (or `--from` a mirror or folder) "
+                            "teaches torchenv its builds; otherwise pin a known release")

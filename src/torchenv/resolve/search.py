@@ -68,9 +68,10 @@ def _tier_order(rel: kb.Release, platform: str, mode: str) -> list[str]:
     tiers = rel.tiers(platform)
     if mode == "cuda":
         cuda = [t for t in tiers if t.startswith("cu")]
-        # RELEASE.md's own tiers first (newest CUDA first), then builds it does not list (cu129 of 2.9-2.13)
-        return sorted(cuda, key=lambda t: (t not in rel.unlisted, kb.vtuple(kb.cuda_version(t) or "0")),
-                      reverse=True)
+        # RELEASE.md's own tiers first (newest CUDA first), then builds it does not list (cu129 of 2.9-2.13),
+        # then tiers whose driver floors `recipes refresh` had to infer
+        return sorted(cuda, key=lambda t: (_floors_known(t), t not in rel.unlisted,
+                                           kb.vtuple(kb.cuda_version(t) or "0")), reverse=True)
     if mode == "rocm":
         return sorted((t for t in tiers if t.startswith("rocm")), key=lambda t: kb.vtuple(t[4:]), reverse=True)
     return ["cpu"] if "cpu" in tiers else []
@@ -88,6 +89,11 @@ def python_gap(rel: kb.Release, python: str, platform: str) -> str:
         return f"torch {rel.version} has no free-threaded Python {python} wheels (free-threaded builds: {have})"
     here = rel.pythons(platform)
     return f"torch {rel.version} has no wheels for Python {python} (it has {here[0]}-{here[-1]})"
+
+
+def _floors_known(tier: str) -> bool:
+    info = kb.tier_info(tier)
+    return info is not None and info.origin == "recipes"
 
 
 def _policy_words(tier: str, policy: str) -> str:
@@ -112,9 +118,15 @@ def check(rel: kb.Release, tier: str, mv: MachineView, cons: Constraints) -> Can
                              f"this machine has {mv.glibc}")
     info = kb.tier_info(tier)
     notes: list[str] = []
+    if info is not None and info.origin == "overlay":
+        notes.append(f"tier {tier} was learnt by `torchenv recipes refresh`; its driver floors are inferred "
+                     f"({info.source})")
     if tier in rel.unlisted:
         notes.append(f"torch {rel.version} {tier} is on the {tier} index but not in RELEASE.md's table "
                      "(a limited release; compat.md §8b)")
+    if info is None and tier != "cpu":
+        return Rejection(rel.version, tier, "unknown-tiers",
+                         f"{tier} skipped: torchenv's recipes do not know tier {tier} (recipes/tiers.toml)")
     if info is None or info.kind == "cpu":
         return Candidate(rel, tier, rel.status(tier), None, notes=tuple(notes))
     if info.kind == "rocm":

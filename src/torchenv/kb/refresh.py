@@ -1,0 +1,343 @@
+"""``torchenv recipes refresh``: learn torch releases the shipped recipes do not know, from an index.
+
+Why: releases keep coming (2.16 is due weeks after a torchenv release), and what an index can
+tell -- which versions, tiers, Python tags and platforms have files, which torchvision pins
+which torch (PEP 658 metadata, no wheel download) -- needs no human. What only people or
+binaries can tell (compiled arch lists, driver floors) is not guessed here: a new release's
+arch lists are inferred by ``kb.compiled_archs`` from the nearest known one and marked
+unverified in every plan that uses them.
+
+The result is a user-level overlay (``<config dir>/recipes/overlay.toml``) in the recipe
+format, each entry carrying its source URL and date; the shipped recipes always win for a
+release they know.
+"""
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import re
+import urllib.parse
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import SourceError
+
+DEFAULT_INDEX = "https://download.pytorch.org/whl"
+_LOCAL = re.compile(r"^(?P<public>[0-9][0-9.]*)(?:\+(?P<local>[a-z0-9.]+))?$")
+_CP = re.compile(r"^cp3(\d{1,2})$")
+
+
+@dataclass
+class _Release:
+    """What the index holds for one torch version."""
+
+    version: str
+    tiers: dict[str, list[str]] = field(default_factory=dict)        # platform -> tiers
+    pythons: dict[str, set[str]] = field(default_factory=dict)       # "3.12" / "3.14t" -> platforms
+    untagged: dict[str, str] = field(default_factory=dict)           # platform -> tier whose files carry no tag
+    glibc: set[str] = field(default_factory=set)
+
+
+@dataclass(frozen=True)
+class RefreshResult:
+    overlay: Path
+    source: str
+    added: tuple[str, ...]                 # torch versions written to the overlay
+    new_tiers: tuple[str, ...]
+    skipped: tuple[str, ...]               # versions the shipped recipes already know
+
+
+def overlay_path() -> Path:
+    from ..paths import config_dir
+
+    return config_dir() / "recipes" / "overlay.toml"
+
+
+def public_url(url: str) -> str:
+    """``url`` without user:password@ (never written to recipes or shown)."""
+    parts = urllib.parse.urlsplit(url)
+    return urllib.parse.urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+
+
+# -- reading the index ----------------------------------------------------------------------------------------
+def _platform(tag: str) -> str | None:
+    if tag.startswith(("manylinux", "linux_")):
+        return "linux-aarch64" if tag.endswith("aarch64") else "linux-x86_64" if tag.endswith("x86_64") else None
+    if tag == "win_amd64":
+        return "windows-x86_64"
+    if tag.startswith("macosx_"):
+        return "macos-arm64" if tag.endswith("arm64") else "macos-x86_64" if tag.endswith("x86_64") else None
+    return None
+
+
+def _glibc(tag: str) -> str | None:
+    m = re.match(r"manylinux_(\d+)_(\d+)_", tag)
+    if m:
+        return f"{m.group(1)}.{m.group(2)}"
+    return {"manylinux2014": "2.17", "manylinux2010": "2.12", "manylinux1": "2.5"}.get(tag.split("_")[0])
+
+
+def _wheel_facts(filename: str) -> tuple[str, str | None, set[tuple[str, str, str]]] | None:
+    """(public version, local tag, {(python, abi, platform tag)}) of a wheel name, None when not a wheel."""
+    if not filename.endswith(".whl"):
+        return None
+    parts = filename[:-4].split("-")
+    if len(parts) < 5:
+        return None
+    m = _LOCAL.match(parts[1])
+    if not m:
+        return None
+    py, abi, plats = parts[-3], parts[-2], parts[-1]
+    return m.group("public"), m.group("local"), {(py, abi, p) for p in plats.split(".")}
+
+
+def _python(py: str, abi: str) -> str | None:
+    m = _CP.match(py)
+    if not m:
+        return None
+    return f"3.{m.group(1)}" + ("t" if abi.endswith("t") else "")
+
+
+def _files(base: str, tier: str, project: str) -> list[Any]:
+    """Files of ``project`` on the ``tier`` index ([] when the index has no such tier)."""
+    from ..sources.index import list_project_files, local_path
+
+    url = f"{base.rstrip('/')}/{tier}"
+    local = local_path(url)
+    if local is not None and not local.is_dir():
+        return []
+    return list_project_files(url, project)
+
+
+def _collect(base: str, tiers: list[str]) -> dict[str, _Release]:
+    found: dict[str, _Release] = {}
+    for tier in tiers:
+        for f in _files(base, tier, "torch"):
+            facts = _wheel_facts(f.filename)
+            if facts is None:
+                continue
+            version, local, tags = facts
+            if local not in (None, tier):
+                continue
+            rel = found.setdefault(version, _Release(version))
+            for py, abi, tag in tags:
+                platform = _platform(tag)
+                if platform is None:
+                    continue
+                if tier not in rel.tiers.setdefault(platform, []):
+                    rel.tiers[platform].append(tier)
+                if local is None:
+                    rel.untagged.setdefault(platform, tier)
+                minor = _python(py, abi)
+                if minor:
+                    rel.pythons.setdefault(minor, set()).add(platform)
+                if platform.startswith("linux") and _glibc(tag):
+                    rel.glibc.add(_glibc(tag) or "")
+    return found
+
+
+def _tiers_on_combined_page(base: str) -> list[str]:
+    """Tiers named by the local tags on ``<base>/torch/`` (download.pytorch.org lists every tier's files there),
+    so a tier newer than the recipes is found without ``--tier``."""
+    from ..sources.index import list_project_files, local_path
+
+    local = local_path(base)
+    if local is not None and not (local / "torch").is_dir():
+        return []
+    found = []
+    for f in list_project_files(base, "torch"):
+        facts = _wheel_facts(f.filename)
+        if facts and facts[1] and re.match(r"^(cu\d+|rocm[\d.]+|cpu)$", facts[1]):
+            found.append(facts[1])
+    return list(dict.fromkeys(found))
+
+
+def _metadata(url: str) -> str | None:
+    """PEP 658 core metadata of a file (``<file url>.metadata``), None when the index has none."""
+    import urllib.error
+
+    from ..sources.http import open_url
+    from ..sources.index import local_path
+
+    local = local_path(url + ".metadata")
+    if local is not None:
+        return local.read_text(encoding="utf-8", errors="replace") if local.is_file() else None
+    try:
+        with open_url(url + ".metadata", timeout=10.0) as resp:
+            return resp.read().decode("utf-8", errors="replace")
+    except urllib.error.HTTPError as exc:
+        if exc.code in (404, 410):
+            return None
+        raise SourceError(f"{public_url(url)}.metadata answered HTTP {exc.code}", url=public_url(url)) from None
+    except OSError as exc:
+        raise SourceError(f"cannot read {public_url(url)}.metadata: {exc}", url=public_url(url)) from None
+
+
+def _torch_pin(metadata: str) -> str | None:
+    """The ``torch`` specifier of a companion's Requires-Dist (``==2.16.0`` / ``>=2.14.0``), ignoring extras."""
+    for line in metadata.splitlines():
+        if not line.lower().startswith("requires-dist:"):
+            continue
+        req = line.split(":", 1)[1].split(";", 1)[0].strip()
+        m = re.match(r"^torch\s*\(?\s*([<>=!~][^)]*)\)?$", req, re.IGNORECASE)
+        if m:
+            return m.group(1).replace(" ", "")
+    return None
+
+
+def _companion_pins(base: str, tiers: list[str], project: str) -> dict[str, str]:
+    """``{companion version: torch specifier}``, reading one file's metadata per companion version."""
+    pins: dict[str, str] = {}
+    for tier in tiers:
+        for f in _files(base, tier, project):
+            facts = _wheel_facts(f.filename)
+            if facts is None or facts[0] in pins:
+                continue
+            meta = _metadata(f.url)
+            pin = _torch_pin(meta) if meta else None
+            if pin:
+                pins[facts[0]] = pin
+    return pins
+
+
+def _pair(torch_version: str, pins: dict[str, str]) -> str | None:
+    """The companion built for ``torch_version``: an exact ``==`` pin first, else the newest whose spec admits it."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    from packaging.version import Version
+
+    exact = [v for v, spec in pins.items() if spec.lstrip("=") == torch_version and spec.startswith("==")]
+    if exact:
+        return exact[0]
+    fits = []
+    for v, spec in pins.items():
+        try:
+            if SpecifierSet(spec).contains(torch_version, prereleases=True):
+                fits.append(v)
+        except InvalidSpecifier:
+            continue
+    return max(fits, key=Version) if fits else None
+
+
+# -- writing the overlay --------------------------------------------------------------------------------------
+def _tier_key(tier: str) -> tuple[int, tuple[int, ...]]:
+    from .model import vtuple
+
+    digits = re.sub(r"^[a-z]+", "", tier)
+    if tier.startswith("cu"):
+        return (2, vtuple(f"{digits[:-1]}.{digits[-1]}" if len(digits) > 1 else digits))
+    return (0, vtuple(digits)) if tier.startswith("rocm") else (1, ())
+
+
+def _series_entry(rel: _Release, vision: str | None, audio: str | None, source: str) -> dict[str, Any]:
+    from .model import vtuple
+
+    minors = sorted(rel.pythons, key=lambda v: vtuple(v.rstrip("t")))
+    every = {p for p in rel.tiers}
+    gil = [v for v in minors if not v.endswith("t")]
+    entry: dict[str, Any] = {
+        "minor": ".".join(rel.version.split(".")[:2]), "patches": [rel.version],
+        "torchvision": [vision or ""], "torchaudio": [audio or ""],
+        "python": gil, "python_freethreaded": [v for v in minors if v.endswith("t")],
+        "python_platforms": {v: sorted(rel.pythons[v]) for v in gil if rel.pythons[v] != every},
+        "experimental": [],
+        "platforms": {p: sorted(ts, key=_tier_key, reverse=True) for p, ts in sorted(rel.tiers.items())},
+        "pypi_default": dict(sorted(rel.untagged.items())),
+        "verified": False, "source": source,
+        "notes": "from the index only: experimental tiers, PyPI's own builds and arch lists are not known",
+    }
+    if rel.glibc:
+        entry["min_glibc"] = max(rel.glibc, key=vtuple)
+    return entry
+
+
+def _new_tier(tier: str, source: str) -> dict[str, Any] | None:
+    """A tier the recipes lack: its CUDA version from the name, floors from the same CUDA major [U]."""
+    from . import query
+
+    if tier.startswith("rocm"):
+        return {"kind": "rocm", "verified": False, "source": source}
+    m = re.match(r"^cu(\d+)(\d)$", tier)
+    if not m:
+        return None
+    cuda = f"{int(m.group(1))}.{m.group(2)}"
+    same_major = [t for t in query._index().tiers.values()
+                  if t.kind == "cuda" and t.cuda and t.cuda.split(".")[0] == m.group(1)]
+    if not same_major:
+        return None
+    nearest = max(same_major, key=lambda t: query.vtuple(t.cuda or "0"))
+    return {"kind": "cuda", "cuda": cuda, "compat": dict(nearest.compat), "strict": dict(nearest.compat),
+            "verified": False,
+            "source": f"{source}; driver floors of CUDA {cuda} taken from {nearest.name}'s minor-version floor [U]"}
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{json.dumps(k)} = {_toml_value(v)}" for k, v in value.items()) + " }"
+    raise TypeError(type(value))
+
+
+def _render(series: list[dict[str, Any]], tiers: dict[str, dict[str, Any]], refreshed: dict[str, str]) -> str:
+    lines = ["# Written by `torchenv recipes refresh`: torch releases read from an index, in the recipe format",
+             "# of recipes/releases.toml and recipes/tiers.toml. The shipped recipes win for releases they know.",
+             "", "[refresh]"]
+    lines += [f"{k} = {_toml_value(v)}" for k, v in refreshed.items()]
+    for entry in series:
+        lines += ["", "[[series]]"] + [f"{k} = {_toml_value(v)}" for k, v in entry.items()]
+    for name, info in tiers.items():
+        lines += ["", f"[tier.{json.dumps(name)}]"] + [f"{k} = {_toml_value(v)}" for k, v in info.items()]
+    return "\n".join(lines) + "\n"
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+# -- the command's work ---------------------------------------------------------------------------------------
+def refresh(base: str = DEFAULT_INDEX, extra_tiers: tuple[str, ...] = ()) -> RefreshResult:
+    """Read ``base`` (a download.pytorch.org-shaped index: ``<base>/<tier>/<project>/``, URL or folder) and
+    write the releases the recipes do not know to the overlay. Raises ``SourceError`` when unreachable."""
+    from . import load, query
+
+    load.clear_cache()
+    shown = public_url(base)
+    source = f"index {shown}, read {datetime.date.today().isoformat()} by torchenv recipes refresh"
+    known_tiers = list(query._index().tiers)
+    tiers = list(dict.fromkeys([*known_tiers, *extra_tiers, *_tiers_on_combined_page(base)]))
+    found = _collect(base, tiers)
+    known = {r.version for r in query.releases() if r.origin == "recipes"}
+    new = {v: r for v, r in found.items() if v not in known}
+    vision = _companion_pins(base, tiers, "torchvision") if new else {}
+    audio = _companion_pins(base, tiers, "torchaudio") if new else {}
+    series = [_series_entry(r, _pair(v, vision), _audio(v, audio), source)
+              for v, r in sorted(new.items(), key=lambda kv: query.vtuple(kv[0]))]
+    new_tiers = {}
+    for t in dict.fromkeys(t for r in new.values() for ts in r.tiers.values() for t in ts):
+        if t not in known_tiers and t != "cpu":
+            info = _new_tier(t, source)
+            if info:
+                new_tiers[t] = info
+    path = overlay_path()
+    _write(path, _render(series, new_tiers, {"source": shown, "date": datetime.date.today().isoformat()}))
+    load.clear_cache()
+    return RefreshResult(overlay=path, source=shown, added=tuple(e["patches"][0] for e in series),
+                         new_tiers=tuple(new_tiers), skipped=tuple(sorted(set(found) & known, key=query.vtuple)))
+
+
+def _audio(torch_version: str, pins: dict[str, str]) -> str | None:
+    """torch >= 2.12 pairs with the stable-ABI torchaudio 2.11.x of the recipes ("stable-abi")."""
+    from .model import vtuple
+
+    if vtuple(torch_version) >= (2, 12):
+        return "stable-abi"
+    return _pair(torch_version, pins)
