@@ -142,3 +142,9 @@ def test_unreachable_index_is_a_source_error(capsys, tmp_path):
     code = main(["recipes", "refresh", "--from", f"{closed_port_url()}/whl"])
     out = capsys.readouterr()
     assert code != 0 and "cannot reach index" in out.out + out.err
+
+
+def test_credentials_in_the_url_are_refused_and_never_shown(capsys):
+    code = main(["recipes", "refresh", "--from", "http://alice:s3cret@127.0.0.1:9/whl"])
+    out = capsys.readouterr()
+    assert code != 0 and "user:password@" in out.out + out.err and "s3cret" not in out.out + out.err

@@ -311,6 +311,10 @@ def refresh(base: str = DEFAULT_INDEX, extra_tiers: tuple[str, ...] = ()) -> Ref
 
     load.clear_cache()
     shown = public_url(base)
+    if shown != base and "@" in urllib.parse.urlsplit(base).netloc:
+        raise SourceError(f"recipes refresh --from {shown}: URLs with user:password@ are not supported "
+                          "(the credentials would travel in every request and error message)", url=shown,
+                          hint="refresh from an index that needs no login, or from a local folder copy of it")
     source = f"index {shown}, read {datetime.date.today().isoformat()} by torchenv recipes refresh"
     known_tiers = list(query._index().tiers)
     tiers = list(dict.fromkeys([*known_tiers, *extra_tiers, *_tiers_on_combined_page(base)]))
