@@ -126,11 +126,12 @@ def test_plan_with_an_overlay_stays_fast(capsys, tmp_path):
     assert best < 0.15          # in-process resolve with the overlay; the CLI start-up budget is 0.3 s
 
 
-def test_broken_overlay_is_named_not_a_traceback(capsys, tmp_path):
-    from torchenv.kb.refresh import overlay_path
+@pytest.mark.parametrize("text", ["[[series]\nminor = 2.16\n", "[[series]\nminor = \"2.16\"\n"])
+def test_broken_overlay_is_named_not_a_traceback(capsys, tmp_path, text):
+    from torchenv.kb.load import overlay_path
 
     overlay_path().parent.mkdir(parents=True, exist_ok=True)
-    overlay_path().write_text("[[series]\nminor = 2.16\n")
+    overlay_path().write_text(text)
     code = main(["plan", "-C", str(tmp_path), "--json", *ASSUMED])
     out = capsys.readouterr()
     assert code != 0 and "overlay.toml" in out.out + out.err and "Traceback" not in out.out + out.err

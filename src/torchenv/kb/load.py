@@ -7,7 +7,10 @@ a few milliseconds. Parsed tables are cached in-process only (no on-disk cache t
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def _tomllib():
@@ -24,6 +27,13 @@ def recipe(name: str) -> dict[str, Any]:
     return _tomllib().loads(_read(f"{name}.toml").decode("utf-8"))
 
 
+def overlay_path() -> Path:
+    """``<config dir>/recipes/overlay.toml``: where ``torchenv recipes refresh`` writes what it learnt."""
+    from ..paths import config_dir
+
+    return config_dir() / "recipes" / "overlay.toml"
+
+
 @lru_cache(maxsize=1)
 def overlay() -> dict[str, Any]:
     """The user-level overlay written by ``torchenv recipes refresh`` ({} when there is none).
@@ -32,7 +42,6 @@ def overlay() -> dict[str, Any]:
     torchenv release; a broken overlay is reported by name, never as a traceback.
     """
     from ..errors import TorchenvError
-    from .refresh import overlay_path
 
     path = overlay_path()
     try:

@@ -112,7 +112,7 @@ def _with_overlay(rel: list[Release], tiers: dict[str, TierInfo]) -> list[Releas
         added = _releases({"series": extra.get("series", [])}, origin="overlay")
     except (KeyError, TypeError, ValueError) as exc:
         from ..errors import TorchenvError
-        from .refresh import overlay_path
+        from .load import overlay_path
 
         raise TorchenvError(f"{overlay_path()}: a [[series]] entry is malformed ({exc!r})",
                             hint="run `torchenv recipes refresh` again, or delete that file") from None

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SourceError
+from .load import overlay_path
 
 DEFAULT_INDEX = "https://download.pytorch.org/whl"
 _LOCAL = re.compile(r"^(?P<public>[0-9][0-9.]*)(?:\+(?P<local>[a-z0-9.]+))?$")
@@ -47,12 +48,6 @@ class RefreshResult:
     added: tuple[str, ...]                 # torch versions written to the overlay
     new_tiers: tuple[str, ...]
     skipped: tuple[str, ...]               # versions the shipped recipes already know
-
-
-def overlay_path() -> Path:
-    from ..paths import config_dir
-
-    return config_dir() / "recipes" / "overlay.toml"
 
 
 def public_url(url: str) -> str:
