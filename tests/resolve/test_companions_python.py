@@ -194,3 +194,18 @@ def test_free_threaded_plan_looks_for_cp314t_wheels():
     tags = [str(t) for t in target_tags("3.14t", "linux-x86_64")]
     assert tags[0] == "cp314-cp314t-manylinux_2_28_x86_64"
     assert not any(t.startswith("cp314-cp314-") for t in tags)
+
+
+@pytest.mark.parametrize("version,tier,pins", [
+    ("2.5", "cu124", {"torch": "2.5.1", "torchvision": "0.20.1"}),
+    ("2.7", "cu128", {"torch": "2.7.1+cu128", "torchvision": "0.22.1"}),
+    ("2.8", "cu129", {"torch": "2.8.0+cu129", "torchvision": "0.23.0", "torchaudio": "2.8.0"}),
+])
+def test_aarch64_cuda_companions_carry_no_local_tag(version, tier, pins):
+    """whl/cu128/torchvision-0.22.0-cp312-cp312-manylinux_2_28_aarch64.whl, whl/cu124/torch-2.5.1-...-linux_aarch64.whl:
+    the aarch64 files of these tiers have no +tier tag, so a `==0.22.1+cu128` pin would find nothing."""
+    plan = resolve(intent(version=version, with_=("torchvision", "torchaudio")),
+                   machine(arch="aarch64", driver="570.124.06", gpus=[("NVIDIA GH200 480GB", "9.0")]))
+    got = {p.name: p.version for p in plan.packages}
+    assert plan.tier == tier and pins.items() <= got.items()
+    assert all(p.source == "torch-index" for p in plan.packages)

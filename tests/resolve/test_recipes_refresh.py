@@ -43,6 +43,8 @@ def make_index(root: Path) -> Path:
         _wheel(whl / "cpu" / "torch", f"torch-2.16.0-{py}-none-macosx_14_0_arm64.whl")
         _wheel(whl / "cu132" / "torch", f"torch-2.15.0+cu132-{py}-manylinux_2_28_x86_64.whl")
     _wheel(whl / "cu132" / "torch", "torch-2.16.0+cu132-cp310-cp310-manylinux_2_28_aarch64.whl")  # aarch64 only
+    _wheel(whl / "cu132" / "torchvision", "torchvision-0.30.0-cp312-cp312-manylinux_2_28_aarch64.whl",
+           "Metadata-Version: 2.1\nName: torchvision\nVersion: 0.30.0\nRequires-Dist: torch==2.16.0\n")
     for tier in ("cu132", "cu134", "cpu"):
         _wheel(whl / tier / "torchvision", f"torchvision-0.29.2+{tier}-py3-none-any.whl",
                "Metadata-Version: 2.1\nName: torchvision\nVersion: 0.29.2\nRequires-Dist: numpy\n"
@@ -99,6 +101,7 @@ def test_refresh_from_a_folder_and_per_platform_pythons(capsys, tmp_path):
     assert rel.pythons("linux-aarch64")[0] == "3.10" and rel.freethreaded == ("3.14t",)
     assert kb.pypi_default_tier(rel, "macos-arm64") == "cpu"          # the macOS file carries no local tag
     assert kb.release("2.15.0").origin == "recipes"                     # shipped facts win
+    assert not rel.tagged("torchvision", "linux-aarch64", "cu132") and rel.tagged("torchvision", "linux-x86_64", "cu132")
 
 
 def test_a_new_tier_is_found_on_the_combined_torch_page(capsys, tmp_path):

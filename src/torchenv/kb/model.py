@@ -41,6 +41,8 @@ class Release:
     unlisted: frozenset[str] = frozenset()        # tiers on the index that RELEASE.md's table does not list
     unknown_kinds: frozenset[str] = frozenset()   # "rocm": which builds of that kind exist is not known
     origin: str = "recipes"                       # recipes (shipped) | overlay (`torchenv recipes refresh`)
+    untagged: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict)   # (platform, tier) -> packages
+    #                                               whose files on that tier's index carry no local tag (+cu128)
 
     @property
     def key(self) -> tuple[int, ...]:
@@ -56,6 +58,10 @@ class Release:
         if platform is None:
             return pool
         return tuple(v for v in pool if platform in self.python_platforms.get(v, (platform,)))
+
+    def tagged(self, name: str, platform: str, tier: str) -> bool:
+        """Do ``name``'s files for this release on the ``tier`` index of ``platform`` carry the ``+tier`` tag?"""
+        return name not in self.untagged.get((platform, tier), frozenset())
 
     def has_python(self, minor: str, platform: str | None = None) -> bool:
         return minor in self.pythons(platform, freethreaded=minor.endswith("t"))

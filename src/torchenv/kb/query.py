@@ -59,7 +59,8 @@ def _releases(data: dict[str, Any], origin: str = "recipes") -> list[Release]:
                 python_platforms={k: tuple(v) for k, v in entry.get("python_platforms", {}).items()},
                 freethreaded=tuple(entry.get("python_freethreaded", ())),
                 unlisted=frozenset(entry.get("unlisted", ())),
-                unknown_kinds=frozenset(entry.get("unknown", ())), origin=origin))
+                unknown_kinds=frozenset(entry.get("unknown", ())), origin=origin,
+                untagged={tuple(k.split("/", 1)): frozenset(v) for k, v in entry.get("untagged", {}).items()}))
     out.sort(key=lambda r: r.key, reverse=True)
     return out
 

@@ -37,7 +37,7 @@ class _Release:
     version: str
     tiers: dict[str, list[str]] = field(default_factory=dict)        # platform -> tiers
     pythons: dict[str, set[str]] = field(default_factory=dict)       # "3.12" / "3.14t" -> platforms
-    untagged: dict[str, str] = field(default_factory=dict)           # platform -> tier whose files carry no tag
+    untagged: dict[tuple[str, str], set[str]] = field(default_factory=dict)   # (platform, tier) -> untagged packages
     glibc: set[str] = field(default_factory=set)
 
 
@@ -124,7 +124,7 @@ def _collect(base: str, tiers: list[str]) -> dict[str, _Release]:
                 if tier not in rel.tiers.setdefault(platform, []):
                     rel.tiers[platform].append(tier)
                 if local is None:
-                    rel.untagged.setdefault(platform, tier)
+                    rel.untagged.setdefault((platform, tier), set()).add("torch")
                 minor = _python(py, abi)
                 if minor:
                     rel.pythons.setdefault(minor, set()).add(platform)
@@ -182,19 +182,32 @@ def _torch_pin(metadata: str) -> str | None:
     return None
 
 
-def _companion_pins(base: str, tiers: list[str], project: str) -> dict[str, str]:
-    """``{companion version: torch specifier}``, reading one file's metadata per companion version."""
-    pins: dict[str, str] = {}
+@dataclass
+class _Companion:
+    pins: dict[str, str] = field(default_factory=dict)                         # version -> torch specifier
+    untagged: dict[str, set[tuple[str, str]]] = field(default_factory=dict)   # version -> {(platform, tier)}
+
+
+def _companion(base: str, tiers: list[str], project: str) -> _Companion:
+    """Which torch each companion version pins (one file's metadata per version), and where its files carry
+    no local tag (aarch64 CUDA companions often do not)."""
+    out = _Companion()
     for tier in tiers:
         for f in _files(base, tier, project):
             facts = _wheel_facts(f.filename)
-            if facts is None or facts[0] in pins:
+            if facts is None:
+                continue
+            version, local, tags = facts
+            if local is None:
+                out.untagged.setdefault(version, set()).update(
+                    (p, tier) for p in (_platform(t[2]) for t in tags) if p)
+            if version in out.pins:
                 continue
             meta = _metadata(f.url)
             pin = _torch_pin(meta) if meta else None
             if pin:
-                pins[facts[0]] = pin
-    return pins
+                out.pins[version] = pin
+    return out
 
 
 def _pair(torch_version: str, pins: dict[str, str]) -> str | None:
@@ -225,8 +238,16 @@ def _tier_key(tier: str) -> tuple[int, tuple[int, ...]]:
     return (0, vtuple(digits)) if tier.startswith("rocm") else (1, ())
 
 
-def _series_entry(rel: _Release, vision: str | None, audio: str | None, source: str) -> dict[str, Any]:
+def _series_entry(rel: _Release, companions: dict[str, tuple[str | None, _Companion]],
+                  source: str) -> dict[str, Any]:
     from .model import vtuple
+
+    vision, audio = (companions[n][0] for n in ("torchvision", "torchaudio"))
+    untagged = {k: set(v) for k, v in rel.untagged.items() if not k[0].startswith("macos")}
+    for name, (version, found) in companions.items():
+        for key in found.untagged.get(version or "", ()):
+            if key[1] in rel.tiers.get(key[0], ()) and not key[0].startswith("macos"):
+                untagged.setdefault(key, set()).add(name)
 
     minors = sorted(rel.pythons, key=lambda v: vtuple(v.rstrip("t")))
     every = {p for p in rel.tiers}
@@ -238,7 +259,8 @@ def _series_entry(rel: _Release, vision: str | None, audio: str | None, source: 
         "python_platforms": {v: sorted(rel.pythons[v]) for v in gil if rel.pythons[v] != every},
         "experimental": [],
         "platforms": {p: sorted(ts, key=_tier_key, reverse=True) for p, ts in sorted(rel.tiers.items())},
-        "pypi_default": dict(sorted(rel.untagged.items())),
+        "pypi_default": {p: t for (p, t), names in sorted(rel.untagged.items()) if p.startswith("macos")},
+        "untagged": {f"{p}/{t}": sorted(names) for (p, t), names in sorted(untagged.items())},
         "verified": False, "source": source,
         "notes": "from the index only: experimental tiers, PyPI's own builds and arch lists are not known",
     }
@@ -316,9 +338,10 @@ def refresh(base: str = DEFAULT_INDEX, extra_tiers: tuple[str, ...] = ()) -> Ref
     found = _collect(base, tiers)
     known = {r.version for r in query.releases() if r.origin == "recipes"}
     new = {v: r for v, r in found.items() if v not in known}
-    vision = _companion_pins(base, tiers, "torchvision") if new else {}
-    audio = _companion_pins(base, tiers, "torchaudio") if new else {}
-    series = [_series_entry(r, _pair(v, vision), _audio(v, audio), source)
+    vision = _companion(base, tiers, "torchvision") if new else _Companion()
+    audio = _companion(base, tiers, "torchaudio") if new else _Companion()
+    series = [_series_entry(r, {"torchvision": (_pair(v, vision.pins), vision),
+                                "torchaudio": (_audio(v, audio.pins), audio)}, source)
               for v, r in sorted(new.items(), key=lambda kv: query.vtuple(kv[0]))]
     new_tiers = {}
     for t in dict.fromkeys(t for r in new.values() for ts in r.tiers.values() for t in ts):
