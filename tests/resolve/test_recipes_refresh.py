@@ -152,3 +152,17 @@ def test_credentials_in_the_url_are_refused_and_never_shown(capsys):
     code = main(["recipes", "refresh", "--from", "http://alice:s3cret@127.0.0.1:9/whl"])
     out = capsys.readouterr()
     assert code != 0 and "user:password@" in out.out + out.err and "s3cret" not in out.out + out.err
+
+
+def test_builds_of_a_known_release_that_the_recipes_lack_are_learnt(capsys, tmp_path):
+    """2.15's ROCm builds are unknown to the shipped recipes: an index holding 2.15.0+rocm7.14 teaches them,
+    and a second refresh keeps what the index still has."""
+    root = make_index(tmp_path)
+    _wheel(root / "rocm7.14" / "torch", "torch-2.15.0+rocm7.14-cp312-cp312-manylinux_2_28_x86_64.whl")
+    for _ in range(2):
+        code, data = cli(capsys, "recipes", "refresh", "--from", str(root), "--json")
+        assert code == 0 and data["learnt_builds"] == ["2.15.0 rocm7.14"]
+    code, plan = cli(capsys, "plan", "-C", str(tmp_path), "--json", *ASSUMED, "--assume-gfx", "gfx942",
+                     "--torch", "2.15")
+    assert code == 0 and (plan["torch"], plan["tier"]) == ("2.15.0", "rocm7.14")
+    assert any("seen on the index by `torchenv recipes refresh`" in w for w in plan["warnings"])

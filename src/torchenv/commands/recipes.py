@@ -35,12 +35,15 @@ def run(args: argparse.Namespace) -> int:
     result = refresh(args.source or DEFAULT_INDEX, tuple(args.tier))
     if getattr(args, "json", False):
         ui.emit_json({"overlay": str(result.overlay), "source": result.source, "added": list(result.added),
-                      "new_tiers": list(result.new_tiers), "already_known": list(result.skipped)})
+                      "new_tiers": list(result.new_tiers), "already_known": list(result.skipped),
+                      "learnt_builds": list(result.learnt)})
         return 0
     if result.added:
         ui.info(f"learnt torch {', '.join(result.added)} from {result.source}", markup=False)
     else:
         ui.info(f"{result.source} has no torch release the recipes do not already know", markup=False)
+    if result.learnt:
+        ui.info(f"builds of known releases the recipes did not list: {', '.join(result.learnt)}", markup=False)
     if result.new_tiers:
         ui.info(f"new tiers: {', '.join(result.new_tiers)} (driver floors inferred, unverified)", markup=False)
     ui.info(f"written to {result.overlay}; `torchenv plan` uses it and marks what it inferred", markup=False)

@@ -117,10 +117,35 @@ def _with_overlay(rel: list[Release], tiers: dict[str, TierInfo]) -> list[Releas
 
         raise TorchenvError(f"{overlay_path()}: a [[series]] entry is malformed ({exc!r})",
                             hint="run `torchenv recipes refresh` again, or delete that file") from None
+    rel = [_with_learnt(r, extra.get("extra", [])) for r in rel]
     known = {r.version for r in rel}
     out = rel + [r for r in added if r.version not in known]
     out.sort(key=lambda r: r.key, reverse=True)
     return out
+
+
+def _with_learnt(rel: Release, extras: list[dict[str, Any]]) -> Release:
+    """A shipped release plus the tiers an index showed that its recipe entry lacks (``[[extra]]`` entries)."""
+    from dataclasses import replace
+
+    learnt: dict[str, list[str]] = {}
+    for extra in extras:
+        if extra.get("version") == rel.version:
+            for platform, tiers in extra.get("platforms", {}).items():
+                have = rel.platforms.get(platform, ())
+                learnt.setdefault(platform, []).extend(t for t in tiers if t not in have)
+    if not any(learnt.values()):
+        return rel
+    platforms = {**rel.platforms, **{p: rel.platforms.get(p, ()) + tuple(dict.fromkeys(ts))
+                                     for p, ts in learnt.items()}}
+    kinds = {tier_kind(t) for ts in learnt.values() for t in ts}
+    return replace(rel, platforms=platforms, learnt=frozenset(t for ts in learnt.values() for t in ts),
+                   unknown_kinds=rel.unknown_kinds - kinds)
+
+
+def tier_kind(tier: str) -> str:
+    """``cuda`` / ``rocm`` / ``cpu`` from a tier name (for tiers the recipes may not describe)."""
+    return "rocm" if tier.startswith("rocm") else "cuda" if tier.startswith("cu") else "cpu"
 
 
 @lru_cache(maxsize=1)
@@ -216,7 +241,7 @@ def compiled_archs(rel: Release, tier: str, platform: str) -> ArchSet | None:
         if linux is not None:
             arch = ArchSet(sm=linux.sm, ptx=None, verified=False,
                            source=linux.source + "; Windows assumed equal to Linux without PTX [U]")
-    if arch is None and rel.origin == "overlay":
+    if arch is None and (rel.origin == "overlay" or tier in rel.learnt):
         arch = _inferred_archs(rel, tier, platform)
     return arch
 

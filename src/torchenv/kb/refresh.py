@@ -48,6 +48,7 @@ class RefreshResult:
     added: tuple[str, ...]                 # torch versions written to the overlay
     new_tiers: tuple[str, ...]
     skipped: tuple[str, ...]               # versions the shipped recipes already know
+    learnt: tuple[str, ...] = ()           # "2.15.0 rocm7.14": builds of known releases the recipes did not list
 
 
 def public_url(url: str) -> str:
@@ -269,9 +270,9 @@ def _series_entry(rel: _Release, companions: dict[str, tuple[str | None, _Compan
     return entry
 
 
-def _new_tier(tier: str, source: str) -> dict[str, Any] | None:
+def _new_tier(tier: str, source: str, known: dict[str, Any]) -> dict[str, Any] | None:
     """A tier the recipes lack: its CUDA version from the name, floors from the same CUDA major [U]."""
-    from . import query
+    from .model import vtuple
 
     if tier.startswith("rocm"):
         return {"kind": "rocm", "verified": False, "source": source}
@@ -279,11 +280,10 @@ def _new_tier(tier: str, source: str) -> dict[str, Any] | None:
     if not m:
         return None
     cuda = f"{int(m.group(1))}.{m.group(2)}"
-    same_major = [t for t in query._index().tiers.values()
-                  if t.kind == "cuda" and t.cuda and t.cuda.split(".")[0] == m.group(1)]
+    same_major = [t for t in known.values() if t.kind == "cuda" and t.cuda and t.cuda.split(".")[0] == m.group(1)]
     if not same_major:
         return None
-    nearest = max(same_major, key=lambda t: query.vtuple(t.cuda or "0"))
+    nearest = max(same_major, key=lambda t: vtuple(t.cuda or "0"))
     return {"kind": "cuda", "cuda": cuda, "compat": dict(nearest.compat), "strict": dict(nearest.compat),
             "verified": False,
             "source": f"{source}; driver floors of CUDA {cuda} taken from {nearest.name}'s minor-version floor [U]"}
@@ -301,7 +301,21 @@ def _toml_value(value: Any) -> str:
     raise TypeError(type(value))
 
 
-def _render(series: list[dict[str, Any]], tiers: dict[str, dict[str, Any]], refreshed: dict[str, str]) -> str:
+def _extras(seen: dict[str, _Release], shipped: dict[str, Any], source: str) -> list[dict[str, Any]]:
+    """For releases the shipped recipes know: the (platform, tier) builds the index has that they do not list."""
+    from .model import vtuple
+
+    out = []
+    for version, rel in sorted(seen.items(), key=lambda kv: vtuple(kv[0])):
+        missing = {p: [t for t in ts if t not in shipped[version].tiers(p)] for p, ts in rel.tiers.items()}
+        missing = {p: sorted(ts, key=_tier_key, reverse=True) for p, ts in missing.items() if ts}
+        if missing:
+            out.append({"version": version, "platforms": missing, "source": source})
+    return out
+
+
+def _render(series: list[dict[str, Any]], tiers: dict[str, dict[str, Any]], refreshed: dict[str, str],
+            extras: list[dict[str, Any]] = ()) -> str:
     lines = ["# Written by `torchenv recipes refresh`: torch releases read from an index, in the recipe format",
              "# of recipes/releases.toml and recipes/tiers.toml. The shipped recipes win for releases they know.",
              "", "[refresh]"]
@@ -310,6 +324,8 @@ def _render(series: list[dict[str, Any]], tiers: dict[str, dict[str, Any]], refr
         lines += ["", "[[series]]"] + [f"{k} = {_toml_value(v)}" for k, v in entry.items()]
     for name, info in tiers.items():
         lines += ["", f"[tier.{json.dumps(name)}]"] + [f"{k} = {_toml_value(v)}" for k, v in info.items()]
+    for extra in extras:
+        lines += ["", "[[extra]]"] + [f"{k} = {_toml_value(v)}" for k, v in extra.items()]
     return "\n".join(lines) + "\n"
 
 
@@ -323,37 +339,41 @@ def _write(path: Path, text: str) -> None:
 # -- the command's work ---------------------------------------------------------------------------------------
 def refresh(base: str = DEFAULT_INDEX, extra_tiers: tuple[str, ...] = ()) -> RefreshResult:
     """Read ``base`` (a download.pytorch.org-shaped index: ``<base>/<tier>/<project>/``, URL or folder) and
-    write the releases the recipes do not know to the overlay. Raises ``SourceError`` when unreachable."""
+    write what the shipped recipes lack to the overlay (replacing an earlier overlay: a refresh is compared
+    with the shipped recipes only, so nothing learnt before is lost when the index still has it).
+    Raises ``SourceError`` when the index cannot be read."""
     from . import load, query
 
-    load.clear_cache()
     shown = public_url(base)
     if shown != base and "@" in urllib.parse.urlsplit(base).netloc:
         raise SourceError(f"recipes refresh --from {shown}: URLs with user:password@ are not supported "
                           "(the credentials would travel in every request and error message)", url=shown,
                           hint="refresh from an index that needs no login, or from a local folder copy of it")
-    source = f"index {shown}, read {datetime.date.today().isoformat()} by torchenv recipes refresh"
-    known_tiers = list(query._index().tiers)
-    tiers = list(dict.fromkeys([*known_tiers, *extra_tiers, *_tiers_on_combined_page(base)]))
+    load.clear_cache()
+    today = datetime.date.today().isoformat()
+    source = f"index {shown}, read {today} by torchenv recipes refresh"
+    shipped_tiers = query._tiers(load.recipe("tiers"))
+    shipped = {r.version: r for r in query._releases(load.recipe("releases"))}
+    tiers = list(dict.fromkeys([*shipped_tiers, *extra_tiers, *_tiers_on_combined_page(base)]))
     found = _collect(base, tiers)
-    known = {r.version for r in query.releases() if r.origin == "recipes"}
-    new = {v: r for v, r in found.items() if v not in known}
+    new = {v: r for v, r in found.items() if v not in shipped}
     vision = _companion(base, tiers, "torchvision") if new else _Companion()
     audio = _companion(base, tiers, "torchaudio") if new else _Companion()
     series = [_series_entry(r, {"torchvision": (_pair(v, vision.pins), vision),
                                 "torchaudio": (_audio(v, audio.pins), audio)}, source)
               for v, r in sorted(new.items(), key=lambda kv: query.vtuple(kv[0]))]
-    new_tiers = {}
-    for t in dict.fromkeys(t for r in new.values() for ts in r.tiers.values() for t in ts):
-        if t not in known_tiers and t != "cpu":
-            info = _new_tier(t, source)
-            if info:
-                new_tiers[t] = info
+    extras = _extras({v: r for v, r in found.items() if v in shipped}, shipped, source)
+    seen = [t for e in series for ts in e["platforms"].values() for t in ts]
+    seen += [t for e in extras for ts in e["platforms"].values() for t in ts]
+    new_tiers = {t: info for t in dict.fromkeys(seen) if t not in shipped_tiers and t != "cpu"
+                 for info in [_new_tier(t, source, shipped_tiers)] if info}
     path = overlay_path()
-    _write(path, _render(series, new_tiers, {"source": shown, "date": datetime.date.today().isoformat()}))
+    _write(path, _render(series, new_tiers, {"source": shown, "date": today}, extras))
     load.clear_cache()
     return RefreshResult(overlay=path, source=shown, added=tuple(e["patches"][0] for e in series),
-                         new_tiers=tuple(new_tiers), skipped=tuple(sorted(set(found) & known, key=query.vtuple)))
+                         new_tiers=tuple(new_tiers), skipped=tuple(sorted(set(found) & set(shipped), key=query.vtuple)),
+                         learnt=tuple(f"{e['version']} {t}" for e in extras
+                                      for t in dict.fromkeys(t for ts in e["platforms"].values() for t in ts)))
 
 
 def _audio(torch_version: str, pins: dict[str, str]) -> str | None:

@@ -70,10 +70,11 @@ def _tier_order(rel: kb.Release, platform: str, mode: str) -> list[str]:
         cuda = [t for t in tiers if t.startswith("cu")]
         # RELEASE.md's own tiers first (newest CUDA first), then builds it does not list (cu129 of 2.9-2.13),
         # then tiers whose driver floors `recipes refresh` had to infer
-        return sorted(cuda, key=lambda t: (_floors_known(t), t not in rel.unlisted,
+        return sorted(cuda, key=lambda t: (_floors_known(t), t not in rel.learnt, t not in rel.unlisted,
                                            kb.vtuple(kb.cuda_version(t) or "0")), reverse=True)
     if mode == "rocm":
-        return sorted((t for t in tiers if t.startswith("rocm")), key=lambda t: kb.vtuple(t[4:]), reverse=True)
+        return sorted((t for t in tiers if t.startswith("rocm")),
+                      key=lambda t: (t not in rel.learnt, kb.vtuple(t[4:])), reverse=True)
     return ["cpu"] if "cpu" in tiers else []
 
 
@@ -121,6 +122,9 @@ def check(rel: kb.Release, tier: str, mv: MachineView, cons: Constraints) -> Can
     if info is not None and info.origin == "overlay":
         notes.append(f"tier {tier} was learnt by `torchenv recipes refresh`; its driver floors are inferred "
                      f"({info.source})")
+    if tier in rel.learnt:
+        notes.append(f"torch {rel.version} {tier} was seen on the index by `torchenv recipes refresh`; the shipped "
+                     "recipes do not list it")
     if tier in rel.unlisted:
         notes.append(f"torch {rel.version} {tier} is on the {tier} index but not in RELEASE.md's table "
                      "(a limited release; compat.md §8b)")
