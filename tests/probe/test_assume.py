@@ -173,3 +173,20 @@ def test_bad_assumption_through_the_cli_is_exit_2_with_the_flag_named(tmp_path, 
     assert main(["plan", "-C", str(tmp_path), "--json", *argv]) == 2
     data = json.loads(capsys.readouterr().out)
     assert data["error"].startswith(starts) and data["hint"]
+
+
+def test_a_free_threaded_python_can_be_assumed_and_a_314t_plan_uses_it(monkeypatch):
+    from torchenv.intent.model import Intent, TorchIntent
+    from torchenv.resolve.resolver import resolve
+
+    monkeypatch.setenv("TORCHENV_OFFLINE", "1")
+    m = machine_from_args(parse("--assume-driver", "580.65.06", "--assume-gpu", "9.0",
+                                "--assume-python", "3.14t", "--assume-python", "3.12"))
+    assert m.python_versions() == ["3.12", "3.14t"]
+    plan = resolve(Intent(torch=TorchIntent(python="3.14t")), m)
+    assert plan.python == "3.14t" and any("3.14t: asked for by the project; on the (assumed) machine" in r
+                                          for r in plan.reasons)
+    probed = Machine(os="linux", arch="x86_64", pythons=[PythonInstall("3.14.0t", "/usr/bin/python3.14t", "path"),
+                                                         PythonInstall("3.14.0", "/usr/bin/python3.14", "path")])
+    plan = resolve(Intent(torch=TorchIntent(python="3.14t", cuda="cpu")), probed)
+    assert plan.python_path == "/usr/bin/python3.14t"

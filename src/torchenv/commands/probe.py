@@ -7,6 +7,7 @@ run never leaves half a machine file behind.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import tempfile
 from pathlib import Path
@@ -39,12 +40,19 @@ def run(args: argparse.Namespace) -> int:
     if args.save:
         save_machine(machine, Path(args.save))
     if args.json:
-        ui.emit_json(machine.to_json())
+        ui.emit_json(probe_json(machine))
     else:
         render(ui, machine)
         if args.save:
             ui.info(f"saved to {args.save} (use it with --machine {args.save})")
     return 0
+
+
+def probe_json(machine: "Machine") -> dict:
+    """The machine, plus (additive) the same facts as wheel-variant properties; ``--machine`` ignores the extra block."""
+    from ..probe.variants import variants_block
+
+    return {**machine.to_json(), "variants": variants_block(machine)}
 
 
 def save_machine(machine: "Machine", path: Path) -> None:
@@ -57,7 +65,7 @@ def save_machine(machine: "Machine", path: Path) -> None:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         try:
             with os.fdopen(fd, "w") as fh:
-                fh.write(machine.dumps() + "\n")
+                fh.write(json.dumps(probe_json(machine), indent=2, sort_keys=True) + "\n")
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)

@@ -30,7 +30,7 @@ DEFAULT_OS = "linux"
 DEFAULT_ARCH = {"linux": "x86_64", "windows": "x86_64", "macos": "arm64"}
 _OSES = ("linux", "windows", "macos")
 _CC = re.compile(r"^(\d{1,2})\.(\d)$")
-_PYTHON = re.compile(r"^3\.\d{1,2}(?:\.\d{1,2})?$")
+_PYTHON = re.compile(r"^3\.\d{1,2}(?:\.\d{1,2})?t?$")      # "3.14t": a free-threaded interpreter
 _GLIBC = re.compile(r"^2\.\d{1,2}$")
 _GFX = re.compile(r"^gfx[0-9]{1,2}[0-9a-f]{2}$")
 
@@ -101,7 +101,8 @@ def _gpu_flag(value: str, index: int) -> Gpu:
 def _python_flag(value: str) -> PythonInstall:
     if not _PYTHON.match(value.strip()):
         raise _bad("--assume-python", value, "not a Python 3 version",
-                   "write X.Y, e.g. --assume-python 3.11 (repeat for each Python the target has)")
+                   "write X.Y, e.g. --assume-python 3.11 or 3.14t for a free-threaded one (repeat for each "
+                   "Python the target has)")
     return PythonInstall(version=value.strip(), path="", source="assumed")
 
 
