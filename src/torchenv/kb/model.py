@@ -41,6 +41,7 @@ class Release:
     unlisted: frozenset[str] = frozenset()        # tiers on the index that RELEASE.md's table does not list
     unknown_kinds: frozenset[str] = frozenset()   # "rocm": which builds of that kind exist is not known
     learnt: frozenset[str] = frozenset()          # tiers of a shipped release that only `recipes refresh` saw
+    seen_on_index: frozenset[str] = frozenset()   # tiers a live index check found that the recipes lack
     origin: str = "recipes"                       # recipes (shipped) | overlay (`torchenv recipes refresh`)
     untagged: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict)   # (platform, tier) -> packages
     #                                               whose files on that tier's index carry no local tag (+cu128)

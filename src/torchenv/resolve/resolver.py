@@ -27,17 +27,42 @@ MAX_REFUSAL_REASONS = 8
 
 
 def resolve(intent: Intent, machine: Machine, *, prefer_python: str | None = None,
-            sources_overrides: Any = None) -> Plan:
+            sources_overrides: Any = None, check_index: bool = False) -> Plan:
+    """``check_index``: read the tier indexes the plan would use, when reachable (``plan``/``up`` do; see
+    ``index_check``); otherwise the recipes alone answer."""
     mv = view(machine)
     cons = constraints(intent)
     if not matching_releases(cons.spec):
         raise _unknown_version(cons, mv)
     if cons.tier != "auto" and not _tier_known(cons):
         raise _unknown_tier(cons, mv)
-    outcome = search(cons, mv)
+    index = None
+    if check_index:
+        from .index_check import check
+
+        index = check(intent, cons, mv, sources_overrides)
+    outcome = search(cons, mv, index)
     if outcome.found is None:
         raise _refusal(cons, mv, outcome)
-    return _plan(intent, machine, mv, cons, outcome, prefer_python, sources_overrides)
+    plan = _plan(intent, machine, mv, cons, outcome, prefer_python, sources_overrides)
+    return _with_index_facts(plan, index, outcome.found) if index is not None else plan
+
+
+def _with_index_facts(plan: Plan, index: Any, found: Candidate) -> Plan:
+    """The index check's own lines: what was read, what could not be, what its variants.json says."""
+    from dataclasses import replace
+
+    from .index_check import variant_lines
+
+    reasons, warnings = list(plan.reasons), list(plan.warnings)
+    seen = index.reason(found.release, found.tier)
+    if seen:
+        reasons.append(seen)
+    if index.unreachable:
+        reasons.append(f"could not check the tier index ({'; '.join(index.unreachable)}): the recipes answer")
+    more_reasons, more_warnings = variant_lines(index, found, plan.machine)
+    return replace(plan, reasons=tuple(reasons + more_reasons),
+                   warnings=tuple(dict.fromkeys(warnings + more_warnings)))
 
 
 def constraints(intent: Intent) -> Constraints:

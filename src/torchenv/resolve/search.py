@@ -8,10 +8,14 @@ every skipped candidate was skipped.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from .. import kb
 from ..kb.archs import ArchMatch, describe, match, why_not
 from .machine_view import MachineView
+
+if TYPE_CHECKING:
+    from .index_check import IndexView
 
 
 @dataclass(frozen=True)
@@ -31,7 +35,7 @@ class Constraints:
 class Rejection:
     release: str
     tier: str | None
-    kind: str        # driver | arch | jetson | python | glibc | experimental | rocm | platform | unknown-archs
+    kind: str        # driver | arch | jetson | python | glibc | experimental | rocm | platform | index | unknown-archs
     #                  | unknown-tiers (the last two: gaps in the recipes, not the machine's fault)
     text: str
 
@@ -122,7 +126,10 @@ def check(rel: kb.Release, tier: str, mv: MachineView, cons: Constraints) -> Can
     if info is not None and info.origin == "overlay":
         notes.append(f"tier {tier} was learnt by `torchenv recipes refresh`; its driver floors are inferred "
                      f"({info.source})")
-    if tier in rel.learnt:
+    if tier in rel.seen_on_index:
+        notes.append(f"torch {rel.version} {tier} is on the {tier} index although the recipes do not list it: "
+                     "its GPU code list and floors are inferred")
+    elif tier in rel.learnt:
         notes.append(f"torch {rel.version} {tier} was seen on the index by `torchenv recipes refresh`; the shipped "
                      "recipes do not list it")
     if tier in rel.unlisted:
@@ -204,13 +211,17 @@ def _no_tiers(rel: kb.Release, mv: MachineView) -> Rejection:
     return Rejection(rel.version, None, "platform", f"torch {rel.version} has no {mv.mode} wheels for {mv.platform}")
 
 
-def search(cons: Constraints, mv: MachineView) -> Outcome:
+def search(cons: Constraints, mv: MachineView, index: "IndexView | None" = None) -> Outcome:
     """First fitting (release, tier): newest release first; within it the preferred tier.
 
     Experimental tiers are tried only when no stable tier of any matching release fits, unless
     ``allow_experimental`` (or the tier was named explicitly, which is always honoured).
+    ``index``: what the tier indexes hold (``index_check``): builds they hold are added, builds
+    they lack are skipped.
     """
     rels = matching_releases(cons.spec)
+    if index is not None:
+        rels = [index.extend(r, mv.mode) for r in rels]
     out = Outcome(found=None, considered=[r.version for r in rels])
     passes = [True] if (cons.allow_experimental or cons.tier != "auto") else [False, True]
     for with_experimental in passes:
@@ -240,7 +251,8 @@ def search(cons: Constraints, mv: MachineView) -> Outcome:
                         f"{tier} not considered: experimental for torch {rel.version} "
                         "(allow_experimental = true, or --experimental, to use it)"))
                     continue
-                verdict = check(rel, tier, mv, cons)
+                gap = index.lacks(rel, tier) if index is not None else None
+                verdict = gap or check(rel, tier, mv, cons)
                 if isinstance(verdict, Candidate):
                     out.found = verdict
                     return out
