@@ -26,7 +26,7 @@ def _checking(monkeypatch):
 def _page(whl: Path, tier: str, *files: str) -> None:
     page = whl / tier / "torch"
     page.mkdir(parents=True, exist_ok=True)
-    (page / "index.html").write_text("".join(f'<a href="{f}">{f}</a>\n' for f in files))
+    (page / "index.html").write_text("".join(f'<a href="{f}">{f.rsplit("/", 1)[-1]}</a>\n' for f in files))
 
 
 def _wheel(version: str, tier: str, platform: str = "manylinux_2_28_x86_64", py: str = "cp312-cp312") -> str:
@@ -131,3 +131,14 @@ def test_the_chosen_tiers_variants_json_is_read_and_matched(capsys, tmp_path):
     assert data["tier"] == "cu130"
     assert any("its cu130 variant needs nvidia :: sm_arch :: 80_real | 90_real | 100_real" in w
                for w in data["warnings"])
+
+
+def test_pages_that_link_their_files_on_another_host_count_as_holding_them(capsys, tmp_path):
+    whl = tmp_path / "mirror" / "whl"
+    r2 = "https://download-r2.pytorch.org/whl"
+    _page(whl, "cu132", f"{r2}/cu132/{_wheel('2.14.0', 'cu132').replace('+', '%2B')}")
+    _page(whl, "cu130", f"{r2}/cu130/{_wheel('2.14.1', 'cu130').replace('+', '%2B')}#sha256={'0' * 64}")
+    with serve_dir(tmp_path / "mirror") as url:
+        code, data = plan(capsys, tmp_path, *H100, "--torch", "2.14", "--torch-mirror", f"{url}/whl")
+    assert (code, data["tier"]) == (0, "cu130")
+    assert any("cu132 skipped: the recipes list torch 2.14.1 cu132, but the cu132 index" in r for r in data["reasons"])
