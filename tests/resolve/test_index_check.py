@@ -142,3 +142,18 @@ def test_pages_that_link_their_files_on_another_host_count_as_holding_them(capsy
         code, data = plan(capsys, tmp_path, *H100, "--torch", "2.14", "--torch-mirror", f"{url}/whl")
     assert (code, data["tier"]) == (0, "cu130")
     assert any("cu132 skipped: the recipes list torch 2.14.1 cu132, but the cu132 index" in r for r in data["reasons"])
+
+
+def test_the_index_must_hold_the_wanted_python_too(capsys, tmp_path):
+    whl = tmp_path / "mirror" / "whl"
+    _page(whl, "cu132", _wheel("2.14.1", "cu132", py="cp313-cp313"))          # no cp312 of 2.14.1 on cu132
+    _page(whl, "cu130", _wheel("2.14.1", "cu130"))
+    with serve_dir(tmp_path / "mirror") as url:
+        code, data = plan(capsys, tmp_path, *H100, "--torch", "2.14", "--python", "3.12",
+                          "--torch-mirror", f"{url}/whl")
+        assert (code, data["tier"]) == (0, "cu130")
+        assert any("cu132 skipped: the cu132 index" in r and "has no Python 3.12 wheel of torch 2.14.1" in r
+                   and "(it has 3.13)" in r for r in data["reasons"])
+        code, data = plan(capsys, tmp_path, *H100, "--torch", "2.14", "--torch-mirror", f"{url}/whl")
+    assert data["tier"] == "cu132" and data["python"] == "3.12"               # chosen after the search: a warning
+    assert any("has no Python 3.12 wheel of torch 2.14.1" in w and "--python" in w for w in data["warnings"])

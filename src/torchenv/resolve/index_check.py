@@ -29,7 +29,8 @@ if TYPE_CHECKING:
 PAGE_TIMEOUT_S = 2.0
 DEAD_HOST_TTL_S = 15 * 60
 DEFAULT_TTL_S = 6 * 3600
-_TORCH_WHEEL = re.compile(r"^torch-(?P<version>[^-+]+)(?:\+[^-]+)?-[^-]+-[^-]+-(?P<platform>[^-]+)(?:-[^-]+)?\.whl$")
+_TORCH_WHEEL = re.compile(r"^torch-(?P<version>[^-+]+)(?:\+[^-]+)?-(?P<py>[^-]+)-(?P<abi>[^-]+)-(?P<platform>[^-]+)"
+                          r"(?:-[^-]+)?\.whl$")        # the optional last part: a wheel-variant label
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,7 @@ class TierListing:
     versions: frozenset[str]                     # public torch versions with a wheel for the platform
     age_s: float                                 # seconds since the page was read
     links: tuple[Any, ...] = ()                  # IndexFile-like: .filename, .url
+    pythons: dict[str, frozenset[str]] = field(default_factory=dict)   # version -> "3.12", "3.14t" (cp3XY wheels)
 
     def when(self) -> str:
         return "just now" if self.age_s < 60 else f"{int(self.age_s // 60)} min ago"
@@ -52,16 +54,23 @@ class IndexView:
     listings: dict[str, TierListing] = field(default_factory=dict)
     unreachable: tuple[str, ...] = ()            # "host: why", for the plan's reasons
 
-    def lacks(self, rel: kb.Release, tier: str) -> "Rejection | None":
+    def lacks(self, rel: kb.Release, tier: str, python: str | None = None) -> "Rejection | None":
+        """Why ``rel`` ``tier`` (for ``python``, when one is asked for) is skipped; None: the index has it or
+        was not read."""
         from .search import Rejection
 
         listing = self.listings.get(tier)
-        if listing is None or rel.version in listing.versions or tier in rel.seen_on_index \
-                or kb.pypi_default_tier(rel, self.platform) == tier:     # that build comes from PyPI
+        if listing is None or kb.pypi_default_tier(rel, self.platform) == tier:   # that build comes from PyPI
             return None
-        return Rejection(rel.version, tier, "index",
-                         f"{tier} skipped: the recipes list torch {rel.version} {tier}, but the {tier} index "
-                         f"({listing.url}, read {listing.when()}) has no torch {rel.version} wheel for {self.platform}")
+        where = f"the {tier} index ({listing.url}, read {listing.when()})"
+        if rel.version not in listing.versions and tier not in rel.seen_on_index:
+            return Rejection(rel.version, tier, "index", f"{tier} skipped: the recipes list torch {rel.version} "
+                             f"{tier}, but {where} has no torch {rel.version} wheel for {self.platform}")
+        if python and listing.pythons.get(rel.version) and python not in listing.pythons[rel.version]:
+            return Rejection(rel.version, tier, "index", f"{tier} skipped: {where} has no Python {python} wheel "
+                             f"of torch {rel.version} for {self.platform} "
+                             f"(it has {', '.join(sorted(listing.pythons[rel.version], key=kb.vtuple))})")
+        return None
 
     def extend(self, rel: kb.Release, mode: str) -> kb.Release:
         """``rel`` plus the tiers whose index holds it although the recipes do not list it there."""
@@ -213,14 +222,18 @@ def _read_page(url: str, layout: str, memory) -> "tuple[list[Any], float] | None
 
 def _listing(tier: str, url: str, links: "list[Any]", age: float, platform: str) -> TierListing | None:
     """None for a page without any torch wheel: more likely a wrong address than a tier without builds."""
-    from ..kb.refresh import _platform
+    from ..kb.refresh import _platform, _python
 
     wheels = [m for m in map(_TORCH_WHEEL.match, (f.filename for f in links)) if m]
     if not wheels:
         return None
-    versions = {m.group("version") for m in wheels
-                if platform in {_platform(tag) for tag in m.group("platform").split(".")}}
-    return TierListing(tier, _shown(url), frozenset(versions), age, tuple(links))
+    here = [m for m in wheels if platform in {_platform(tag) for tag in m.group("platform").split(".")}]
+    pythons: dict[str, set[str]] = {}
+    for m in here:
+        py = _python(m.group("py"), m.group("abi"))
+        pythons.setdefault(m.group("version"), set()).update([py] if py else [])
+    return TierListing(tier, _shown(url), frozenset(pythons), age, tuple(links),
+                       {v: frozenset(p) for v, p in pythons.items()})
 
 
 def _torch_source(intent: "Intent", tier: str, platform: str, overrides: Any):

@@ -60,6 +60,10 @@ def _with_index_facts(plan: Plan, index: Any, found: Candidate) -> Plan:
         reasons.append(seen)
     if index.unreachable:
         reasons.append(f"could not check the tier index ({'; '.join(index.unreachable)}): the recipes answer")
+    gap = index.lacks(found.release, found.tier, plan.python)
+    if gap is not None:                       # the Python was chosen after the search: say it, do not hide it
+        warnings.append(gap.text.replace(" skipped:", ":", 1) + f"; `up` will fail unless Python {plan.python}'s "
+                        "wheel appears there (pick another with --python)")
     more_reasons, more_warnings = variant_lines(index, found, plan.machine)
     return replace(plan, reasons=tuple(reasons + more_reasons),
                    warnings=tuple(dict.fromkeys(warnings + more_warnings)))

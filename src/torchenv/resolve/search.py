@@ -251,7 +251,7 @@ def search(cons: Constraints, mv: MachineView, index: "IndexView | None" = None)
                         f"{tier} not considered: experimental for torch {rel.version} "
                         "(allow_experimental = true, or --experimental, to use it)"))
                     continue
-                gap = index.lacks(rel, tier) if index is not None else None
+                gap = index.lacks(rel, tier, cons.python) if index is not None else None
                 verdict = gap or check(rel, tier, mv, cons)
                 if isinstance(verdict, Candidate):
                     out.found = verdict
