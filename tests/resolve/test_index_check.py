@@ -157,3 +157,15 @@ def test_the_index_must_hold_the_wanted_python_too(capsys, tmp_path):
         code, data = plan(capsys, tmp_path, *H100, "--torch", "2.14", "--torch-mirror", f"{url}/whl")
     assert data["tier"] == "cu132" and data["python"] == "3.12"               # chosen after the search: a warning
     assert any("has no Python 3.12 wheel of torch 2.14.1" in w and "--python" in w for w in data["warnings"])
+
+
+def test_the_page_cache_holds_no_credentials(capsys, tmp_path):
+    from torchenv.paths import cache_dir
+    from torchenv.resolve.index_check import _read_page
+    from torchenv.install.getfile import SourceMemory
+
+    whl = tmp_path / "mirror" / "whl"
+    _page(whl, "cu130", "http://bob:hunter2@files.example/whl/cu130/" + _wheel("2.14.1", "cu130"))
+    assert _read_page(f"{whl}/cu130", "index", SourceMemory()) is not None
+    cached = "".join(p.read_text() for p in (cache_dir() / "index-check").glob("*.json"))
+    assert "files.example/whl/cu130/torch-2.14.1" in cached and "hunter2" not in cached and "bob" not in cached

@@ -216,7 +216,7 @@ def _read_page(url: str, layout: str, memory) -> "tuple[list[Any], float] | None
         memory.failed(_shown(url), exc.message.rpartition(": ")[2], unreachable=True)
         return None
     _save_json(_cache_path(f"{url.rstrip('/')}|{layout}"),
-               {"read_at": time.time(), "links": [[f.filename, f.url] for f in links]})
+               {"read_at": time.time(), "links": [[f.filename, _shown(f.url)] for f in links]})   # no secrets
     return links, 0.0
 
 
