@@ -166,3 +166,23 @@ def test_builds_of_a_known_release_that_the_recipes_lack_are_learnt(capsys, tmp_
                      "--torch", "2.15")
     assert code == 0 and (plan["torch"], plan["tier"]) == ("2.15.0", "rocm7.14")
     assert any("seen on the index by `torchenv recipes refresh`" in w for w in plan["warnings"])
+
+
+def test_a_new_tiers_cuda_comes_from_the_cuda_toolkit_pin_on_another_host(capsys, tmp_path):
+    """Newer torch pins NVIDIA's cuda-toolkit metapackage, and the index page links the wheel (and its PEP 658
+    metadata) on a second host."""
+    name = "torch-2.16.0+cu135-cp312-cp312-manylinux_2_28_x86_64.whl"
+    files = tmp_path / "files" / "whl" / "cu135"
+    _wheel(files, name, "Metadata-Version: 2.1\nName: torch\nVersion: 2.16.0+cu135\nRequires-Dist: filelock\n"
+                        "Requires-Dist: cuda-toolkit[cublas,cudart,cudnn]==13.5.1; platform_system == \"Linux\"\n")
+    page = tmp_path / "pages" / "whl" / "cu135" / "torch"
+    page.mkdir(parents=True)
+    with serve_dir(tmp_path / "pages") as index, serve_dir(tmp_path / "files") as host:
+        (page / "index.html").write_text(f'<a href="{host}/whl/cu135/{name.replace("+", "%2B")}">{name}</a>\n')
+        code, data = cli(capsys, "recipes", "refresh", "--from", f"{index}/whl", "--tier", "cu135", "--json")
+        assert code == 0 and data["new_tiers"] == ["cu135"], data
+        assert f"/whl/cu135/{name.replace('+', '%2B')}.metadata" in host.hits and not any(h.endswith(".whl") for h in host.hits)
+    from torchenv import kb
+
+    info = kb.tier_info("cu135")
+    assert info.cuda == "13.5" and "cuda-toolkit[cublas,cudart,cudnn]==13.5.1" in info.source

@@ -289,6 +289,40 @@ def _new_tier(tier: str, source: str, known: dict[str, Any]) -> dict[str, Any] |
             "source": f"{source}; driver floors of CUDA {cuda} taken from {nearest.name}'s minor-version floor [U]"}
 
 
+def _cuda_from_pins(base: str, tier: str) -> tuple[str, str] | None:
+    """(CUDA version, the pin it came from) of a tier, from one Linux torch wheel's PEP 658 metadata.
+
+    Why: a wheel's Requires-Dist names the CUDA runtime it was built against, either
+    ``nvidia-cuda-runtime-cu12==12.8.90`` or, in newer torch, NVIDIA's ``cuda-toolkit[cudart,...]==13.0.2``
+    metapackage; the tier's name only suggests it. The file (and its metadata) may live on another host
+    than the page, which is why the listed URL is used as it is.
+    """
+    from ..doctor.envscan import cuda_from_requires
+
+    for f in _files(base, tier, "torch"):
+        facts = _wheel_facts(f.filename)
+        if facts is None or not any(_platform(tag) == "linux-x86_64" for _py, _abi, tag in facts[2]):
+            continue
+        metadata = _metadata(f.url)
+        if metadata is None:
+            return None
+        pins = [line.split(":", 1)[1].strip() for line in metadata.splitlines()
+                if line.lower().startswith("requires-dist:")]
+        cuda = cuda_from_requires(pins)
+        if cuda:
+            return cuda, next(p.split(";", 1)[0].strip() for p in pins if cuda_from_requires([p]))
+        return None
+    return None
+
+
+def _with_pinned_cuda(info: dict[str, Any], base: str, tier: str) -> dict[str, Any]:
+    pinned = _cuda_from_pins(base, tier) if info.get("kind") == "cuda" else None
+    if pinned is None:
+        return info
+    cuda, pin = pinned
+    return {**info, "cuda": cuda, "source": f"{info['source']}; CUDA {cuda} from torch's Requires-Dist {pin}"}
+
+
 def _toml_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -365,8 +399,8 @@ def refresh(base: str = DEFAULT_INDEX, extra_tiers: tuple[str, ...] = ()) -> Ref
     extras = _extras({v: r for v, r in found.items() if v in shipped}, shipped, source)
     seen = [t for e in series for ts in e["platforms"].values() for t in ts]
     seen += [t for e in extras for ts in e["platforms"].values() for t in ts]
-    new_tiers = {t: info for t in dict.fromkeys(seen) if t not in shipped_tiers and t != "cpu"
-                 for info in [_new_tier(t, source, shipped_tiers)] if info}
+    new_tiers = {t: _with_pinned_cuda(info, base, t) for t in dict.fromkeys(seen) if t not in shipped_tiers
+                 and t != "cpu" for info in [_new_tier(t, source, shipped_tiers)] if info}
     path = overlay_path()
     _write(path, _render(series, new_tiers, {"source": shown, "date": today}, extras))
     load.clear_cache()
