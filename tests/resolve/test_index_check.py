@@ -11,7 +11,7 @@ import pytest
 
 from torchenv.cli import main
 
-from support.server import closed_port_url, serve_dir
+from support.server import blackhole_url, closed_port_url, serve_dir
 
 X86 = ["--assume-os", "linux", "--assume-arch", "x86_64", "--assume-python", "3.12"]
 H100 = [*X86, "--assume-driver", "580.65.06", "--assume-gpu", "9.0"]
@@ -169,3 +169,14 @@ def test_the_page_cache_holds_no_credentials(capsys, tmp_path):
     assert _read_page(f"{whl}/cu130", "index", SourceMemory()) is not None
     cached = "".join(p.read_text() for p in (cache_dir() / "index-check").glob("*.json"))
     assert "files.example/whl/cu130/torch-2.14.1" in cached and "hunter2" not in cached and "bob" not in cached
+
+
+def test_an_index_whose_connects_hang_costs_one_short_probe(capsys, tmp_path):
+    from torchenv.resolve.index_check import PROBE_S
+
+    with blackhole_url() as dead:
+        start = time.perf_counter()
+        code, data = plan(capsys, tmp_path, *H100, "--torch", "2.14", "--torch-mirror", f"{dead}/whl")
+        took = time.perf_counter() - start
+    assert (code, data["tier"]) == (0, "cu132") and took < PROBE_S + 0.5        # not the 2 s page timeout per tier
+    assert any("could not check the tier index" in r and "timed out" in r for r in data["reasons"])

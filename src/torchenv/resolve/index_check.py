@@ -8,8 +8,10 @@ plan. What was read is cached under torchenv's cache dir (``index-check/``, TTL
 ``TORCHENV_INDEX_TTL`` seconds, default 6 h), so repeated plans cost no request.
 
 Never a cost offline: with ``TORCHENV_OFFLINE=1`` (or ``TORCHENV_INDEX_CHECK=0``) nothing is read.
-A host that failed once is remembered (``install.getfile.SourceMemory``, kept on disk for 15
-minutes), so an unreachable index costs one short timeout, not one per plan.
+Before any request each host gets one TCP connect probe (``PROBE_S``; skipped behind a proxy),
+and a host that failed is remembered (``install.getfile.SourceMemory``, kept on disk for 15
+minutes), so an unreachable index costs at most one short probe, then nothing, and never the
+import of the HTTP/TLS stack.
 """
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
     from .search import Constraints, Rejection
 
 PAGE_TIMEOUT_S = 2.0
+PROBE_S = 0.25                  # the connect probe that keeps an unreachable index cheap
 DEAD_HOST_TTL_S = 15 * 60
 DEFAULT_TTL_S = 6 * 3600
 _TORCH_WHEEL = re.compile(r"^torch-(?P<version>[^-+]+)(?:\+[^-]+)?-(?P<py>[^-]+)-(?P<abi>[^-]+)-(?P<platform>[^-]+)"
@@ -198,6 +201,35 @@ def _shown(url: str) -> str:
     return urllib.parse.urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
 
 
+def _unreachable(url: str) -> str | None:
+    """Why ``url``'s host cannot be reached (one TCP connect, PROBE_S), or None.
+
+    Why before any request: an index that does not answer must cost the plan nothing that the
+    offline path does not pay, and importing the HTTP/TLS stack alone costs more than this probe.
+    """
+    import socket
+    import urllib.parse
+
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None                                  # local folders and file: URLs
+    if any(os.environ.get(v) for v in (f"{parts.scheme}_proxy", f"{parts.scheme.upper()}_PROXY", "all_proxy",
+                                       "ALL_PROXY")):
+        return None                                  # through a proxy: only the real request can tell
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        socket.create_connection((parts.hostname, port), timeout=PROBE_S).close()
+    except socket.gaierror:
+        return "host name not found (DNS)"
+    except (socket.timeout, TimeoutError):
+        return "timed out"
+    except ConnectionRefusedError:
+        return "connection refused"
+    except OSError as exc:
+        return exc.strerror or type(exc).__name__
+    return None
+
+
 def _cached(page: str) -> "tuple[list[_Link], float] | None":
     cached = _load_json(_cache_path(page))
     if not cached or time.time() - cached.get("read_at", 0) >= _ttl():
@@ -259,12 +291,20 @@ def check(intent: "Intent", cons: "Constraints", mv: "MachineView", overrides: A
     targets = {t: s for t, s in targets.items() if s is not None}
     pages = {t: _cached(f"{s.url.rstrip('/')}|{s.layout}") for t, s in targets.items()}
     wanted = {t: s for t, s in targets.items() if pages[t] is None and memory.usable(_shown(s.url))}
+    probed: set[str | None] = set()
+    for url in (_shown(s.url) for s in wanted.values()):
+        if host_of(url) not in probed and memory.usable(url):
+            probed.add(host_of(url))
+            why = _unreachable(url)
+            if why:
+                memory.failed(url, why, unreachable=True)
+    wanted = {t: s for t, s in wanted.items() if memory.usable(_shown(s.url))}
     if wanted:
         from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(max_workers=8) as pool:
             pages.update(zip(wanted, pool.map(lambda s: _read_page(s.url, s.layout, memory), wanted.values())))
-        _remember_dead(memory, before)
+    _remember_dead(memory, before)
     listings = {t: _listing(t, targets[t].url, *page, mv.platform) for t, page in pages.items() if page is not None}
     listings = {t: listing for t, listing in listings.items() if listing is not None}
     dead = dict.fromkeys(h for h in (host_of(_shown(s.url)) for s in targets.values()) if h in memory.dead)
