@@ -46,6 +46,8 @@ def add_machine_assumptions(p: argparse.ArgumentParser) -> None:
     g.add_argument("--assume-driver", metavar="VERSION", help="NVIDIA driver version, e.g. 550.54.14")
     g.add_argument("--assume-gpu", action="append", metavar="CC",
                    help="a GPU's compute capability, e.g. 8.6 (repeat once per GPU)")
+    g.add_argument("--assume-gfx", action="append", metavar="GFX",
+                   help="an AMD GPU's gfx target, e.g. gfx90a (MI200) or gfx1100 (RX 7900); repeat once per GPU")
     g.add_argument("--assume-no-gpu", action="store_true", help="plan for a machine with no GPU")
     g.add_argument("--assume-python", action="append", metavar="X.Y",
                    help="a Python version available on the target machine (repeatable)")

@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     machine = _options.machine_from_args(args)
     ui = Ui(quiet=getattr(args, "quiet", False), json_mode=getattr(args, "json", False))
     try:
-        plan = resolve(intent, machine, sources_overrides=args)
+        plan = resolve(intent, machine, sources_overrides=args, check_index=True)
     except Exception as exc:
         from ..errors import PlanRefused
 

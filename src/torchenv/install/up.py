@@ -49,7 +49,7 @@ def make_plan(intent: "Intent", args: argparse.Namespace) -> "Plan":
     from ..commands._options import machine_from_args
     from ..resolve.resolver import resolve
 
-    return resolve(intent, machine_from_args(args), sources_overrides=args)
+    return resolve(intent, machine_from_args(args), sources_overrides=args, check_index=True)
 
 
 def machine_facts(plan: "Plan") -> dict[str, Any]:
