@@ -34,10 +34,18 @@ def run(args: argparse.Namespace) -> int:
     from ..ui import Ui
 
     intent = _options.intent_from_args(args)
-    machine = _options.machine_from_args(args)
     ui = Ui(quiet=getattr(args, "quiet", False), json_mode=getattr(args, "json", False))
+    from ..cluster.hooks import cluster_plan, show_cluster_plan
+
+    found = cluster_plan(intent, args)          # --machine cluster.json: every node type at once
+    if found is not None:
+        if ui.json_mode:
+            ui.emit_json(_options.with_project(found.to_json(), args))
+        else:
+            show_cluster_plan(ui, found)
+        return 0
     try:
-        plan = resolve(intent, machine, sources_overrides=args)
+        plan = resolve(intent, _options.machine_from_args(args), sources_overrides=args)
     except Exception as exc:
         from ..errors import PlanRefused
 
