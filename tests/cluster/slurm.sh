@@ -74,9 +74,13 @@ up() {
     for tool in munged slurmctld slurmd sinfo; do
         command -v "$tool" >/dev/null || { echo "slurm.sh: $tool is not installed (run: slurm.sh install)" >&2; return 1; }
     done
+    if [ -n "$(ls -A "$lab" 2>/dev/null)" ] && [ ! -e "$lab/.torchenv-slurm-lab" ]; then
+        echo "slurm.sh: $lab is not empty and not a lab made by this script; not touching it" >&2; return 1
+    fi
     [ -e "$lab/run" ] && down
     rm -rf "$lab"
     mkdir -p "$lab"/{etc,state,log,run,munge,dev} "${nodes[@]/#/$lab/spool/}"
+    touch "$lab/.torchenv-slurm-lab"
     chmod 711 "$lab/munge"
     head -c 1024 /dev/urandom > "$lab/munge/munge.key"; chmod 400 "$lab/munge/munge.key"
     munged --key-file="$lab/munge/munge.key" --socket="$lab/munge/socket" --pid-file="$lab/munge/munged.pid" \
