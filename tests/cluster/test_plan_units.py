@@ -137,3 +137,27 @@ def test_plan_json_for_a_cluster_file(tmp_path, capsys):
     assert rc == 0 and out["single_target"] is True
     assert [t["target"] for t in out["targets"]] == ["linux-x86_64-cu126"]
     assert out["targets"][0]["node_types"] == ["v100", "h100"]
+
+
+def test_arch_coverage_column():
+    from torchenv.cluster.check import arch_coverage
+
+    assert arch_coverage(node("v100", V100, 2), ["sm_50", "sm_70", "sm_90"]) == "sm_70 ok"
+    assert arch_coverage(node("b200", B200, 8), ["sm_75", "sm_90"]) == "sm_100 MISSING"
+    assert arch_coverage(node("b200", B200, 8), ["sm_90", "compute_90"]) == "sm_100 ok"
+    assert arch_coverage(node("cpu", CPU), ["sm_90"]) == "no GPU"
+
+
+def test_one_shared_env_cannot_hold_a_split_lock(intent, tmp_path):
+    from torchenv.cluster.build import Layout, shared_jobs
+
+    v100_new_driver = machine("580.95.05", ("7.0",), "Tesla V100-SXM2-16GB")
+    cluster = Cluster((node("v100", v100_new_driver, 2), node("b200", B200, 8)))
+    layout = Layout(project=tmp_path, cluster_file=tmp_path / "c.json", torchenv=("torchenv",))
+    with pytest.raises(ClusterError, match="needs 2 targets .* one shared env holds one") as err:
+        shared_jobs(cluster, plan_for_cluster(intent, cluster), layout)
+    assert "--local-dir" in err.value.hint
+    single = Cluster((node("h100", H100, 1), node("cpu", CPU)))
+    job, = shared_jobs(single, plan_for_cluster(intent, single), layout)
+    assert (job.partition, job.gres) == ("h100", "gpu:h100:1")
+    assert "up --frozen --machine" in job.argv[-1]

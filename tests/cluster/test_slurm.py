@@ -61,6 +61,15 @@ def test_probe_lock_up_verify_end_to_end(cluster_env, project):
     assert rows["v100"]["archs"] == "cpu build (GPU unused)" and rows["cpu"]["archs"] == "no GPU"
     assert rows["cpu"]["checks"] == "8/8 passed"
 
+    # node-local disks: the bundle sbcast to every node, installed there by srun (%n = the node's name)
+    nodes = project.parent / "nodes"
+    local = torchenv(cluster_env, project, "cluster", "up", "--local-dir", f"{nodes}/%n", "--json")
+    assert local.returncode == 0, local.stdout + local.stderr
+    assert sorted(p.name for p in nodes.iterdir()) == ["c1", "h1", "v1"]
+    assert all((nodes / n / ".venv" / "bin" / "python").exists() for n in ("c1", "h1", "v1"))
+    local_verify = torchenv(cluster_env, project, "cluster", "verify", "--local-dir", f"{nodes}/%n", "--json")
+    assert local_verify.returncode == 0, local_verify.stdout + local_verify.stderr
+
     # a node type whose env is broken fails the whole verify, with a table row saying so
     table = torchenv(cluster_env, project, "cluster", "verify", "--torchenv", "sh -c 'exit 3'")
     assert table.returncode == 1
