@@ -15,15 +15,15 @@ from torchenv.machine import Gpu, Machine, NvidiaInfo, PythonInstall
 
 
 def machine(driver: str | None = None, ccs: tuple[str, ...] = (), name: str = "GPU", arch: str = "x86_64") -> Machine:
-    nvidia = NvidiaInfo(driver=driver, cuda_driver_version=None, source="nvidia-smi",
-                        gpus=[Gpu(name=name, compute_capability=cc, index=i) for i, cc in enumerate(ccs)]) if driver else None
+    gpus = [Gpu(name=name, compute_capability=cc, index=i) for i, cc in enumerate(ccs)]
+    nvidia = NvidiaInfo(driver=driver, cuda_driver_version=None, source="nvidia-smi", gpus=gpus) if driver else None
     return Machine(os="linux", arch=arch, glibc="2.36", nvidia=nvidia,
                    pythons=[PythonInstall("3.11.2", "/usr/bin/python3.11", "path")])
 
 
 def node(name: str, m: Machine, gpus: int = 0) -> NodeType:
-    return NodeType(name=name, partition=name, nodes=(f"{name}1",), gpus_per_node=gpus, gres_type=name if gpus else None,
-                    probed_on=f"{name}1", machine=m.to_json())
+    return NodeType(name=name, partition=name, nodes=(f"{name}1",), gpus_per_node=gpus,
+                    gres_type=name if gpus else None, probed_on=f"{name}1", machine=m.to_json())
 
 
 V100 = machine("535.183.01", ("7.0", "7.0"), "Tesla V100-SXM2-16GB")

@@ -86,8 +86,9 @@ def local_jobs(cluster: "Cluster", bundle: Path, layout: Layout) -> list[slurm.J
     for node_type in cluster.node_types:
         tar = '"${TMPDIR:-/tmp}/torchenv-bundle-$SLURM_JOB_ID.tar"'
         conf = '"${TMPDIR:-/tmp}/torchenv-cluster-$SLURM_JOB_ID.json"'
-        install = (f"mkdir -p {layout.node_dir_shell()} && "
-                   f"{_torchenv_words(layout)} up --offline --from {tar} --machine {conf} -C {layout.node_dir_shell()}; "
+        here = layout.node_dir_shell()
+        install = (f"mkdir -p {here} && "
+                   f"{_torchenv_words(layout)} up --offline --from {tar} --machine {conf} -C {here}; "
                    f"rc=$?; rm -f {tar} {conf}; exit $rc")
         step = " ".join(shlex.quote(w) for w in marked(install))
         script = (f"sbcast --force {shlex.quote(str(bundle))} {tar} && "

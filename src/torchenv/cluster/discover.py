@@ -1,6 +1,6 @@
 """``torchenv cluster probe``: the node types of a Slurm cluster, each probed on one of its nodes.
 
-A node type is a partition × GPU type (``sinfo``'s GRES column): the V100 nodes and the A100 nodes of one
+A node type is a partition x GPU type (``sinfo``'s GRES column): the V100 nodes and the A100 nodes of one
 partition plan differently, while nodes of one type are assumed alike. One job per type runs
 ``torchenv probe --json`` there (``--gres`` for one GPU of that type, so the probe sees the device and the
 driver the job will get); all jobs run at once. Where a type appears in several partitions (an ``all``

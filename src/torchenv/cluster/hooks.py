@@ -18,7 +18,7 @@ def cluster_arg(args: argparse.Namespace) -> "Cluster | None":
     from .model import is_cluster_file, load_cluster
 
     path = getattr(args, "machine", None)
-    return load_cluster(path) if is_cluster_file(path) else None
+    return load_cluster(path) if path and is_cluster_file(path) else None
 
 
 def cluster_plan(intent: "Intent", args: argparse.Namespace) -> "ClusterPlan | None":

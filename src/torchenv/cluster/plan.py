@@ -165,7 +165,8 @@ def _single_reasons(chosen: _Try, tries: list[_Try], names: list[str], types: di
     ccs = sorted({g.compute_capability for n in names for g in machines[n].gpus if g.compute_capability},
                  key=kb.vtuple)
     if ccs and plan.compiled_archs:
-        out.append(f"GPU code covers every GPU architecture in the cluster ({', '.join('sm_' + c.replace('.', '') for c in ccs)}): "
+        sms = ", ".join("sm_" + c.replace(".", "") for c in ccs)
+        out.append(f"GPU code covers every GPU architecture in the cluster ({sms}): "
                    f"the build carries {' '.join(plan.compiled_archs)}")
     for t in tries:
         if not t.ok and _cuda_key(t.tier) > _cuda_key(chosen.tier):
@@ -263,7 +264,8 @@ def match_node_type(cluster: "Cluster", machine: "Machine", node_name: str = "")
     gpus = ", ".join(sorted({f"{g.name} (sm_{(g.compute_capability or '?').replace('.', '')})"
                              for g in machine.gpus})) or "no GPU"
     known = "; ".join(describe_type(t, t.probe()) for t in cluster.node_types)
-    raise ClusterError(f"this machine ({machine.platform_key}, {gpus}) matches no node type of {cluster.source}: {known}",
+    raise ClusterError(f"this machine ({machine.platform_key}, {gpus}) matches no node type of {cluster.source}: "
+                       f"{known}",
                        hint="run `torchenv cluster probe` again if the cluster changed, or run `up` on a node of "
                             "one of these types")
 
@@ -278,6 +280,8 @@ def node_plan(intent: "Intent", cluster: "Cluster", machine: "Machine", *, node_
     except PlanRefused as exc:
         raise ClusterError(f"this node (type {node_type.name}) cannot run its cluster target "
                            f"{target.plan.target_name}: {refusal_words(exc, target.plan.tier)}",
-                           hint="its driver or GPUs differ from the probe; run `torchenv cluster probe` again") from None
-    why = f"cluster {cluster.source}: node type {node_type.name} (matched by probing this node) -> target {plan.target_name}"
+                           hint="its driver or GPUs differ from the probe; run `torchenv cluster probe` again"
+                           ) from None
+    why = (f"cluster {cluster.source}: node type {node_type.name} (matched by probing this node) "
+           f"-> target {plan.target_name}")
     return dataclasses.replace(plan, reasons=(why, *target.reasons, *plan.reasons))
