@@ -19,6 +19,8 @@ from ..errors import ClusterError
 from . import slurm
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from .model import Cluster
     from .plan import ClusterPlan
 
@@ -117,16 +119,15 @@ def outcomes(results: list[slurm.JobResult]) -> list[NodeOutcome]:
     return out
 
 
-def cluster_up(cluster: "Cluster", found: "ClusterPlan", layout: Layout, args, ui, *,
+def cluster_up(cluster: "Cluster", found: "ClusterPlan", layout: Layout, make_bundle: "Callable[[Path], object]", *,
                pending_timeout: float) -> list[NodeOutcome]:
+    """Shared layout: one ``up --frozen`` job. Node-local: ``make_bundle(path)`` writes the lock's bundle there
+    (``torchenv bundle``, called by the command), then one allocation per node type copies and installs it."""
     slurm.require_slurm()
     locked_targets(layout.project, found)
     if layout.local_dir is None:
         return outcomes(slurm.run_jobs(shared_jobs(cluster, found, layout), pending_timeout=pending_timeout))
-    from ..offline.build import make_bundle
-
     with tempfile.TemporaryDirectory(prefix="torchenv-cluster-") as tmp:
         bundle = Path(tmp) / "bundle.tar"
-        make_bundle(layout.project, args, ui, output=bundle,
-                    target_names=[t.plan.target_name for t in found.targets], tool=False)
+        make_bundle(bundle)
         return outcomes(slurm.run_jobs(local_jobs(cluster, bundle, layout), pending_timeout=pending_timeout))

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ..intent.model import Intent
     from ..resolve.plan import Plan
-    from ..ui import Ui
     from .model import Cluster
     from .plan import ClusterPlan
 
@@ -49,17 +48,3 @@ def plan_on_node(intent: "Intent", args: argparse.Namespace) -> "Plan | None":
     node = os.environ.get("SLURMD_NODENAME") or socket.gethostname()
     return node_plan(intent, cluster, probe_machine(), node_name=node, sources_overrides=args)
 
-
-def show_cluster_plan(ui: "Ui", found: "ClusterPlan") -> None:
-    """``plan --machine cluster.json``: each target (with the node types it serves), then why."""
-    from ..commands.plan import show_plan
-
-    for target in found.targets:
-        ui.console.print(f"[bold]target {target.plan.target_name}[/] for node types {', '.join(target.node_types)}")
-        show_plan(ui, target.plan)
-    ui.console.print("[bold]why (whole cluster)[/]")
-    for reason in found.reasons:
-        ui.console.print(f"  • {reason}", markup=False, highlight=False)
-    for target in found.targets if not found.single else ():
-        for reason in target.reasons:
-            ui.console.print(f"  • {reason}", markup=False, highlight=False)

@@ -89,7 +89,14 @@ def _up(args: argparse.Namespace, ui, torchenv: list[str]) -> int:
     from ..cluster.build import cluster_up
 
     cluster, found, layout = _context(args, torchenv)
-    rows = cluster_up(cluster, found, layout, args, ui, pending_timeout=args.pending_timeout)
+
+    def bundle(path: Path) -> None:
+        from ..offline.build import make_bundle
+
+        make_bundle(layout.project, args, ui, output=path, tool=False,
+                    target_names=[t.plan.target_name for t in found.targets])
+
+    rows = cluster_up(cluster, found, layout, bundle, pending_timeout=args.pending_timeout)
     _table(ui, ["node type", "node", "result"], [[r.node_type, r.node, r.detail] for r in rows],
            [r.__dict__ for r in rows])
     bad = [r.node_type for r in rows if not r.ok]
