@@ -121,7 +121,7 @@ def _try_tier(intent: "Intent", tier: str, names: list[str], machines: dict, ove
         try:
             plans[name] = _resolve(with_tier(intent, tier), machines[name], overrides)
         except PlanRefused as exc:
-            return _Try(tier, plans, refused_by=name, why=refusal_words(exc, tier))
+            return _Try(tier, plans, refused_by=name, why=refusal_words(exc, tier).replace("this machine", name))
     builds = {(p.torch_version, p.python, p.target_name) for p in plans.values()}
     if len(builds) > 1:
         versions = ", ".join(sorted(f"torch {b[0]} / Python {b[1]}" for b in builds))
@@ -218,7 +218,7 @@ def _plan_platform(intent: "Intent", names: list[str], types: dict, machines: di
                  for tier in _candidate_tiers(own, platform, cons.allow_experimental)]
     chosen = _best(tries)
     if chosen is not None:
-        plan = next(iter(chosen.plans.values()))
+        plan = chosen.plans[(gpu_types or names)[0]]     # a GPU type's plan: its warnings are the cluster's
         reasons = _single_reasons(chosen, tries, names, types, machines)
         return [ClusterTarget(plan, tuple(names), tuple(reasons))], []
     refused = "; ".join(f"{t.tier}: not on {t.refused_by} ({t.why})" for t in tries)
