@@ -40,7 +40,8 @@ def add_intent_overrides(p: argparse.ArgumentParser) -> None:
 
 def add_machine_assumptions(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("machine (assume instead of probing)")
-    g.add_argument("--machine", metavar="FILE", help="a saved probe (torchenv probe --save FILE)")
+    g.add_argument("--machine", metavar="FILE", help="a saved probe (torchenv probe --save FILE), or a cluster file "
+                   "(torchenv cluster probe -o FILE): one target for every node type")
     g.add_argument("--assume-os", choices=["linux", "windows", "macos"])
     g.add_argument("--assume-arch", choices=["x86_64", "aarch64", "arm64"])
     g.add_argument("--assume-driver", metavar="VERSION", help="NVIDIA driver version, e.g. 550.54.14")
