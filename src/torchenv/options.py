@@ -40,6 +40,7 @@ class MachineSpec:
     assume_arch: str | None = None
     assume_driver: str | None = None
     assume_gpu: tuple[str, ...] = ()     # one compute capability per GPU
+    assume_gfx: tuple[str, ...] = ()     # one AMD gfx target per GPU (ROCm)
     assume_no_gpu: bool = False
     assume_python: tuple[str, ...] = ()
     assume_glibc: str | None = None

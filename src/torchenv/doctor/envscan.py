@@ -14,11 +14,10 @@ import sys
 from email.parser import Parser
 from pathlib import Path
 
+from ..kb.pins import cuda_from_requires  # noqa: F401 - re-exported: doctor reads installed pins the same way
 from .model import Companion, EnvFacts
 
 COMPANIONS = ("torchvision", "torchaudio")
-_CUDA_PIN = re.compile(
-    r"^(?:nvidia-cuda-runtime(?:-cu\d+)?|cuda-toolkit(?:\[[^\]]*\])?)\s*\(?\s*={2,3}\s*(\d+)\.(\d+)", re.I)
 _CONDA_CUDA = re.compile(r"cuda(\d+)\.(\d+)")
 
 
@@ -112,15 +111,6 @@ def read_version_py(path: Path) -> dict[str, object]:
         if target and isinstance(value, ast.Constant):
             out[target] = value.value
     return out
-
-
-def cuda_from_requires(requires: list[str]) -> str | None:
-    """CUDA level from the wheel's pins (compat.md §6c): nvidia-cuda-runtime-cuXX==A.B.* or cuda-toolkit==A.B.*."""
-    for req in requires:
-        m = _CUDA_PIN.match(req.strip())
-        if m:
-            return f"{m.group(1)}.{m.group(2)}"
-    return None
 
 
 def torch_pin(requires: list[str]) -> str | None:

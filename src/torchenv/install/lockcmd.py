@@ -120,14 +120,14 @@ def _run_locked(project_dir: Path, options: "LockOptions", ui: "Ui") -> list[str
     from ..backends import make_backend
     from ..lock.diff import diff_targets
     from ..lock.io import write_lock
-    from .stages import load_project, lock_with, plan_for
+    from .stages import load_project, lock_with
     from .up import new_lockfile
 
     project = load_project(project_dir, options.intent)
     for w in project.warnings:
         ui.warn(w)
     specs = [parse_target(t) for t in options.targets]
-    plans = _target_plans(project, options, specs, ui) if specs else [plan_for(project, options, ui)]
+    plans = _target_plans(project, options, specs, ui) if specs else _machine_plans(project, options, ui)
     lock, written = project.lock, []
     for plan in plans:
         target = lock_with(make_backend(plan=plan, env_path=project.env, ui=ui), plan, project, ui)
@@ -139,6 +139,21 @@ def _run_locked(project_dir: Path, options: "LockOptions", ui: "Ui") -> list[str
     write_lock(project.lock_path, lock)
     ui.step(f"wrote {project.lock_path} ({', '.join(written)}; targets now: {', '.join(t.name for t in lock.targets)})")
     return written
+
+
+def _machine_plans(project: "Project", options: "LockOptions", ui: "Ui") -> list["Plan"]:
+    """This machine's plan, or every target a ``--machine cluster.json`` needs."""
+    from ..cluster.hooks import cluster_plans
+    from ..intent import requirements as reqmod
+    from .stages import plan_for
+
+    with ui.progress("planning (probe + resolve)"):
+        plans = cluster_plans(project.intent, options.machine, options.sources)
+    if plans is None:
+        return [plan_for(project, options, ui)]
+    for plan in plans:
+        reqmod.check_against_plan(list(project.reqs), plan)
+    return plans
 
 
 def _target_plans(project: "Project", options: "LockOptions", specs: list[TargetSpec], ui: "Ui") -> list["Plan"]:

@@ -48,10 +48,13 @@ class UpResult:
 
 def make_plan(intent: "Intent", options: "UpOptions | LockOptions") -> "Plan":
     """Probe (or assume) the machine and resolve; the single place ``up``/``lock`` ask for a plan."""
+    from ..cluster.hooks import plan_on_node
     from ..probe.assume import machine_for
     from ..resolve.resolver import resolve
 
-    return resolve(intent, machine_for(options.machine), sources_overrides=options.sources)
+    on_node = plan_on_node(intent, options.machine, options.sources)   # --machine cluster.json: this node's type
+    return on_node or resolve(intent, machine_for(options.machine), sources_overrides=options.sources,
+                              check_index=True)
 
 
 def machine_facts(plan: "Plan") -> dict[str, Any]:

@@ -21,7 +21,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ..errors import MachineFileError
-from ..machine import AppleInfo, Gpu, Machine, NvidiaInfo, PythonInstall
+from ..machine import AppleInfo, Gpu, Machine, NvidiaInfo, PythonInstall, RocmInfo
 
 if TYPE_CHECKING:
     from ..options import MachineSpec
@@ -30,8 +30,9 @@ DEFAULT_OS = "linux"
 DEFAULT_ARCH = {"linux": "x86_64", "windows": "x86_64", "macos": "arm64"}
 _OSES = ("linux", "windows", "macos")
 _CC = re.compile(r"^(\d{1,2})\.(\d)$")
-_PYTHON = re.compile(r"^3\.\d{1,2}(?:\.\d{1,2})?$")
+_PYTHON = re.compile(r"^3\.\d{1,2}(?:\.\d{1,2})?t?$")      # "3.14t": a free-threaded interpreter
 _GLIBC = re.compile(r"^2\.\d{1,2}$")
+_GFX = re.compile(r"^gfx[0-9]{1,2}[0-9a-f]{2}$")
 
 
 def machine_for(spec: "MachineSpec") -> Machine:
@@ -91,7 +92,8 @@ def _gpu_flag(value: str, index: int) -> Gpu:
 def _python_flag(value: str) -> PythonInstall:
     if not _PYTHON.match(value.strip()):
         raise _bad("--assume-python", value, "not a Python 3 version",
-                   "write X.Y, e.g. --assume-python 3.11 (repeat for each Python the target has)")
+                   "write X.Y, e.g. --assume-python 3.11 or 3.14t for a free-threaded one (repeat for each "
+                   "Python the target has)")
     return PythonInstall(version=value.strip(), path="", source="assumed")
 
 
@@ -124,6 +126,8 @@ def apply_assumptions(base: Machine, spec: "MachineSpec", *, fresh: bool) -> Mac
     changes["nvidia"] = _assumed_nvidia(base, spec, os_name, findings)
     if spec.assume_no_gpu:
         changes["rocm"] = None
+    if spec.assume_gfx:
+        changes["rocm"] = _assumed_rocm(spec, os_name)
     if os_name == "macos":
         changes["apple"] = base.apple if base.os == "macos" and not fresh else (
             AppleInfo(chip=None, mps=True) if arch == "arm64" else None)
@@ -139,6 +143,20 @@ def apply_assumptions(base: Machine, spec: "MachineSpec", *, fresh: bool) -> Mac
         changes["pythons"] = probe_pythons_only()
     changes["findings"] = findings
     return dataclasses.replace(base, **changes)
+
+
+def _assumed_rocm(spec: "MachineSpec", os_name: str) -> RocmInfo:
+    """AMD GPUs by gfx target: the fact ROCm wheels are checked against (their compiled gfx list)."""
+    values = [v.strip().lower() for v in spec.assume_gfx]
+    for value in values:
+        if not _GFX.match(value):
+            raise _bad("--assume-gfx", value, "not an AMD gfx target",
+                       "write it as rocminfo / rocm-smi show it, e.g. --assume-gfx gfx90a (MI200), gfx942 (MI300), "
+                       "gfx1100 (RX 7900)")
+    if os_name != "linux" or spec.assume_no_gpu:
+        raise _bad("--assume-gfx", values[0], "ROCm torch wheels exist for Linux only" if os_name != "linux"
+                   else "contradicts --assume-no-gpu", "drop --assume-gfx, or use --assume-os linux")
+    return RocmInfo(version=None, gfx=values)
 
 
 def _assumed_nvidia(base: Machine, spec: "MachineSpec", os_name: str, findings: list[str]) -> NvidiaInfo | None:

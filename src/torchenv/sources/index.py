@@ -129,17 +129,17 @@ def _list_dir(directory: Path) -> list[IndexFile]:
             for p in sorted(directory.iterdir()) if p.is_file() and project_of(p.name)]
 
 
-def _read_local(path: Path) -> list[IndexFile]:
+def read_local(path: Path) -> list[IndexFile]:
     """A local page (HTML listing) or directory; [] when it does not exist."""
     if path.is_dir():
         index = path / "index.html"
-        return _read_local(index) if index.is_file() else _list_dir(path)
+        return read_local(index) if index.is_file() else _list_dir(path)
     if path.is_file():
         return parse_html(path.read_text(encoding="utf-8", errors="replace"), path.resolve().as_uri())
     return []
 
 
-def _fetch_page(url: str, timeout: float) -> list[IndexFile]:
+def fetch_page(url: str, timeout: float) -> list[IndexFile]:
     """GET one listing page; [] on 404/410; SourceError when the host cannot be used."""
     import urllib.error
 
@@ -172,7 +172,7 @@ def _hint(url: str) -> str:
             f"(source that failed: {url})")
 
 
-def _with_slash(url: str) -> str:
+def with_slash(url: str) -> str:
     """Directory URLs need a trailing slash, or relative hrefs resolve one level too high."""
     if url.endswith("/") or url.rsplit("/", 1)[-1].endswith((".html", ".htm")):
         return url
@@ -197,14 +197,14 @@ def list_project_files(url: str, project: str, *, layout: str = "index",
             raise SourceError(f"local package source {local} does not exist", url=url,
                               hint="fix the path, or remove it from your pip config / torchenv.toml")
         if layout == "index":
-            files = _read_local(local / want)
+            files = read_local(local / want)
         else:
-            files = _read_local(local)
+            files = read_local(local)
     elif os.environ.get("TORCHENV_OFFLINE") == "1":
         raise SourceError(f"{url} not contacted: torchenv is offline (TORCHENV_OFFLINE=1)", url=url,
                           hint="offline installs use only a bundle/--from folder and the local cache")
     elif layout == "index":
-        files = _fetch_page(f"{url.rstrip('/')}/{want}/", timeout)
+        files = fetch_page(f"{url.rstrip('/')}/{want}/", timeout)
     else:
-        files = _fetch_page(_with_slash(url), timeout)
+        files = fetch_page(with_slash(url), timeout)
     return [f for f in files if project_of(f.filename) == want]
