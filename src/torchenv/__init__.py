@@ -21,11 +21,12 @@ import types as _types
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .options import BundleOptions, IntentOverrides, LockOptions, MachineSpec, SourceOverrides, UpOptions
-
 __version__ = "0.1.0"
 
+_REQUESTS = ("BundleOptions", "IntentOverrides", "LockOptions", "MachineSpec", "SourceOverrides", "UpOptions")
+
 if TYPE_CHECKING:
+    from .options import BundleOptions, IntentOverrides, LockOptions, MachineSpec, SourceOverrides, UpOptions
     from .doctor.model import Diagnosis
     from .install.lockcmd import LockResult
     from .install.up import UpResult
@@ -35,6 +36,15 @@ if TYPE_CHECKING:
     from .resolve.plan import Plan
     from .ui import Ui
     from .verify.report import VerifyReport
+
+
+def __getattr__(name: str) -> Any:
+    """The request classes (``torchenv.UpOptions`` ...) load on first use: ``import torchenv`` stays ~2 ms."""
+    if name in _REQUESTS:
+        from . import options
+
+        return getattr(options, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def probe(**kwargs: Any) -> "Machine":
@@ -63,7 +73,7 @@ def _quiet_ui(ui: "Ui | None") -> "Ui":
     return ui if ui is not None else Ui(quiet=True)
 
 
-def up(project: str | Path = ".", options: UpOptions | None = None, *, ui: "Ui | None" = None) -> "UpResult":
+def up(project: str | Path = ".", options: "UpOptions | None" = None, *, ui: "Ui | None" = None) -> "UpResult":
     """Make the project's env exactly what torchenv.lock says (locking first when needed), then verify it.
 
     ``project``: the folder holding torchenv.toml (or any folder: defaults apply). Returns an ``UpResult``
@@ -71,24 +81,27 @@ def up(project: str | Path = ".", options: UpOptions | None = None, *, ui: "Ui |
     ``ui``: where progress goes; default: errors only.
     """
     from .install.up import run_up
+    from .options import UpOptions
 
     return run_up(Path(project), options or UpOptions(), _quiet_ui(ui))
 
 
-def lock(project: str | Path = ".", options: LockOptions | None = None, *, ui: "Ui | None" = None) -> "LockResult":
+def lock(project: str | Path = ".", options: "LockOptions | None" = None, *, ui: "Ui | None" = None) -> "LockResult":
     """Write torchenv.lock without installing: this machine's target, or ``options.targets`` for others."""
     from .install.lockcmd import LockResult, run_lock
+    from .options import LockOptions
 
     project_dir = Path(project).resolve()
     written = run_lock(project_dir, options or LockOptions(), _quiet_ui(ui))
     return LockResult.read(project_dir, tuple(written))
 
 
-def bundle(project: str | Path = ".", options: BundleOptions | None = None, *,
+def bundle(project: str | Path = ".", options: "BundleOptions | None" = None, *,
            ui: "Ui | None" = None) -> "BundleResult":
     """Pack every file of torchenv.lock's targets into one tar for a machine without network."""
     from .install.stages import load_intent
     from .offline.build import make_bundle
+    from .options import BundleOptions, IntentOverrides
 
     project_dir = Path(project)
     return make_bundle(project_dir, load_intent(project_dir, IntentOverrides()), options or BundleOptions(),
@@ -108,7 +121,7 @@ def verify(project: str | Path = ".", *, env: str | Path | None = None, deep: bo
     return report
 
 
-def doctor(project: str | Path = ".", *, env: str | Path | None = None, machine: MachineSpec | None = None,
+def doctor(project: str | Path = ".", *, env: str | Path | None = None, machine: "MachineSpec | None" = None,
            import_check: bool = True) -> "Diagnosis":
     """Diagnose an env (default: the active one, the project's, or this Python) against the machine.
 
@@ -119,6 +132,7 @@ def doctor(project: str | Path = ".", *, env: str | Path | None = None, machine:
     from .doctor import envscan
     from .doctor.diagnose import diagnose
     from .doctor.model import Context
+    from .options import MachineSpec
     from .probe.assume import machine_for
 
     prefix, _how = envscan.find_prefix(str(env) if env is not None else None, Path(project))

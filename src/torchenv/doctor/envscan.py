@@ -132,18 +132,34 @@ def _conda_torch(prefix: Path) -> list[Path]:
                   and not p.name.startswith("pytorch-cuda-"))
 
 
+def _cudnn_version(site: Path) -> str | None:
+    """The version of the last nvidia-cudnn wheel found in ``site`` (cu11, cu12 or cu13)."""
+    found = None
+    for d in dist_infos(site, "nvidia-cudnn-cu12") + dist_infos(site, "nvidia-cudnn-cu13") \
+            + dist_infos(site, "nvidia-cudnn-cu11"):
+        found = read_metadata(d)[0] or found
+    return found
+
+
+def _companions(site: Path) -> list[Companion]:
+    """torchvision/torchaudio in ``site``: version, the build's own version.py, and the torch they pin."""
+    out = []
+    for name in COMPANIONS:
+        for d in dist_infos(site, name):
+            cv, creq = read_metadata(d)
+            build = read_version_py(site / name / "version.py").get("__version__")
+            out.append(Companion(name=name, version=cv or "?", build_version=str(build) if build else None,
+                                 torch_requirement=torch_pin(creq)))
+    return out
+
+
 def read_env(prefix: Path, *, scan_binaries: bool = True) -> EnvFacts:
     """Every fact doctor needs about one environment (torch absent is a valid answer)."""
     from . import archscan, knowledge
 
     sites = site_packages(prefix)
     py = interpreter(prefix)
-    pyver = None
-    for s in sites:
-        m = re.search(r"python(3\.\d+)", str(s))
-        if m:
-            pyver = m.group(1)
-            break
+    pyver = next((m.group(1) for m in (re.search(r"python(3\.\d+)", str(s)) for s in sites) if m), None)
     notes: list[str] = []
     version = cuda = hip = meta_cuda = installer = lib_dir = cudnn = None
     archs: tuple[str, ...] = ()
@@ -168,16 +184,8 @@ def read_env(prefix: Path, *, scan_binaries: bool = True) -> EnvFacts:
             hip = vpy.get("hip") if isinstance(vpy.get("hip"), str) else None
             if (site / "torch" / "lib").is_dir():
                 lib_dir = str(site / "torch" / "lib")
-        for d in dist_infos(site, "nvidia-cudnn-cu12") + dist_infos(site, "nvidia-cudnn-cu13") \
-                + dist_infos(site, "nvidia-cudnn-cu11"):
-            cudnn = read_metadata(d)[0] or cudnn
-        for name in COMPANIONS:
-            for d in dist_infos(site, name):
-                cv, creq = read_metadata(d)
-                build = read_version_py(site / name / "version.py").get("__version__")
-                companions.append(Companion(name=name, version=cv or "?",
-                                            build_version=str(build) if build else None,
-                                            torch_requirement=torch_pin(creq)))
+        cudnn = _cudnn_version(site) or cudnn
+        companions += _companions(site)
     if len(torch_dists) > 1:
         notes.append("several torch dist-info folders: " + ", ".join(d.name for d in torch_dists))
     conda_records = _conda_torch(prefix)

@@ -297,7 +297,7 @@ def _untagged(text: str) -> str:
     from packaging.requirements import InvalidRequirement, Requirement
     from packaging.specifiers import SpecifierSet
 
-    from .locate import torch_family
+    from ..sources.routing import torch_family
     from ..sources.index import normalize
 
     try:
