@@ -6,6 +6,7 @@ knows how to check that.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .machine_view import MachineView
@@ -19,52 +20,52 @@ def _entry(kind: str, c: Candidate, why: str, **extra: Any) -> dict[str, Any]:
     return out
 
 
+def _python_entry(c: Candidate, cons: Constraints, mv: MachineView) -> dict[str, Any]:
+    supported = c.release.pythons(mv.platform)
+    pick = max((v for v in supported if v not in c.release.python_experimental), default=supported[-1],
+               key=lambda v: tuple(int(x) for x in v.split(".")))
+    return _entry("python", c, f"torch {c.release.version} has wheels for Python {supported[0]}-{supported[-1]}",
+                  python=pick)
+
+
+# (does the rule apply, the relaxed request, the alternative a found candidate makes, or None), in the order shown
+_Rule = tuple[Callable[[Constraints, MachineView], bool], Callable[[Constraints], Constraints],
+              Callable[[Candidate, Constraints, MachineView], "dict[str, Any] | None"]]
+_RULES: tuple[_Rule, ...] = (
+    (lambda cons, mv: cons.tier != "auto", lambda cons: cons.relax(tier="auto"),
+     lambda c, cons, mv: _entry("tier", c, f"torch {c.release.version} built for {c.tier} fits this machine "
+                                           f"({cons.tier} does not)")),
+    (lambda cons, mv: bool(cons.spec), lambda cons: cons.relax(spec=None),
+     lambda c, cons, mv: _entry("torch", c, f"torch {c.release.version} ({c.tier}) is the newest release that "
+                                            "fits this machine")),
+    (lambda cons, mv: bool(cons.spec) and cons.tier != "auto", lambda cons: cons.relax(spec=None, tier="auto"),
+     lambda c, cons, mv: _entry("torch", c, f"torch {c.release.version} with {c.tier} fits this machine")),
+    (lambda cons, mv: bool(cons.python), lambda cons: cons.relax(python=None), _python_entry),
+    (lambda cons, mv: cons.policy == "strict", lambda cons: cons.relax(policy="compat"),
+     lambda c, cons, mv: _entry("policy", c, "the compat policy accepts NVIDIA's minor-version compatibility "
+                                             "floors", policy="compat")),
+    (lambda cons, mv: mv.mode == "cuda" and bool(mv.driver), lambda cons: cons.relax(check_driver=False),
+     lambda c, cons, mv: _entry("driver", c, f"with an NVIDIA driver >= {c.floor}, torch {c.release.version} "
+                                             f"{c.tier} would run here", min_driver=c.floor) if c.floor else None),
+    (lambda cons, mv: not cons.allow_experimental and cons.tier == "auto",
+     lambda cons: cons.relax(allow_experimental=True),
+     lambda c, cons, mv: _entry("experimental", c, f"{c.tier} is experimental for torch {c.release.version}")
+     if c.status == "experimental" else None),
+    (lambda cons, mv: mv.mode in ("cuda", "rocm") and cons.tier != "cpu", lambda cons: cons.relax(tier="cpu"),
+     lambda c, cons, mv: _entry("tier", c, "the CPU build installs and runs here, without GPU acceleration")),
+)
+
+
 def alternatives(cons: Constraints, mv: MachineView) -> list[dict[str, Any]]:
+    """Requests close to ``cons`` that would succeed on this machine, each once, in the order of ``_RULES``."""
     found: list[dict[str, Any]] = []
-
-    def attempt(relaxed: Constraints) -> Candidate | None:
-        return search(relaxed, mv).found
-
-    if cons.tier != "auto":
-        c = attempt(cons.relax(tier="auto"))
-        if c:
-            found.append(_entry("tier", c, f"torch {c.release.version} built for {c.tier} fits this machine "
-                                           f"({cons.tier} does not)"))
-    if cons.spec:
-        c = attempt(cons.relax(spec=None))
-        if c:
-            found.append(_entry("torch", c, f"torch {c.release.version} ({c.tier}) is the newest release that "
-                                            "fits this machine"))
-        if cons.tier != "auto":
-            c = attempt(cons.relax(spec=None, tier="auto"))
-            if c:
-                found.append(_entry("torch", c, f"torch {c.release.version} with {c.tier} fits this machine"))
-    if cons.python:
-        c = attempt(cons.relax(python=None))
-        if c:
-            supported = c.release.pythons(mv.platform)
-            pick = max((v for v in supported if v not in c.release.python_experimental), default=supported[-1],
-                       key=lambda v: tuple(int(x) for x in v.split(".")))
-            found.append(_entry("python", c, f"torch {c.release.version} has wheels for Python "
-                                             f"{supported[0]}-{supported[-1]}", python=pick))
-    if cons.policy == "strict":
-        c = attempt(cons.relax(policy="compat"))
-        if c:
-            found.append(_entry("policy", c, "the compat policy accepts NVIDIA's minor-version compatibility "
-                                             "floors", policy="compat"))
-    if mv.mode == "cuda" and mv.driver:
-        c = attempt(cons.relax(check_driver=False))
-        if c and c.floor:
-            found.append(_entry("driver", c, f"with an NVIDIA driver >= {c.floor}, torch {c.release.version} "
-                                             f"{c.tier} would run here", min_driver=c.floor))
-    if not cons.allow_experimental and cons.tier == "auto":
-        c = attempt(cons.relax(allow_experimental=True))
-        if c and c.status == "experimental":
-            found.append(_entry("experimental", c, f"{c.tier} is experimental for torch {c.release.version}"))
-    if mv.mode in ("cuda", "rocm") and cons.tier != "cpu":
-        c = attempt(cons.relax(tier="cpu"))
-        if c:
-            found.append(_entry("tier", c, "the CPU build installs and runs here, without GPU acceleration"))
+    for applies, relaxed, make in _RULES:
+        if not applies(cons, mv):
+            continue
+        c = search(relaxed(cons), mv).found
+        alt = make(c, cons, mv) if c else None
+        if alt is not None:
+            found.append(alt)
     seen: set[tuple[Any, ...]] = set()
     unique = []
     for alt in found:

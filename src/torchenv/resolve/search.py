@@ -8,7 +8,7 @@ every skipped candidate was skipped.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import kb
 from ..kb.archs import ArchMatch, describe, match, why_not
@@ -111,8 +111,27 @@ def policy_words(tier: str, policy: str) -> str:
 
 
 def check(rel: kb.Release, tier: str, mv: MachineView, cons: Constraints) -> Candidate | Rejection:
-    """Does ``rel`` built for ``tier`` run on this machine under ``cons``? Each "no" says why in plain words."""
-    series = rel.series
+    """Does ``rel`` built for ``tier`` run on this machine under ``cons``? Each "no" says why in plain words.
+
+    The checks run in order: the platform (Python wheels, glibc), the tier being known, then the tier kind's
+    own rules (cpu: none; ROCm: the GPU's gfx; CUDA: Jetson, the driver floor, every GPU's compiled code).
+    """
+    refused = _platform_rejection(rel, tier, mv, cons)
+    if refused is not None:
+        return refused
+    info = kb.tier_info(tier)
+    notes = _provenance_notes(rel, tier, info)
+    if info is None and tier != "cpu":
+        return Rejection(rel.version, tier, "unknown-tiers",
+                         f"{tier} skipped: torchenv's recipes do not know tier {tier} (recipes/tiers.toml)")
+    if info is None or info.kind == "cpu":
+        return Candidate(rel, tier, rel.status(tier), None, notes=tuple(notes))
+    if info.kind == "rocm":
+        return _check_rocm(rel, tier, mv, info, notes)
+    return _check_cuda(rel, tier, mv, cons, notes)
+
+
+def _platform_rejection(rel: kb.Release, tier: str, mv: MachineView, cons: Constraints) -> Rejection | None:
     if cons.python and not rel.has_python(cons.python, mv.platform):
         return Rejection(rel.version, tier, "python", python_gap(rel, cons.python, mv.platform))
     if mv.platform.startswith("linux") and mv.glibc:
@@ -121,7 +140,11 @@ def check(rel: kb.Release, tier: str, mv: MachineView, cons: Constraints) -> Can
             return Rejection(rel.version, tier, "glibc",
                              f"torch {rel.version} wheels need glibc >= {need} (manylinux tag); "
                              f"this machine has {mv.glibc}")
-    info = kb.tier_info(tier)
+    return None
+
+
+def _provenance_notes(rel: kb.Release, tier: str, info: Any) -> list[str]:
+    """Where the facts about ``rel``/``tier`` come from, when not from the shipped recipes."""
     notes: list[str] = []
     if info is not None and info.origin == "overlay":
         notes.append(f"tier {tier} was learnt by `torchenv recipes refresh`; its driver floors are inferred "
@@ -135,54 +158,44 @@ def check(rel: kb.Release, tier: str, mv: MachineView, cons: Constraints) -> Can
     if tier in rel.unlisted:
         notes.append(f"torch {rel.version} {tier} is on the {tier} index but not in RELEASE.md's table "
                      "(a limited release; compat.md §8b)")
-    if info is None and tier != "cpu":
-        return Rejection(rel.version, tier, "unknown-tiers",
-                         f"{tier} skipped: torchenv's recipes do not know tier {tier} (recipes/tiers.toml)")
-    if info is None or info.kind == "cpu":
-        return Candidate(rel, tier, rel.status(tier), None, notes=tuple(notes))
-    if info.kind == "rocm":
-        gfx = kb.rocm_gfx(tier)
-        if mv.mode == "rocm" and gfx:
-            missing = [g for g in mv.gfx if g not in gfx]
-            if missing:
-                return Rejection(rel.version, tier, "rocm",
-                                 f"{tier} skipped: its wheels carry {', '.join(gfx)}; this GPU is "
-                                 f"{', '.join(missing)}")
-            if not info.verified:
-                notes.append(f"the GPU architecture list of {tier} is unverified ({info.source})")
-        elif mv.mode == "rocm":
-            notes.append(f"the GPU architectures of {tier} are not in the knowledge base: not checked")
-        return Candidate(rel, tier, rel.status(tier), None, notes=tuple(notes))
-    # CUDA tier
+    return notes
+
+
+def _check_rocm(rel: kb.Release, tier: str, mv: MachineView, info: Any, notes: list[str]) -> Candidate | Rejection:
+    gfx = kb.rocm_gfx(tier)
+    if mv.mode == "rocm" and gfx:
+        missing = [g for g in mv.gfx if g not in gfx]
+        if missing:
+            return Rejection(rel.version, tier, "rocm",
+                             f"{tier} skipped: its wheels carry {', '.join(gfx)}; this GPU is {', '.join(missing)}")
+        if not info.verified:
+            notes.append(f"the GPU architecture list of {tier} is unverified ({info.source})")
+    elif mv.mode == "rocm":
+        notes.append(f"the GPU architectures of {tier} are not in the knowledge base: not checked")
+    return Candidate(rel, tier, rel.status(tier), None, notes=tuple(notes))
+
+
+def _check_cuda(rel: kb.Release, tier: str, mv: MachineView, cons: Constraints,
+                notes: list[str]) -> Candidate | Rejection:
+    series = rel.series
     archs = kb.compiled_archs(rel, tier, mv.platform)
     if mv.mode != "cuda":
         return Candidate(rel, tier, rel.status(tier), archs, notes=tuple(notes))
     jetson = [g for g in mv.gpus if g.jetson]
     if jetson:
-        g = jetson[0]
         return Rejection(rel.version, tier, "jetson",
-                         f"{tier} skipped: {g.describe()} is a Jetson (integrated) GPU; the aarch64 torch wheels on "
-                         "PyPI and download.pytorch.org are SBSA (server) builds, and Jetson boards need NVIDIA's "
-                         "JetPack builds of torch")
+                         f"{tier} skipped: {jetson[0].describe()} is a Jetson (integrated) GPU; the aarch64 torch "
+                         "wheels on PyPI and download.pytorch.org are SBSA (server) builds, and Jetson boards need "
+                         "NVIDIA's JetPack builds of torch")
     floor = kb.driver_floor(tier, mv.driver_os, cons.policy)
     if cons.check_driver and floor and mv.driver and not kb.driver_ok(mv.driver, floor):
-        also = ""
-        if archs is not None:
-            blocked = [g for g in mv.gpus if g.cc and match(g.cc, archs) is None]
-            if blocked:
-                also = (f"; a newer driver would not help: its wheels carry {describe(archs)}, no code for "
-                        + ", ".join(f"{g.label} (sm_{g.cc.replace('.', '')})" for g in blocked if g.cc))
-        return Rejection(rel.version, tier, "driver",
-                         f"{tier} skipped: needs NVIDIA driver >= {floor} ({policy_words(tier, cons.policy)}); "
-                         f"this machine has {mv.driver}{also}")
+        return _driver_rejection(rel, tier, mv, cons, floor, archs)
     if archs is None:
         return Rejection(rel.version, tier, "unknown-archs",
                          f"{tier} skipped: the GPU code in torch {series} {tier} wheels is not in the knowledge "
                          "base (recipes/archs.toml)")
     matches = []
-    for g in mv.gpus:
-        if not g.cc:
-            continue
+    for g in (g for g in mv.gpus if g.cc):
         m = match(g.cc, archs)
         if m is None:
             return Rejection(rel.version, tier, "arch",
@@ -198,6 +211,20 @@ def check(rel: kb.Release, tier: str, mv: MachineView, cons: Constraints) -> Can
         notes.append(f"the GPU code list of torch {series} {tier} on {mv.platform} is unverified "
                      f"({archs.source})")
     return Candidate(rel, tier, rel.status(tier), archs, tuple(matches), floor, tuple(notes))
+
+
+def _driver_rejection(rel: kb.Release, tier: str, mv: MachineView, cons: Constraints, floor: str,
+                      archs: Any) -> Rejection:
+    """The driver is below the tier's floor; say too when a newer driver would not help (no code for the GPU)."""
+    also = ""
+    if archs is not None:
+        blocked = [g for g in mv.gpus if g.cc and match(g.cc, archs) is None]
+        if blocked:
+            also = (f"; a newer driver would not help: its wheels carry {describe(archs)}, no code for "
+                    + ", ".join(f"{g.label} (sm_{g.cc.replace('.', '')})" for g in blocked if g.cc))
+    return Rejection(rel.version, tier, "driver",
+                     f"{tier} skipped: needs NVIDIA driver >= {floor} ({policy_words(tier, cons.policy)}); "
+                     f"this machine has {mv.driver}{also}")
 
 
 _KIND_WORDS = {"rocm": "ROCm", "cuda": "CUDA"}

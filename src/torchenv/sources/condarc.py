@@ -17,6 +17,7 @@ business to report).
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -156,42 +157,56 @@ def channel_url(name: str) -> str:
     return f"{ANACONDA_CLOUD}/{name.strip('/')}"
 
 
-def mirrors_from_condarc(cfg: dict[str, Any]) -> dict[str, list[str]]:
-    """Canonical channel prefix -> mirror URLs, as conda would route them."""
-    out: dict[str, list[str]] = {}
-
-    def add(prefix: str, mirror: str) -> None:
-        mirror = mirror.rstrip("/")
-        if mirror and mirror != prefix and "://" in mirror:
-            out.setdefault(prefix, [])
-            if mirror not in out[prefix]:
-                out[prefix].append(mirror)
-
-    alias = cfg.get("channel_alias")
+def _alias_pairs(alias: Any) -> Iterator[tuple[str, str]]:
     if isinstance(alias, str):
-        add(ANACONDA_CLOUD, alias)
-    custom = cfg.get("custom_channels")
+        yield ANACONDA_CLOUD, alias
+
+
+def _custom_pairs(custom: Any) -> Iterator[tuple[str, str]]:
     if isinstance(custom, dict):
         for name, base in custom.items():
             if isinstance(base, str):
-                add(channel_url(name), f"{base.rstrip('/')}/{name}")
-    defaults = cfg.get("default_channels")
+                yield channel_url(name), f"{base.rstrip('/')}/{name}"
+
+
+def _default_pairs(defaults: Any) -> Iterator[tuple[str, str]]:
     if isinstance(defaults, list):
         for url in defaults:
             tail = url.rstrip("/").rsplit("/pkgs/", 1)
             if len(tail) == 2:
-                add(f"{ANACONDA_REPO}/pkgs/{tail[1]}", url)
-    channels = cfg.get("channels")
+                yield f"{ANACONDA_REPO}/pkgs/{tail[1]}", url
+
+
+def _channel_pairs(channels: Any) -> Iterator[tuple[str, str]]:
+    """A channel given by a mirror's URL mirrors the channel of the same name."""
     if isinstance(channels, list):
         for url in channels:
             if url.startswith(("http://", "https://")) and not url.startswith((ANACONDA_CLOUD, ANACONDA_REPO)):
                 name = url.rstrip("/").rsplit("/", 1)[-1]
                 if name and "pkgs/" not in url:
-                    add(channel_url(name), url)
-    mirrored = cfg.get("mirrored_channels")
+                    yield channel_url(name), url
+
+
+def _mirrored_pairs(mirrored: Any) -> Iterator[tuple[str, str]]:
     if isinstance(mirrored, dict):
         for name, urls in mirrored.items():
             for url in urls if isinstance(urls, list) else [urls]:
                 if isinstance(url, str):
-                    add(channel_url(name), url)
+                    yield channel_url(name), url
+
+
+# .condarc key -> the (canonical prefix, mirror URL) pairs it declares, in the order conda applies them
+_CONDARC_RULES: tuple[tuple[str, Callable[[Any], Iterator[tuple[str, str]]]], ...] = (
+    ("channel_alias", _alias_pairs), ("custom_channels", _custom_pairs), ("default_channels", _default_pairs),
+    ("channels", _channel_pairs), ("mirrored_channels", _mirrored_pairs))
+
+
+def mirrors_from_condarc(cfg: dict[str, Any]) -> dict[str, list[str]]:
+    """Canonical channel prefix -> mirror URLs, as conda would route them."""
+    out: dict[str, list[str]] = {}
+    for key, pairs in _CONDARC_RULES:
+        for prefix, mirror in pairs(cfg.get(key)):
+            mirror = mirror.rstrip("/")
+            if mirror and mirror != prefix and "://" in mirror and mirror not in out.get(prefix, ()):
+                out.setdefault(prefix, []).append(mirror)
     return out

@@ -8,11 +8,15 @@ tried; nothing here raises for a missing or broken driver.
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING
 
 from ...machine import Gpu, NvidiaInfo
 from ..context import ProbeContext
 from .driver_cuda import cuda_for_driver
 from .kernel import KernelModule, probe_kernel_module
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def _evidence_of_driver(ctx: ProbeContext, kmod: KernelModule | None, smi: object) -> bool:
@@ -27,7 +31,7 @@ def probe_nvidia(ctx: ProbeContext, nvml_module: object = None) -> NvidiaInfo | 
     if ctx.system == "Darwin":
         return None
     from ..osinfo import is_wsl2
-    from .smi import SmiFailed, find_nvidia_smi, query_gpus
+    from .smi import find_nvidia_smi
 
     # WSL2 runs the Windows driver, and nvidia-smi there reports its Windows version number (546.80)
     os_name = "windows" if ctx.system == "Windows" or (ctx.system == "Linux" and is_wsl2(ctx)) else "linux"
@@ -35,43 +39,15 @@ def probe_nvidia(ctx: ProbeContext, nvml_module: object = None) -> NvidiaInfo | 
     smi_path = find_nvidia_smi(ctx)
 
     nvml_error: str | None = None
-    if nvml_module is None:            # the real pynvml, only where a driver could answer
-        wanted = ctx.real and _evidence_of_driver(ctx, kmod, smi_path)
-    else:
-        wanted = nvml_module is not False
-    if wanted:
-        from .nvml import NvmlFailed, load_pynvml, read_nvml
-
-        try:
-            report = read_nvml(load_pynvml() if nvml_module in (None, True) else nvml_module)
-        except NvmlFailed as exc:
-            if not (exc.absent and not kmod and not smi_path):
-                nvml_error = exc.reason
-        else:
-            for problem in report.problems:
-                ctx.note(problem)
-            if kmod and report.driver and kmod.version != report.driver:
-                ctx.note(f"the loaded kernel module is {kmod.version} but NVML reports driver {report.driver}; "
-                         "a driver update may be waiting for a reboot")
-            cuda = report.cuda_driver_version or cuda_for_driver(report.driver, os_name)
-            return _finish(ctx, report.driver, cuda, report.gpus, "nvml", missing_cc_reason="NVML did not report it")
-
+    if _nvml_wanted(ctx, nvml_module, kmod, smi_path):
+        found, nvml_error = _from_nvml(ctx, nvml_module, kmod, smi_path, os_name)
+        if found is not None:
+            return found
     smi_error: str | None = None
     if smi_path is not None:
-        try:
-            smi = query_gpus(ctx, smi_path)
-        except SmiFailed as exc:
-            smi_error = exc.reason
-        else:
-            for problem in smi.problems:
-                ctx.note(problem)
-            if nvml_error:
-                ctx.note(f"NVML failed ({nvml_error}); GPUs were read with nvidia-smi instead")
-            driver = smi.driver or (kmod.version if kmod else None)
-            reason = (f"this nvidia-smi (driver {driver}) cannot report compute_cap"
-                      if "compute_cap" in smi.missing_fields else "nvidia-smi did not report it")
-            return _finish(ctx, driver, cuda_for_driver(driver, os_name), smi.gpus, "nvidia-smi",
-                           missing_cc_reason=reason)
+        found, smi_error = _from_smi(ctx, smi_path, kmod, os_name, nvml_error)
+        if found is not None:
+            return found
 
     why = "; ".join(filter(None, [
         f"NVML failed: {nvml_error}" if nvml_error else None,
@@ -91,6 +67,50 @@ def probe_nvidia(ctx: ProbeContext, nvml_module: object = None) -> NvidiaInfo | 
         ctx.note(f"{n} NVIDIA GPU(s) on the PCI bus but no NVIDIA driver is loaded: install the NVIDIA driver "
                  "(torch's wheels bring CUDA themselves, not the driver)")
     return None
+
+
+def _nvml_wanted(ctx: ProbeContext, nvml_module: object, kmod: KernelModule | None, smi_path: "Path | None") -> bool:
+    if nvml_module is None:            # the real pynvml, only where a driver could answer
+        return bool(ctx.real and _evidence_of_driver(ctx, kmod, smi_path))
+    return nvml_module is not False
+
+
+def _from_nvml(ctx: ProbeContext, nvml_module: object, kmod: KernelModule | None, smi_path: "Path | None",
+               os_name: str) -> tuple[NvidiaInfo | None, str | None]:
+    """The first fallback: NVML. ``(info, None)``, or ``(None, why it failed)`` (``None`` when simply absent)."""
+    from .nvml import NvmlFailed, load_pynvml, read_nvml
+
+    try:
+        report = read_nvml(load_pynvml() if nvml_module in (None, True) else nvml_module)
+    except NvmlFailed as exc:
+        return None, (None if exc.absent and not kmod and not smi_path else exc.reason)
+    for problem in report.problems:
+        ctx.note(problem)
+    if kmod and report.driver and kmod.version != report.driver:
+        ctx.note(f"the loaded kernel module is {kmod.version} but NVML reports driver {report.driver}; "
+                 "a driver update may be waiting for a reboot")
+    cuda = report.cuda_driver_version or cuda_for_driver(report.driver, os_name)
+    return _finish(ctx, report.driver, cuda, report.gpus, "nvml", missing_cc_reason="NVML did not report it"), None
+
+
+def _from_smi(ctx: ProbeContext, smi_path: "Path", kmod: KernelModule | None, os_name: str,
+              nvml_error: str | None) -> tuple[NvidiaInfo | None, str | None]:
+    """The second fallback: nvidia-smi. ``(info, None)`` or ``(None, why it failed)``."""
+    from .smi import SmiFailed, query_gpus
+
+    try:
+        smi = query_gpus(ctx, smi_path)
+    except SmiFailed as exc:
+        return None, exc.reason
+    for problem in smi.problems:
+        ctx.note(problem)
+    if nvml_error:
+        ctx.note(f"NVML failed ({nvml_error}); GPUs were read with nvidia-smi instead")
+    driver = smi.driver or (kmod.version if kmod else None)
+    reason = (f"this nvidia-smi (driver {driver}) cannot report compute_cap"
+              if "compute_cap" in smi.missing_fields else "nvidia-smi did not report it")
+    return _finish(ctx, driver, cuda_for_driver(driver, os_name), smi.gpus, "nvidia-smi",
+                   missing_cc_reason=reason), None
 
 
 def _finish(ctx: ProbeContext, driver: str | None, cuda: str | None, gpus: list[Gpu], source: str, *,
