@@ -138,9 +138,10 @@ def test_an_import_need_the_pypi_side_lacks_is_left_out_and_said(world, monkeypa
         return dataclasses.replace(world.plan(intent), import_requirements=("numpy",))
 
     monkeypatch.setattr("torchenv.install.up.make_plan", make_plan)
+    from torchenv.commands._options import up_options
     from torchenv.install.up import run_up
     from torchenv.ui import Ui
 
-    run_up(world.project, world.args(), Ui())
+    run_up(world.project, up_options(world.args()), Ui())
     assert world.read_lock().target("linux-x86_64-cpu").wheel("numpy") is None
     assert "numpy could not be resolved from the PyPI side" in capsys.readouterr().err.replace("\n", " ")

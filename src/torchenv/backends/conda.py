@@ -10,7 +10,6 @@ channels instead. Both halves land in one ``torchenv.lock`` target.
 """
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import shutil
@@ -56,26 +55,21 @@ class UvWheelPart:
         self.env_path = env_path
         self.ui = ui
 
-    def _venv(self, plan):
+    def _locker(self, plan):
+        """The venv backend's wheel rules, for this (conda) plan as it is."""
         try:
-            from .venv import VenvBackend
+            from .venv import WheelLocker, make_engine
         except ImportError:
             raise BackendError("the wheel half of a conda env needs the venv backend, which this build lacks",
                                hint='use [conda] torch-source = "conda"') from None
-        return VenvBackend(plan=dataclasses.replace(plan, backend="venv"), env_path=self.env_path, ui=self.ui)
+        return WheelLocker(plan=plan, engine=make_engine(plan.installer, self.ui), ui=self.ui)
 
     def lock(self, *, plan, requirements):
-        return tuple(self._venv(plan).lock_target(requirements=requirements).wheels)
+        return self._locker(plan).lock(requirements)
 
     def fetch_files(self, *, plan, wheels):
         """Local folders and the cache first, then the plan's sources (mirrors: the lock holds canonical URLs)."""
-        from ..lock.model import LockTarget
-
-        if not wheels:
-            return []
-        only_wheels = LockTarget(name="wheels", os="", arch="", tier=plan.tier, python=plan.python,
-                                 backend="venv", torch="", wheels=tuple(wheels))
-        return list(self._venv(plan).materialise(only_wheels))
+        return self._locker(plan).fetch(wheels) if wheels else []
 
     def install(self, *, plan, env_python, wheels, reinstall=False, files=None):
         from ..engines.uv import requirements_lines, run_tool, uv_bin, uv_environ

@@ -16,6 +16,8 @@ from ..errors import BackendError, SourceError
 from .base import Backend
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from ..engines.base import WheelEngine
     from ..lock.model import LockedWheel, LockTarget
     from ..resolve.plan import Plan
@@ -34,27 +36,18 @@ def make_engine(name: str, ui: Any = None) -> "WheelEngine":
     raise BackendError(f"unknown installer {name!r}", hint='[env] installer is "uv" or "pip"')
 
 
-class VenvBackend(Backend):
-    name = "venv"
+class WheelLocker:
+    """Pins a plan's wheels: torch-family files located and fetched by torchenv, the rest resolved by the engine.
 
-    def __init__(self, *, plan: "Plan", env_path: Path, ui: "Ui", installer: str | None = None) -> None:
-        super().__init__(plan=plan, env_path=env_path, ui=ui)
-        self.engine = make_engine(installer or plan.installer, ui)
+    Why a class of its own: the venv backend and the wheel half of a conda env (``torch-source = "wheels"``)
+    lock wheels by the same rules (supply chain, mirrors, hashes); each hands in its own plan as it is.
+    """
+
+    def __init__(self, *, plan: "Plan", engine: "WheelEngine", ui: "Ui | None") -> None:
         from .getfile import SourceMemory
 
+        self.plan, self.engine, self.ui = plan, engine, ui
         self.memory = SourceMemory(ui)   # hosts that failed in this run (lock and install share it)
-
-    @property
-    def engine_name(self) -> str:
-        return self.engine.name
-
-    @property
-    def kept_packages(self) -> frozenset[str]:
-        return self.engine.keeps
-
-    def forget_cached(self, names: list[str]) -> None:
-        if names:
-            self.engine.forget_cached(names)
 
     # -- locking --------------------------------------------------------------------------------
     def _locate(self, name: str, version: str, source: str) -> tuple["LockedWheel", str]:
@@ -82,10 +75,10 @@ class VenvBackend(Backend):
                                    memory=self.memory, ui=self.ui)
         return dataclasses.replace(wheel, sha256=sha, size=path.stat().st_size), path.resolve().as_uri()
 
-    def lock_target(self, *, requirements: list[str]) -> "LockTarget":
-        from .locate import FROM_PYPI, FROM_TORCH_INDEX, torch_family
-        from ..lock.model import LockTarget
+    def lock(self, requirements: list[str]) -> tuple["LockedWheel", ...]:
+        """Every wheel of the plan plus ``requirements``, exactly pinned and hash-locked, sorted."""
         from ..sources.index import normalize
+        from .locate import FROM_PYPI, FROM_TORCH_INDEX, torch_family
 
         plan = self.plan
         if plan.sources is None:
@@ -123,11 +116,7 @@ class VenvBackend(Backend):
         if missing:
             raise BackendError(f"the resolver dropped {', '.join(sorted(missing))} from the environment",
                                hint="a requirement marker excludes it on this platform; check your requirements")
-        os_name, _, arch = plan.platform.partition("-")
-        torch = next((w.version for w in wheels if w.name == "torch"), plan.torch_version)
-        return LockTarget(name=plan.target_name, os=os_name, arch=arch, tier=plan.tier, python=plan.python,
-                          backend=self.name, torch=torch,
-                          wheels=tuple(sorted(wheels, key=lambda w: (w.name, w.filename))))
+        return tuple(sorted(wheels, key=lambda w: (w.name, w.filename)))
 
     def _resolve(self, reqs: list[str], needs: list[str], extra_links: list[str]) -> tuple[list, list[str]]:
         """Resolve ``reqs`` plus the plan's import needs (numpy); without them, said, if only they fail.
@@ -153,6 +142,49 @@ class VenvBackend(Backend):
                          "`import torch` will warn that it is missing")
         return resolved, []
 
+    def fetch(self, wheels: "Sequence[LockedWheel]") -> list[Path]:
+        """A hash-checked local file for every wheel (cache, local folders, then the plan's sources, lazily)."""
+        from .getfile import wheel_file
+
+        if self.plan.sources is None:
+            raise BackendError("the plan has no package sources", hint="this is a bug in the resolver")
+        return [wheel_file(self.plan.sources, w, memory=self.memory, ui=self.ui) for w in wheels]
+
+
+class VenvBackend(Backend):
+    name = "venv"
+
+    def __init__(self, *, plan: "Plan", env_path: Path, ui: "Ui", installer: str | None = None) -> None:
+        super().__init__(plan=plan, env_path=env_path, ui=ui)
+        self.engine = make_engine(installer or plan.installer, ui)
+        self.wheels = WheelLocker(plan=plan, engine=self.engine, ui=ui)
+
+    @property
+    def engine_name(self) -> str:
+        return self.engine.name
+
+    @property
+    def kept_packages(self) -> frozenset[str]:
+        return self.engine.keeps
+
+    def forget_cached(self, names: list[str]) -> None:
+        if names:
+            self.engine.forget_cached(names)
+
+    @property
+    def memory(self) -> Any:
+        return self.wheels.memory
+
+    def lock_target(self, *, requirements: list[str]) -> "LockTarget":
+        from ..lock.model import LockTarget
+
+        plan = self.plan
+        wheels = self.wheels.lock(requirements)
+        os_name, _, arch = plan.platform.partition("-")
+        torch = next((w.version for w in wheels if w.name == "torch"), plan.torch_version)
+        return LockTarget(name=plan.target_name, os=os_name, arch=arch, tier=plan.tier, python=plan.python,
+                          backend=self.name, torch=torch, wheels=wheels)
+
     # -- building ---------------------------------------------------------------------------------
     def create(self) -> None:
         self.engine.create_venv(python=self.plan.python_path or self.plan.python, path=self.env_path)
@@ -163,11 +195,7 @@ class VenvBackend(Backend):
         ``up`` calls this before it creates or changes the env, so a download failure
         leaves the env (or its absence) exactly as it was.
         """
-        from .getfile import wheel_file
-
-        if self.plan.sources is None:
-            raise BackendError("the plan has no package sources", hint="this is a bug in the resolver")
-        return [wheel_file(self.plan.sources, w, memory=self.memory, ui=self.ui) for w in target.wheels]
+        return self.wheels.fetch(target.wheels)
 
     def install(self, *, target: "LockTarget", reinstall: bool = False, files: list[Path] | None = None) -> None:
         """Install the target's files; ``files`` are those ``materialise`` returned (fetched now if not given)."""

@@ -91,10 +91,14 @@ def _up(args: argparse.Namespace, ui, torchenv: list[str]) -> int:
     cluster, found, layout = _context(args, torchenv)
 
     def bundle(path: Path) -> None:
+        from ..install.stages import load_intent
         from ..offline.build import make_bundle
+        from ..options import BundleOptions, IntentOverrides
+        from ._options import source_overrides
 
-        make_bundle(layout.project, args, ui, output=path, tool=False,
-                    target_names=[t.plan.target_name for t in found.targets])
+        options = BundleOptions(sources=source_overrides(args), output=path, tool=False,
+                                targets=tuple(t.plan.target_name for t in found.targets))
+        make_bundle(layout.project, load_intent(layout.project, IntentOverrides()), options, ui)
 
     rows = cluster_up(cluster, found, layout, bundle, pending_timeout=args.pending_timeout)
     _table(ui, ["node type", "node", "result"], [[r.node_type, r.node, r.detail] for r in rows],
