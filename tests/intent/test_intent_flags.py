@@ -95,3 +95,11 @@ def test_api_callers_get_choices_checked_too():
     with pytest.raises(IntentError, match="--installer") as info:
         apply_overrides(Intent(), IntentOverrides(installer="poetry"))
     assert "uv, pip" in info.value.message
+
+
+def test_plan_checks_mirror_flags_like_the_file(tmp_path, capsys):
+    """The mirror flags reach plan/up/lock as the top source layer, still checked and named like [mirror] keys."""
+    from torchenv.cli import main
+
+    assert main(["plan", "-C", str(tmp_path), "--assume-no-gpu", "--pypi-mirror", " "]) == 2
+    assert "--pypi-mirror" in capsys.readouterr().err

@@ -108,7 +108,14 @@ def machine_spec(args: argparse.Namespace) -> MachineSpec:
 
 
 def source_overrides(args: argparse.Namespace) -> SourceOverrides:
-    return _request(SourceOverrides, args)
+    """``--mirror`` & co., checked like ``[mirror]`` of torchenv.toml (an error names the flag)."""
+    sources = _request(SourceOverrides, args)
+    if sources.given:
+        from ..intent.load import apply_overrides
+        from ..intent.model import Intent
+
+        apply_overrides(Intent(), IntentOverrides(), mirror=sources)
+    return sources
 
 
 def up_options(args: argparse.Namespace) -> UpOptions:
