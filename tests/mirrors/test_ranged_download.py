@@ -158,3 +158,17 @@ def test_killed_download_resumes_without_fetching_recorded_bytes_again(tmp_path,
         got = fetch(NAME, sha, _urls(fresh), ui=Ui(), cache=cache)
         assert fresh.sent == size - recorded + 1             # only what was not on record (+ the size probe)
     assert sha256_of(got) == sha
+
+
+def test_private_mirrors_get_their_login_on_every_chunk_and_it_is_never_shown(tmp_path, big):
+    files, ui = {f"files/{NAME}": big}, Ui()
+    with serve_ranges(files, auth=("alice", "s3cret-token"), lie=1) as liar, \
+            serve_ranges(files, auth=("bob", "other-pass")) as honest:
+        urls = [u.replace("http://", f"http://{who}@") for u, who in
+                zip(_urls(liar, honest), ("alice:s3cret-token", "bob:other-pass"))]
+        got = fetch(NAME, sha256_of(big), urls, ui=ui, cache=tmp_path / "cache")
+        assert liar.sent > 0 and honest.sent > 0        # both accepted their own login (401 otherwise)
+    assert sha256_of(got) == sha256_of(big)
+    assert ui.warnings and not [w for w in ui.warnings if "s3cret" in w or "alice" in w or "other-pass" in w]
+    stored = [p.read_text(errors="replace") for p in (tmp_path / "cache").rglob("*") if p.suffix == ".json"]
+    assert not [s for s in stored if "s3cret" in s or "other-pass" in s]

@@ -11,7 +11,8 @@ the benchmark needs the per-connection throttling that mirrors apply.
 requests for more than one byte get 1 KiB of flipped bytes in the middle (a mirror that serves
 one bad chunk, whichever chunk it is asked for first; ``mirror.lied`` lists the spans). ``pages``: extra fixed bodies (an index page).
 ``die_after``: after that many body bytes in total, every later request is refused with 503 and
-running transfers stop (a mirror that goes away mid-download). Serves 127.0.0.1 only and stops
+running transfers stop (a mirror that goes away mid-download). ``auth``: ``(user, password)``
+that every request must carry as HTTP Basic auth (a private mirror). Serves 127.0.0.1 only and stops
 when the block ends.
 """
 from __future__ import annotations
@@ -55,7 +56,7 @@ def _span(header: str | None, size: int) -> tuple[int, int] | None:
 
 
 def _handler(mirror: RangeMirror, files: dict[str, Path], pages: dict[str, bytes], rate: float,
-             lie: int, die_after: int | None) -> type[BaseHTTPRequestHandler]:
+             lie: int, die_after: int | None, auth: str | None) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.0"
 
@@ -65,6 +66,12 @@ def _handler(mirror: RangeMirror, files: dict[str, Path], pages: dict[str, bytes
         def do_GET(self) -> None:  # noqa: N802
             key = unquote(urlsplit(self.path).path).lstrip("/")
             mirror.requests.append(key)
+            if auth is not None and self.headers.get("Authorization") != auth:
+                self.send_response(401)
+                self.send_header("WWW-Authenticate", 'Basic realm="mirror"')
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
             if die_after is not None and mirror.sent >= die_after:
                 self.send_error(503)
                 return
@@ -129,9 +136,12 @@ class _Server(ThreadingHTTPServer):
 @contextmanager
 def serve_ranges(files: dict[str, Path], *, pages: dict[str, bytes] | None = None, rate: float = 0,
                  lie: int = 0,
-                 die_after: int | None = None) -> Iterator[RangeMirror]:
+                 die_after: int | None = None, auth: tuple[str, str] | None = None) -> Iterator[RangeMirror]:
+    import base64
+
+    expected = "Basic " + base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode() if auth else None
     mirror = RangeMirror(url="")
-    server = _Server(("127.0.0.1", 0), _handler(mirror, files, pages or {}, rate, lie, die_after))
+    server = _Server(("127.0.0.1", 0), _handler(mirror, files, pages or {}, rate, lie, die_after, expected))
     mirror.url = f"http://127.0.0.1:{server.server_address[1]}"
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()

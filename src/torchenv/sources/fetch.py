@@ -65,7 +65,11 @@ class _VerifiedLocal:
         known = self.data.get(key)
         if known and known[0] == size and known[1] == mtime:
             return known[2]
-        digest = sha256_file(path)
+        return self.remember(path, sha256_file(path))
+
+    def remember(self, path: Path, digest: str) -> str:
+        """Record ``digest`` for ``path`` (just hashed, or just downloaded and checked): no second hash later."""
+        key, size, mtime = self._key(path)
         self.data[key] = [size, mtime, digest]
         self._save()
         return digest
@@ -294,7 +298,7 @@ def _first_source(filename: str, expected: str | None, urls: list[str], *, root:
             if expected is None:
                 return root / digest[:2] / digest / filename, digest
             _remove_stale_partials(final.parent)
-            return final, digest
+            return final, verified.remember(final, digest)
         except _Failed as exc:
             tried.append((url, exc.reason))
             received = exc.received or received
