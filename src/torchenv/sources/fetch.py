@@ -104,21 +104,35 @@ def _download(url: str, filename: str, expected: str | None, dest: Path, *, ui: 
     """
     from .ranged import RANGED_MIN_BYTES, budget
 
-    resp = None
-    if expected is not None and os.environ.get("TORCHENV_RANGED", "1") != "0":
-        with _reasons():
-            resp, total = _probe(url, timeout)
-        if resp is None and total is not None and total >= RANGED_MIN_BYTES:
-            _ranged(url, filename, expected, total, dest, ui=ui, timeout=timeout, mirrors=mirrors or [url])
-            return expected
-    with budget():
-        return _stream(url, filename, expected, dest, resp, ui=ui, timeout=timeout)
+    staging = dest if expected is None else dest.parent
+    staging.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(dir=staging, prefix=".partial-", suffix=".tmp")
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            resp = None
+            if expected is not None and os.environ.get("TORCHENV_RANGED", "1") != "0":
+                resp, total = _probe(url, timeout)
+                if resp is None and total is not None and total >= RANGED_MIN_BYTES:
+                    _ranged(url, filename, expected, total, dest, ui=ui, timeout=timeout, mirrors=mirrors or [url])
+                    return expected
+            with budget():
+                digest = _stream(url, filename, expected, out, resp, ui=ui, timeout=timeout)
+        if expected is None:
+            dest = dest / digest[:2] / digest / filename
+            dest.parent.mkdir(parents=True, exist_ok=True)
+        elif digest != expected:
+            raise _Failed("wrong bytes (sha256 mismatch)", received=digest)
+        os.replace(tmp, dest)
+        return digest
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def _probe(url: str, timeout: float):
     from .ranged import ChunkFailed, budget, probe
 
-    with budget():
+    with budget(), _reasons():
         try:
             return probe(url, timeout=timeout)
         except ChunkFailed as exc:
@@ -158,40 +172,26 @@ def _ranged(url: str, filename: str, expected: str, total: int, dest: Path, *, u
             raise _Failed(exc.reason, received=exc.received) from None
 
 
-def _stream(url: str, filename: str, expected: str | None, dest: Path, resp: Any, *, ui: Any,
+def _stream(url: str, filename: str, expected: str | None, out: Any, resp: Any, *, ui: Any,
             timeout: float) -> str:
-    """One connection: ``resp`` (already open) or a new GET of ``url``, hashed while it streams."""
+    """One connection: ``resp`` (already open) or a new GET of ``url``, hashed into ``out`` while it streams."""
     from .http import open_url
 
-    staging = dest if expected is None else dest.parent
-    staging.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=staging, prefix=".partial-", suffix=".tmp")
-    tmp = Path(tmp_name)
-    try:
-        h = hashlib.sha256()
-        got = 0
-        with _reasons():
-            with os.fdopen(fd, "wb") as out, (resp if resp is not None else open_url(url, timeout=timeout)) as resp:
-                length = resp.headers.get("Content-Length")
-                total = int(length) if length and length.isdigit() else None
-                with _progress(ui, f"{filename} from {_label(url)}", total) as advance:
-                    for block in iter(lambda: resp.read(CHUNK), b""):
-                        out.write(block)
-                        h.update(block)
-                        got += len(block)
-                        advance(len(block))
-        if total is not None and got < total:
-            raise _Failed(f"connection dropped after {got} of {total} bytes")
-        digest = h.hexdigest()
-        if expected is None:
-            dest = dest / digest[:2] / digest / filename
-            dest.parent.mkdir(parents=True, exist_ok=True)
-        elif digest != expected:
-            raise _Failed("wrong bytes (sha256 mismatch)", received=digest)
-        os.replace(tmp, dest)
-        return digest
-    finally:
-        tmp.unlink(missing_ok=True)
+    h = hashlib.sha256()
+    got = 0
+    with _reasons():
+        with (resp if resp is not None else open_url(url, timeout=timeout)) as resp:
+            length = resp.headers.get("Content-Length")
+            total = int(length) if length and length.isdigit() else None
+            with _progress(ui, f"{filename} from {_label(url)}", total) as advance:
+                for block in iter(lambda: resp.read(CHUNK), b""):
+                    out.write(block)
+                    h.update(block)
+                    got += len(block)
+                    advance(len(block))
+    if total is not None and got < total:
+        raise _Failed(f"connection dropped after {got} of {total} bytes")
+    return h.hexdigest()
 
 
 def _remove_stale_partials(folder: Path, max_age: float = 3600.0) -> None:

@@ -330,9 +330,20 @@ class Download:
         with self.lock:
             return pending.pop(0) if pending else None
 
+    def url(self, host: str) -> str:
+        """The file's URL on ``host``; a mirror dropped meanwhile (by another connection) fails the attempt."""
+        with self.lock:
+            found = self.urls.get(host)
+        if found is None:
+            raise ChunkFailed("dropped meanwhile")
+        return found
+
     def _worker(self, pending: list[_Job], attempt: Callable[[_Job, str], None]) -> None:
         while (job := self._next(pending)) is not None:
-            self._do(job, pending, attempt)
+            try:
+                self._do(job, pending, attempt)
+            except Exception as exc:  # noqa: BLE001 - e.g. disk full: the chunk stays missing, with the reason
+                self.errors[job.index] = f"{type(exc).__name__}: {exc}"
 
     def _do(self, job: _Job, pending: list[_Job], attempt: Callable[[_Job, str], None]) -> None:
         limit = 2 * len(self.urls) + 2
@@ -402,7 +413,7 @@ def _fill(d: Download, job: _Job, host: str) -> None:
         return
     sink = _writer(d, job, host, begin)
     try:
-        _fetch_range(d.urls[host], begin, end, d.partial.size, d.timeout, sink)
+        _fetch_range(d.url(host), begin, end, d.partial.size, d.timeout, sink)
     finally:
         sink.close()  # type: ignore[attr-defined]
 
@@ -429,7 +440,7 @@ def _hunt_liar(d: Download, expected: str) -> str | None:
         def compare(job: _Job, host: str) -> None:
             got = bytearray()
             start, end = p.bounds(job.index)
-            _fetch_range(d.urls[host], start, end, p.size, d.timeout, got.extend)
+            _fetch_range(d.url(host), start, end, p.size, d.timeout, got.extend)
             if bytes(got) != _read_chunk(p, job.index):
                 with open(p.part, "r+b") as f:
                     f.seek(start)
