@@ -75,7 +75,8 @@ def _numbers(row: Row, now: float) -> str:
         return clock(row.elapsed(now))
     rate = row.rate(now)
     if row.ended is not None:
-        return f"{human_bytes(row.done)} in {clock(row.elapsed(now))} ({human_bytes(rate)}/s)"
+        speed = f" ({human_bytes(rate)}/s)" if rate > 0 else ""    # too quick to measure: no "0 B/s"
+        return f"{human_bytes(row.done)} in {clock(row.elapsed(now))}{speed}"
     size = f"{human_bytes(row.done)}/{human_bytes(row.total)}" if row.total else human_bytes(row.done)
     left = (row.total - row.done) / rate if row.total and rate > 0 else None
     return f"{size}  {human_bytes(rate)}/s  ETA {clock(left) if left is not None else '-:--'}"
@@ -163,28 +164,28 @@ _ACTIVE: list[Board] = []
 def row(console: Any, label: str, total: float | None = None, *, is_bytes: bool = False,
         live: bool = True) -> Iterator[Advance]:
     """A row on the live board (started here when none is live; it stops when this row ends)."""
-    owner = not _ACTIVE
-    board = _ACTIVE[0] if _ACTIVE else Board(console, live=live)
-    item = board.add(Row(label, total, is_bytes))
-    if not owner:
-        try:
-            yield Advance(item)
-        except BaseException:
-            board.finish(item, failed=True)
-            raise
-        board.finish(item)
+    if _ACTIVE:
+        board = _ACTIVE[0]
+        with _tracked(board, board.add(Row(label, total, is_bytes))) as advance:
+            yield advance
         return
+    board = Board(console, live=live)
     _ACTIVE.append(board)
-    try:
-        with _live(board):
-            try:
-                yield Advance(item)
-            except BaseException:
-                board.finish(item, failed=True)
-                raise
-            board.finish(item)
+    try:   # the row finishes before the display stops, so the last frame shows its mark
+        with _live(board), _tracked(board, board.add(Row(label, total, is_bytes))) as advance:
+            yield advance
     finally:
         _ACTIVE.remove(board)
+
+
+@contextmanager
+def _tracked(board: Board, item: Row) -> Iterator[Advance]:
+    try:
+        yield Advance(item)
+    except BaseException:
+        board.finish(item, failed=True)
+        raise
+    board.finish(item)
 
 
 @contextmanager

@@ -12,7 +12,8 @@ requests for more than one byte get 1 KiB of flipped bytes in the middle (a mirr
 one bad chunk, whichever chunk it is asked for first; ``mirror.lied`` lists the spans). ``pages``: extra fixed bodies (an index page).
 ``die_after``: after that many body bytes in total, every later request is refused with 503 and
 running transfers stop (a mirror that goes away mid-download). ``auth``: ``(user, password)``
-that every request must carry as HTTP Basic auth (a private mirror). Serves 127.0.0.1 only and stops
+that every request must carry as HTTP Basic auth (a private mirror). ``root``: a folder whose
+files (``index.html`` for folders) are served too, e.g. a ``build_index`` tree. Serves 127.0.0.1 only and stops
 when the block ends.
 """
 from __future__ import annotations
@@ -25,6 +26,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Iterator
 from urllib.parse import unquote, urlsplit
+
+from .server import login_refused
 
 _PIECE = 16 << 10
 
@@ -55,8 +58,17 @@ def _span(header: str | None, size: int) -> tuple[int, int] | None:
     return (start, min(end, size)) if 0 <= start < size and start < end else None
 
 
+def _under(root: Path | None, key: str) -> Path | None:
+    """A file of the served folder (``index.html`` for a folder), never outside it."""
+    if root is None:
+        return None
+    path = (root / key).resolve()
+    path = path / "index.html" if path.is_dir() else path
+    return path if path.is_file() and root.resolve() in path.parents else None
+
+
 def _handler(mirror: RangeMirror, files: dict[str, Path], pages: dict[str, bytes], rate: float,
-             lie: int, die_after: int | None, auth: str | None) -> type[BaseHTTPRequestHandler]:
+             lie: int, die_after: int | None, auth: str | None, root: Path | None) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.0"
 
@@ -66,11 +78,7 @@ def _handler(mirror: RangeMirror, files: dict[str, Path], pages: dict[str, bytes
         def do_GET(self) -> None:  # noqa: N802
             key = unquote(urlsplit(self.path).path).lstrip("/")
             mirror.requests.append(key)
-            if auth is not None and self.headers.get("Authorization") != auth:
-                self.send_response(401)
-                self.send_header("WWW-Authenticate", 'Basic realm="mirror"')
-                self.send_header("Content-Length", "0")
-                self.end_headers()
+            if login_refused(self, auth):
                 return
             if die_after is not None and mirror.sent >= die_after:
                 self.send_error(503)
@@ -83,10 +91,11 @@ def _handler(mirror: RangeMirror, files: dict[str, Path], pages: dict[str, bytes
                 self.end_headers()
                 self.wfile.write(body)
                 return
-            if key not in files:
+            found = files.get(key) or _under(root, key)
+            if found is None:
                 self.send_error(404)
                 return
-            self._send_file(key, files[key])
+            self._send_file(key, found)
 
         def _send_file(self, key: str, path: Path) -> None:
             size = path.stat().st_size
@@ -136,12 +145,13 @@ class _Server(ThreadingHTTPServer):
 @contextmanager
 def serve_ranges(files: dict[str, Path], *, pages: dict[str, bytes] | None = None, rate: float = 0,
                  lie: int = 0,
-                 die_after: int | None = None, auth: tuple[str, str] | None = None) -> Iterator[RangeMirror]:
+                 die_after: int | None = None, auth: tuple[str, str] | None = None,
+                 root: Path | None = None) -> Iterator[RangeMirror]:
     import base64
 
     expected = "Basic " + base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode() if auth else None
     mirror = RangeMirror(url="")
-    server = _Server(("127.0.0.1", 0), _handler(mirror, files, pages or {}, rate, lie, die_after, expected))
+    server = _Server(("127.0.0.1", 0), _handler(mirror, files, pages or {}, rate, lie, die_after, expected, root))
     mirror.url = f"http://127.0.0.1:{server.server_address[1]}"
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
