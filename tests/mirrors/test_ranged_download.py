@@ -172,3 +172,47 @@ def test_private_mirrors_get_their_login_on_every_chunk_and_it_is_never_shown(tm
     assert ui.warnings and not [w for w in ui.warnings if "s3cret" in w or "alice" in w or "other-pass" in w]
     stored = [p.read_text(errors="replace") for p in (tmp_path / "cache").rglob("*") if p.suffix == ".json"]
     assert not [s for s in stored if "s3cret" in s or "other-pass" in s]
+
+
+def test_connections_stay_within_the_run_budget(tmp_path, big, monkeypatch):
+    import threading
+
+    monkeypatch.setenv("TORCHENV_CONNECTIONS", "2")
+    monkeypatch.setattr(ranged, "_BUDGET", [])                  # a new run: the budget is read again
+    real, open_now, peak, guard = ranged._fetch_range, [0], [0], threading.Lock()
+
+    def counted(*args, **kw):
+        with guard:
+            open_now[0] += 1
+            peak[0] = max(peak[0], open_now[0])
+        try:
+            return real(*args, **kw)
+        finally:
+            with guard:
+                open_now[0] -= 1
+
+    monkeypatch.setattr(ranged, "_fetch_range", counted)
+    files = {f"files/{NAME}": big}
+    with serve_ranges(files, rate=2_000_000) as a, serve_ranges(files, rate=2_000_000) as b:
+        got = fetch(NAME, sha256_of(big), _urls(a, b), ui=Ui(), cache=tmp_path / "cache")
+        assert a.sent and b.sent
+    assert peak[0] == 2 and sha256_of(got) == sha256_of(big)
+
+
+def test_measured_speed_from_mirror_test_sends_the_first_chunks_to_the_faster_mirror(monkeypatch):
+    from torchenv.sources import mirrors
+
+    monkeypatch.setattr(mirrors, "auto_choice", lambda: {"torch": [
+        {"name": "slow", "url": "https://slow.example/whl/cu121", "throughput_kibps": 100.0},
+        {"name": "fast", "url": "https://fast.example:8443/whl/cu121", "throughput_kibps": 9000.0}]})
+    rates = ranged.MirrorRates()
+    picks = [rates.pick(["slow.example", "fast.example:8443"], set(), cap=4) for _ in range(5)]
+    assert picks[:4] == ["fast.example:8443"] * 4          # the slow one waits while the fast one has room
+    assert picks[4] is None
+
+
+def test_mirror_use_auto_stores_the_measured_speed():
+    from torchenv.sources.mirrortest import Result, choice_from
+
+    rows = [Result(name="m", kind="torch", url="https://m.example/whl/cpu", ok=True, throughput_kibps=512.0)]
+    assert choice_from({"torch": rows, "pypi": [], "conda": []})["torch"][0]["throughput_kibps"] == 512.0

@@ -7,7 +7,7 @@ the benchmark needs the per-connection throttling that mirrors apply.
     with serve_ranges({"files/x.whl": path}, rate=2_000_000, lie=1) as m:
         m.url + "/files/x.whl"      # m.sent: bytes of file bodies sent; m.requests: paths asked for
 
-``rate``: bytes per second per connection (0: unthrottled). ``lie``: that many of the first
+``rate``: bytes per second per connection (0: unthrottled). ``peak``: most transfers at once. ``lie``: that many of the first
 requests for more than one byte get 1 KiB of flipped bytes in the middle (a mirror that serves
 one bad chunk, whichever chunk it is asked for first; ``mirror.lied`` lists the spans). ``pages``: extra fixed bodies (an index page).
 ``die_after``: after that many body bytes in total, every later request is refused with 503 and
@@ -38,6 +38,8 @@ class RangeMirror:
     sent: int = 0
     requests: list[str] = field(default_factory=list)
     lied: list[tuple[int, int]] = field(default_factory=list)
+    active: int = 0
+    peak: int = 0            # most file transfers at once
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def count(self, n: int) -> None:
@@ -95,7 +97,14 @@ def _handler(mirror: RangeMirror, files: dict[str, Path], pages: dict[str, bytes
             if found is None:
                 self.send_error(404)
                 return
-            self._send_file(key, found)
+            with mirror.lock:
+                mirror.active += 1
+                mirror.peak = max(mirror.peak, mirror.active)
+            try:
+                self._send_file(key, found)
+            finally:
+                with mirror.lock:
+                    mirror.active -= 1
 
         def _send_file(self, key: str, path: Path) -> None:
             size = path.stat().st_size
