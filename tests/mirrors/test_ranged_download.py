@@ -216,3 +216,14 @@ def test_mirror_use_auto_stores_the_measured_speed():
 
     rows = [Result(name="m", kind="torch", url="https://m.example/whl/cpu", ok=True, throughput_kibps=512.0)]
     assert choice_from({"torch": rows, "pypi": [], "conda": []})["torch"][0]["throughput_kibps"] == 512.0
+
+
+def test_full_disk_is_reported_as_such_and_no_mirror_is_blamed(tmp_path, big):
+    from tests.faults.tools.mounts import small_tmpfs
+
+    files, ui = {f"files/{NAME}": big}, Ui()
+    with small_tmpfs(tmp_path / "fs", "512k") as fs, serve_ranges(files) as a, serve_ranges(files) as b:
+        with pytest.raises(SourceError) as exc:
+            fetch(NAME, sha256_of(big), _urls(a, b), ui=ui, cache=fs / "cache")
+    assert "No space left on device" in exc.value.message
+    assert not [w for w in ui.warnings if "dropped" in w]

@@ -159,7 +159,7 @@ class _reasons:
 
 def _ranged(url: str, filename: str, expected: str, total: int, dest: Path, *, ui: Any, timeout: float,
             mirrors: list[str]) -> None:
-    from .ranged import ChunkFailed, download
+    from .ranged import ChunkFailed, DiskFailed, download
 
     hosts = [u for u in dict.fromkeys([url, *mirrors]) if _local_path(u) is None]
     warn = ui.warn if ui is not None else (lambda text: None)
@@ -170,6 +170,8 @@ def _ranged(url: str, filename: str, expected: str, total: int, dest: Path, *, u
                      on_resume=getattr(advance, "resumed", None))
         except ChunkFailed as exc:
             raise _Failed(exc.reason, received=exc.received) from None
+        except DiskFailed as exc:
+            raise _Failed(str(exc)) from None
 
 
 def _stream(url: str, filename: str, expected: str | None, out: Any, resp: Any, *, ui: Any,

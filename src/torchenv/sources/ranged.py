@@ -152,6 +152,10 @@ def _seed_rates() -> dict[str, float]:
 
 # --- the partial file and its sidecar ------------------------------------------------------------
 
+class DiskFailed(Exception):
+    """Writing a chunk here failed (disk full, read-only cache): not the mirror's fault."""
+
+
 class ChunkFailed(Exception):
     def __init__(self, reason: str, received: str | None = None) -> None:
         super().__init__(reason)
@@ -184,8 +188,11 @@ class Partial:
         except (OSError, ValueError, TypeError, AttributeError):
             pass
         if not p.have:
-            with open(p.part, "wb") as f:
-                f.truncate(size)
+            try:
+                with open(p.part, "wb") as f:
+                    f.truncate(size)
+            except OSError as exc:
+                raise DiskFailed(f"cannot write {p.part}: {exc.strerror or exc}") from None
         return p
 
     @property
@@ -208,9 +215,13 @@ class Partial:
             return
         self.saved_at = now
         tmp = self.sidecar.with_suffix(f".tmp{threading.get_ident()}")
-        tmp.write_text(json.dumps({"size": self.size, "chunk": self.chunk, "have": self.have,
-                                   "served": self.served}))
-        os.replace(tmp, self.sidecar)
+        try:
+            tmp.write_text(json.dumps({"size": self.size, "chunk": self.chunk, "have": self.have,
+                                       "served": self.served}))
+            os.replace(tmp, self.sidecar)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise DiskFailed(f"cannot write {self.sidecar}: {exc.strerror or exc}") from None
 
     def discard(self) -> None:
         self.part.unlink(missing_ok=True)
@@ -274,7 +285,7 @@ def _fetch_range(url: str, start: int, end: int, size: int, timeout: float,
                     raise ChunkFailed(f"connection dropped {left} bytes short")
                 sink(block)
                 left -= len(block)
-    except ChunkFailed:
+    except (ChunkFailed, DiskFailed):
         raise
     except urllib.error.HTTPError as exc:
         raise ChunkFailed(f"HTTP {exc.code}") from None
@@ -342,8 +353,10 @@ class Download:
         while (job := self._next(pending)) is not None:
             try:
                 self._do(job, pending, attempt)
-            except Exception as exc:  # noqa: BLE001 - e.g. disk full: the chunk stays missing, with the reason
-                self.errors[job.index] = f"{type(exc).__name__}: {exc}"
+            except DiskFailed as exc:   # no mirror can help: stop taking chunks
+                self.errors[job.index] = str(exc)
+                with self.lock:
+                    pending.clear()
 
     def _do(self, job: _Job, pending: list[_Job], attempt: Callable[[_Job, str], None]) -> None:
         limit = 2 * len(self.urls) + 2
@@ -383,7 +396,10 @@ def _writer(d: Download, job: _Job, host: str, offset: int) -> Callable[[bytes],
     state = {"pos": offset, "t": time.monotonic(), "n": 0}
 
     def sink(block: bytes) -> None:
-        os.pwrite(fd, block, state["pos"])
+        try:
+            os.pwrite(fd, block, state["pos"])
+        except OSError as exc:
+            raise DiskFailed(f"cannot write {p.part}: {exc.strerror or exc}") from None   # not the mirror's fault
         state["pos"] += len(block)
         state["n"] += len(block)
         with d.lock:
@@ -470,8 +486,9 @@ def download(filename: str, expected: str, mirrors: list[str], size: int, dest: 
     hash fails and comparing mirrors did not fix it (the partial file is then discarded).
     """
     partial = Partial.open(dest.parent, expected, size)
-    urls = {host_label(u): u for u in reversed(mirrors)}
-    urls = {h: urls[h] for h in dict.fromkeys(host_label(u) for u in mirrors)}
+    urls: dict[str, str] = {}
+    for url in mirrors:
+        urls.setdefault(host_label(url), url)
     d = Download(filename, urls, partial, timeout, advance, show_mirrors, warn)
     resumed = partial.on_disk()
     if resumed:
