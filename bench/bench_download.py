@@ -13,7 +13,8 @@ stored uncompressed) and a PEP 503 page for it, each throttled **per connection*
     (uv's own download; it also unpacks the wheel);
 (d) (b) killed with SIGKILL once 40% is on disk, then run again: bytes fetched twice;
 (e) (b) with one mirror serving one chunk with flipped bytes;
-(f) the paths that must not get slower, this tree against ``git archive main`` in the same run:
+(f) the paths that must not get slower, this tree against the commit it branched from (``--base``), in
+    the same run, alternating:
     importing what the no-op ``torchenv up`` imports, and a warm-cache ``fetch`` (file already cached).
 The servers stop when the script ends; every wait is bounded.
 """
@@ -119,26 +120,32 @@ def kill_and_resume(code: str, env: dict[str, str], cache: Path, size: int, mirr
     return {"killed_at": have, "first": first, "second": second, "resume_s": took}
 
 
-def import_and_warm_fetch(src: Path, cache: Path, sha: str, runs: int) -> tuple[float, float]:
-    """Median seconds: importing the no-op ``up`` path, and one warm-cache ``fetch`` (both in a fresh process)."""
-    env = {**os.environ, "PYTHONPATH": str(src)}
+def paths_compared(trees: dict[str, Path], cache: Path, sha: str, runs: int) -> dict[str, tuple[float, float]]:
+    """Median seconds per tree: importing the no-op ``up`` path, and one warm-cache ``fetch`` (each a fresh
+    process). Runs alternate between the trees, so load on a shared machine hits both alike."""
     imp = ("import time; t = time.perf_counter(); import torchenv.cli, torchenv.install.up, torchenv.install.noop, "
            "torchenv.ui; print(time.perf_counter() - t)")
     warm = (f"import time; from pathlib import Path; from torchenv.sources.fetch import fetch\n"
             f"t = time.perf_counter(); fetch({NAME!r}, {sha!r}, ['http://127.0.0.1:9/x'], cache=Path({str(cache)!r}))\n"
             f"print(time.perf_counter() - t)")
-    run_py(imp, env=env, timeout=60)      # warm-up: writes the tree's .pyc and the cache's hash record
-    run_py(warm, env=env, timeout=60)
-    imports = [run_py(imp, env=env, timeout=60)[0] for _ in range(runs)]
-    fetches = [run_py(warm, env=env, timeout=60)[0] for _ in range(runs)]
-    return statistics.median(imports), statistics.median(fetches)
+    envs = {name: {**os.environ, "PYTHONPATH": str(src)} for name, src in trees.items()}
+    for env in envs.values():      # warm-up: writes each tree's .pyc and the cache's hash record
+        run_py(imp, env=env, timeout=60)
+        run_py(warm, env=env, timeout=60)
+    seen: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name in trees}
+    for _ in range(runs):
+        for name, env in envs.items():
+            seen[name][0].append(run_py(imp, env=env, timeout=60)[0])
+            seen[name][1].append(run_py(warm, env=env, timeout=60)[0])
+    return {name: (statistics.median(a), statistics.median(b)) for name, (a, b) in seen.items()}
 
 
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--size-mb", type=int, default=300)
     ap.add_argument("--rate-mb", type=float, default=2.0)
-    ap.add_argument("--runs", type=int, default=7, help="runs of the no-op/warm-cache comparison")
+    ap.add_argument("--runs", type=int, default=11, help="runs of the no-op/warm-cache comparison")
+    ap.add_argument("--base", default="main", help="compare the no-op/warm-cache paths with where HEAD left this")
     ap.add_argument("--uv", default=str(Path(sys.executable).with_name("uv")))
     ap.add_argument("--write", type=Path)
     args = ap.parse_args()
@@ -185,11 +192,12 @@ def main() -> int:
 
         base = tmp / "main"
         base.mkdir()
-        archive = subprocess.run(["git", "-C", str(ROOT), "archive", "main", "src/torchenv"], capture_output=True,
+        fork = subprocess.run(["git", "-C", str(ROOT), "merge-base", "HEAD", args.base], capture_output=True,
+                              text=True, check=True).stdout.strip()
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", fork, "src/torchenv"], capture_output=True,
                                  check=True).stdout
         subprocess.run(["tar", "-x", "-C", str(base)], input=archive, check=True)
-        out["paths"] = {"this": import_and_warm_fetch(ROOT / "src", tmp / "c1", sha, args.runs),
-                        "main": import_and_warm_fetch(base / "src", tmp / "c1", sha, args.runs)}
+        out["paths"] = paths_compared({"this": ROOT / "src", "main": base / "src"}, tmp / "c1", sha, args.runs)
         print(f"no-op imports / warm fetch: {out['paths']}", flush=True)
     out["chunk"] = CHUNK_BYTES
     report = render(out, args)
@@ -226,7 +234,8 @@ def render(o: dict, args: argparse.Namespace) -> str:
         f"file: {max(0, lost) / mb:.1f} MB fetched twice = **{max(0, lost) / o['chunk']:.2f} chunks** (target <= 1)",
         f"- lying mirror: it served a bad chunk: {'yes' if o['lie_served'] else 'no'}; torchenv said: "
         + ("; ".join(f"`{s.split('warning: ', 1)[-1][:160]}`" for s in o["lie_said"]) or "nothing"),
-        f"- paths that must not slow down (median of {args.runs}, this tree / main): importing the no-op `up` path "
+        f"- paths that must not slow down (median of {args.runs}, alternating, this tree / the commit it branched "
+        f"from): importing the no-op `up` path "
         f"{this[0] * 1000:.0f} ms / {main[0] * 1000:.0f} ms = **{this[0] / main[0]:.2f}x**; warm-cache `fetch` "
         f"{this[1] * 1000:.1f} ms / {main[1] * 1000:.1f} ms = **{this[1] / main[1]:.2f}x**",
         MARK.replace("results", "end"),
