@@ -13,8 +13,8 @@ stored uncompressed) and a PEP 503 page for it, each throttled **per connection*
     (uv's own download; it also unpacks the wheel);
 (d) (b) killed with SIGKILL once 40% is on disk, then run again: bytes fetched twice;
 (e) (b) with one mirror serving one chunk with flipped bytes;
-(f) the paths that must not get slower, this tree against the commit it branched from (``--base``), in
-    the same run, alternating:
+(f) the paths that must not get slower, HEAD against the commit it branched from (``--base``), both unpacked
+    on the same filesystem, in the same run, alternating:
     importing what the no-op ``torchenv up`` imports, and a warm-cache ``fetch`` (file already cached).
 The servers stop when the script ends; every wait is bounded.
 """
@@ -120,6 +120,15 @@ def kill_and_resume(code: str, env: dict[str, str], cache: Path, size: int, mirr
     return {"killed_at": have, "first": first, "second": second, "resume_s": took}
 
 
+def tree_at(commit: str, folder: Path) -> Path:
+    """``src`` of ``commit``, unpacked under ``folder``."""
+    folder.mkdir()
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit, "src/torchenv"], capture_output=True,
+                             check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    return folder / "src"
+
+
 def paths_compared(trees: dict[str, Path], cache: Path, sha: str, runs: int) -> dict[str, tuple[float, float]]:
     """Median seconds per tree: importing the no-op ``up`` path, and one warm-cache ``fetch`` (each a fresh
     process). Runs alternate between the trees, so load on a shared machine hits both alike."""
@@ -190,14 +199,10 @@ def main() -> int:
         out["lie_served"] = bool(liar.lied)
         print(f"lying mirror: {out['lie_s']:.1f} s {out['lie_said']}", flush=True)
 
-        base = tmp / "main"
-        base.mkdir()
         fork = subprocess.run(["git", "-C", str(ROOT), "merge-base", "HEAD", args.base], capture_output=True,
                               text=True, check=True).stdout.strip()
-        archive = subprocess.run(["git", "-C", str(ROOT), "archive", fork, "src/torchenv"], capture_output=True,
-                                 check=True).stdout
-        subprocess.run(["tar", "-x", "-C", str(base)], input=archive, check=True)
-        out["paths"] = paths_compared({"this": ROOT / "src", "main": base / "src"}, tmp / "c1", sha, args.runs)
+        trees = {"this": tree_at("HEAD", tmp / "this"), "main": tree_at(fork, tmp / "main")}   # same filesystem
+        out["paths"] = paths_compared(trees, tmp / "c1", sha, args.runs)
         print(f"no-op imports / warm fetch: {out['paths']}", flush=True)
     out["chunk"] = CHUNK_BYTES
     report = render(out, args)
