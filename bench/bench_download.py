@@ -137,7 +137,9 @@ def paths_compared(trees: dict[str, Path], cache: Path, sha: str, runs: int) -> 
     warm = (f"import time; from pathlib import Path; from torchenv.sources.fetch import fetch\n"
             f"t = time.perf_counter(); fetch({NAME!r}, {sha!r}, ['http://127.0.0.1:9/x'], cache=Path({str(cache)!r}))\n"
             f"print(time.perf_counter() - t)")
-    envs = {name: {**os.environ, "PYTHONPATH": str(src)} for name, src in trees.items()}
+    base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}   # .pyc, as when installed
+    envs = {name: {**base, "PYTHONPATH": str(src), "PYTHONPYCACHEPREFIX": str(src.parent / "pycache")}
+            for name, src in trees.items()}
     for env in envs.values():      # warm-up: writes each tree's .pyc and the cache's hash record
         run_py(imp, env=env, timeout=60)
         run_py(warm, env=env, timeout=60)
