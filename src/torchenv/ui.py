@@ -90,7 +90,8 @@ class Ui:
 
     @contextmanager
     def progress(self, description: str, total: float | None = None, *, bytes_: bool = False) -> Iterator[Any]:
-        """A rich progress bar, or a silent stand-in when quiet/json. Yields ``advance(n)``."""
+        """A row on the one live display (``torchenv.progress``), or a silent stand-in when quiet/json.
+        Yields ``advance(n)``."""
         if self.quiet or self.json_mode or not sys.stderr.isatty() and not self.console.is_terminal:
             done = [0.0]
 
@@ -101,18 +102,7 @@ class Ui:
                 self.step(description)
             yield advance
             return
-        from rich.progress import (BarColumn, DownloadColumn, Progress, SpinnerColumn, TextColumn,
-                                   TimeElapsedColumn, TransferSpeedColumn)
+        from .progress import row
 
-        columns = [SpinnerColumn(), TextColumn("{task.description}"), BarColumn()]
-        columns += [DownloadColumn(), TransferSpeedColumn()] if bytes_ else []
-        columns += [TimeElapsedColumn()]
-        with Progress(*columns, console=self.console, transient=False) as prog:
-            task = prog.add_task(description, total=total)
-
-            def advance(n: float = 1, total: float | None = None) -> None:
-                if total is not None:
-                    prog.update(task, total=total)
-                prog.advance(task, n)
-
+        with row(self.console, description, total, is_bytes=bytes_) as advance:
             yield advance

@@ -155,7 +155,24 @@ class VenvBackend(Backend):
 
         if self.plan.sources is None:
             raise BackendError("the plan has no package sources", hint="this is a bug in the resolver")
-        return [wheel_file(self.plan.sources, w, memory=self.memory, ui=self.ui) for w in target.wheels]
+        sources = self.plan.sources
+        wheels = list(target.wheels)
+        if len(wheels) < 2:
+            return [wheel_file(sources, w, memory=self.memory, ui=self.ui) for w in wheels]
+        from concurrent.futures import ThreadPoolExecutor
+
+        from ..sources.ranged import budget_size
+
+        # all files at once: torch-family and PyPI-side downloads share the run's connection budget
+        with self.ui.progress(f"getting {len(wheels)} files"), \
+                ThreadPoolExecutor(max_workers=min(len(wheels), budget_size(), 8)) as pool:
+            futures = [pool.submit(wheel_file, sources, w, memory=self.memory, ui=self.ui) for w in wheels]
+            try:
+                return [f.result() for f in futures]
+            except BaseException:
+                for f in futures:
+                    f.cancel()
+                raise
 
     def install(self, *, target: "LockTarget", reinstall: bool = False, files: list[Path] | None = None) -> None:
         """Install the target's files; ``files`` are those ``materialise`` returned (fetched now if not given)."""
