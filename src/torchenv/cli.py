@@ -38,6 +38,9 @@ def main(argv: list[str] | None = None) -> int:
     streams.guard_stdout()
     parser = build_parser()
     args = parser.parse_args(argv)
+    from . import i18n
+
+    i18n.activate({} if getattr(args, "json", False) else None)   # --json output stays English
     if not getattr(args, "command", None):
         parser.print_help()
         return 2
