@@ -155,3 +155,35 @@ def test_verify_failure_renders_in_chinese_and_its_report_file_stays_english(sh,
 def test_english_stays_the_default(sh, tmp_path):
     ran = sh.torchenv("plan", *GTX_1080, cwd=tmp_path, env={"LANG": "C.UTF-8"})
     assert "cu128 skipped" in ran.out and not CJK.search(ran.out)
+
+
+def _binds_underscore(func) -> bool:
+    """Does ``func`` itself (not a nested scope) assign ``_``? Then ``_()`` in it is an UnboundLocalError."""
+    import ast
+
+    scopes = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp,
+              ast.DictComp, ast.GeneratorExp)
+    stack = list(ast.iter_child_nodes(func))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, scopes):
+            continue
+        if isinstance(node, ast.Name) and node.id == "_" and isinstance(node.ctx, ast.Store):
+            return True
+        if isinstance(node, ast.ExceptHandler) and node.name == "_":
+            return True
+        stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def test_no_function_that_can_see_the_translator_rebinds_underscore():
+    import ast
+
+    wrong = []
+    for path in sorted((REPO / "src" / "torchenv").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        if "i18n import" not in path.read_text(encoding="utf-8"):
+            continue
+        wrong += [f"{path.relative_to(REPO)}:{f.lineno} {f.name}" for f in ast.walk(tree)
+                  if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and _binds_underscore(f)]
+    assert not wrong, "name the unused value `_sep` (or similar), not `_`"

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
 from ..errors import BackendError
+from ..i18n import _
 
 if TYPE_CHECKING:
     from ..sources.model import PypiSide
@@ -46,9 +47,10 @@ def _pip(args: list[str], what: str, pypi: "PypiSide | None") -> None:
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
         tail = "\n".join((proc.stderr.strip() or proc.stdout.strip()).splitlines()[-20:])
-        raise BackendError(f"{what} failed (exit {proc.returncode}):\n{tail}",
-                           hint="torchenv's own wheels need pip and the PyPI side (your pip config); "
-                                "or leave them out with `torchenv bundle --no-tool`")
+        raise BackendError(_("{what} failed (exit {returncode}):\n{tail}").format(
+                               what=what, returncode=proc.returncode, tail=tail),
+                           hint=_("torchenv's own wheels need pip and the PyPI side (your pip config); or leave "
+                                  "them out with `torchenv bundle --no-tool`"))
 
 
 def _platform_args(platform: str, python: str) -> list[str]:
@@ -61,7 +63,7 @@ def _platform_args(platform: str, python: str) -> list[str]:
 
 
 def _marker_env(platform: str, python: str) -> dict[str, str]:
-    os_name, _, arch = platform.partition("-")
+    os_name, _sep, arch = platform.partition("-")
     machine = {"arm64": "arm64" if os_name == "macos" else "aarch64"}.get(arch, arch)
     return {"python_version": python, "python_full_version": f"{python}.0", "implementation_name": "cpython",
             "platform_python_implementation": "CPython", "platform_machine": machine,
@@ -111,7 +113,8 @@ def build_tool_wheels(dest: Path, targets: Iterable[tuple[str, str]], *, pypi: "
              f"downloading torchenv {__version__}", pypi)
     own = sorted(dest.glob("torchenv-*.whl"))
     if not own:
-        raise BackendError(f"no torchenv wheel appeared in {dest}", hint="run `pip wheel --no-deps .` by hand to see why")
+        raise BackendError(_("no torchenv wheel appeared in {dest}").format(dest=dest),
+                           hint=_("run `pip wheel --no-deps .` by hand to see why"))
     pairs = sorted(set(targets) | {(p, "3.10") for p, _ in targets})
     for platform, python in pairs:
         reqs = requirements_for(own[-1], platform, python)
