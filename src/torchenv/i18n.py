@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
+from functools import lru_cache
 from typing import Any
 
 DOMAIN = "torchenv"
@@ -86,16 +87,27 @@ def _load() -> Any:
 def translate_rendered(text: str, templates: tuple[str, ...]) -> str:
     """English ``text`` made from one of ``templates`` elsewhere, shown in the active language.
 
-    The first template whose fixed parts match the whole text wins; placeholder values that are
-    themselves known texts are translated too. Unmatched text is shown as it is.
+    The template with the most fixed text that matches the whole text wins (so "cpu chosen: no usable
+    GPU on this machine" beats "{tier} chosen: {why}"); placeholder values that are themselves known
+    texts are translated too; a line of several texts joined by "; " is translated part by part.
+    Unmatched text is shown as it is.
     """
     if not _wanted or not _load():
         return text
-    for template in templates:
+    for template in _most_specific_first(templates):
         values = _match(template, text)
         if values is not None:
             return _(template).format(**{k: translate_rendered(v, templates) for k, v in values.items()})
+    if "; " in text:                # several reasons joined into one line
+        return _("; ").join(translate_rendered(part, templates) for part in text.split("; "))
     return text
+
+
+@lru_cache(maxsize=8)
+def _most_specific_first(templates: tuple[str, ...]) -> tuple[str, ...]:
+    import re
+
+    return tuple(sorted(templates, key=lambda t: -len(re.sub(r"\{\w+\}", "", t))))
 
 
 def _match(template: str, text: str) -> dict[str, str] | None:

@@ -187,3 +187,41 @@ def test_no_function_that_can_see_the_translator_rebinds_underscore():
         wrong += [f"{path.relative_to(REPO)}:{f.lineno} {f.name}" for f in ast.walk(tree)
                   if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and _binds_underscore(f)]
     assert not wrong, "name the unused value `_sep` (or similar), not `_`"
+
+
+ENGLISH_PHRASE = re.compile(r"\b[A-Za-z]+ [A-Za-z]+ [A-Za-z]+\b")
+SCENARIOS = [
+    ("--assume-driver", "575.51.03", "--assume-gpu", "6.1", "--torch", "2.8"),            # GTX 1080: cu126
+    ("--assume-driver", "575.51.03", "--assume-gpu", "6.1", "--torch", "2.8", "--cuda", "cu128"),   # refused
+    ("--assume-driver", "550.54.14", "--assume-gpu", "8.6", "--torch", "2.4", "--with", "torchvision"),
+    ("--assume-driver", "470.82.01", "--assume-gpu", "8.6"),                                 # old driver
+    ("--assume-driver", "575.51.03", "--assume-gpu", "8.9", "--cuda", "cpu"),                # cpu asked for
+    ("--assume-no-gpu",),
+    ("--assume-no-gpu", "--torch", "2.8", "--python", "3.8"),                                # no such Python
+]
+
+
+def _untranslated(text: str) -> str | None:
+    """The English phrase left in a translated line, quoted error texts and `commands` aside."""
+    bare = re.sub(r"'[^']*'|`[^`]*`|\"[^\"]*\"", "", text)
+    m = ENGLISH_PHRASE.search(bare)
+    return m.group(0) if m else None
+
+
+@pytest.mark.parametrize("assume", SCENARIOS, ids=lambda a: " ".join(a))
+def test_every_plan_reason_and_warning_has_a_chinese_template(capsys, tmp_path, assume):
+    from torchenv.cli import main
+    from torchenv.commands.plan import reason_text
+
+    main(["plan", "-C", str(tmp_path), "--json", "--assume-os", "linux", "--assume-arch", "x86_64",
+          "--assume-python", "3.11", *assume])
+    data = json.loads(capsys.readouterr().out)
+    lines = data.get("reasons", []) + data.get("warnings", []) + [a["why"] for a in data.get("alternatives", [])]
+    lines += [data["hint"]] if data.get("hint") else []
+    assert lines
+    i18n.activate({"LANG": "zh_CN.UTF-8"})
+    try:
+        left = {line: _untranslated(reason_text(line)) for line in lines}
+    finally:
+        i18n.deactivate()
+    assert not {k: v for k, v in left.items() if v}

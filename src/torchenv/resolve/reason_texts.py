@@ -56,6 +56,7 @@ REASONS = (
     N_("{tier} not considered: experimental for torch {version} (allow_experimental = true, or "
        "--experimental, to use it)"),
     N_("torch {version} has no wheels for {platform}"),
+    N_("torch {version} has no {mode} wheels for {platform}"),
     N_("torch {version} has no {tier} wheels for {platform} (it has {tiers})"),
     N_("{gpu} runs torch {series} {tier} only through PTX JIT (compute_{code}): the first start compiles "
        "kernels and some library kernels may be missing"),
