@@ -89,18 +89,39 @@ def translate_rendered(text: str, templates: tuple[str, ...]) -> str:
 
     The template with the most fixed text that matches the whole text wins (so "cpu chosen: no usable
     GPU on this machine" beats "{tier} chosen: {why}"); placeholder values that are themselves known
-    texts are translated too; a line of several texts joined by "; " is translated part by part.
-    Unmatched text is shown as it is.
+    texts are translated too. Texts are often joined by "; ", which a template may also contain: the
+    line is first cut at those joints into runs that each match a template with no value spanning a
+    joint; only when that fails may a value span one. Unmatched text is shown as it is.
     """
     if not _wanted or not _load():
         return text
+    found = _joined(text.split("; "), templates)
+    if found is None:
+        found = _translated(text, templates, strict=False)
+    return text if found is None else found
+
+
+def _joined(parts: list[str], templates: tuple[str, ...]) -> str | None:
+    """``parts`` (a text split at each "; ") cut into runs that are each a known text, longest runs first."""
+    best: list[list[str] | None] = [[]] + [None] * len(parts)
+    for end in range(1, len(parts) + 1):
+        for start in range(end):
+            done = best[start]
+            if done is not None:
+                shown = _translated("; ".join(parts[start:end]), templates, strict=True)
+                if shown is not None:
+                    best[end] = done + [shown]
+                    break
+    last = best[-1]
+    return None if last is None else _("; ").join(last)
+
+
+def _translated(text: str, templates: tuple[str, ...], *, strict: bool) -> str | None:
     for template in _most_specific_first(templates):
-        values = _match(template, text)
+        values = _match(template, text, strict)
         if values is not None:
             return _(template).format(**{k: translate_rendered(v, templates) for k, v in values.items()})
-    if "; " in text:                # several reasons joined into one line
-        return _("; ").join(translate_rendered(part, templates) for part in text.split("; "))
-    return text
+    return None
 
 
 @lru_cache(maxsize=8)
@@ -110,20 +131,27 @@ def _most_specific_first(templates: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(sorted(templates, key=lambda t: -len(re.sub(r"\{\w+\}", "", t))))
 
 
-def _match(template: str, text: str) -> dict[str, str] | None:
+def _match(template: str, text: str, strict: bool) -> dict[str, str] | None:
     import re
 
-    pattern = _PATTERNS.get(template)
+    pattern = _PATTERNS.get((template, strict))
     if pattern is None:
         parts, pos, seen = [], 0, set()
-        for m in re.finditer(r"\{(\w+)\}", template):   # a name used twice must match the same text
+        any_text = r"(?:(?!; ).)+?" if strict else ".+?"
+        for m in re.finditer(r"\{(\w+)\}", template):   # a name used twice matches the same text
             name = m.group(1)
-            parts += [re.escape(template[pos:m.start()]), f"(?P={name})" if name in seen else f"(?P<{name}>.+?)"]
+            value = r"[^\s;]+?" if name in TOKEN_NAMES else any_text
+            parts += [re.escape(template[pos:m.start()]), f"(?P={name})" if name in seen else f"(?P<{name}>{value})"]
             seen.add(name)
             pos = m.end()
-        pattern = _PATTERNS[template] = re.compile("".join(parts) + re.escape(template[pos:]) + r"\Z", re.S)
+        pattern = _PATTERNS[template, strict] = re.compile("".join(parts) + re.escape(template[pos:]) + r"\Z", re.S)
     m = pattern.match(text)
     return m.groupdict() if m else None
 
 
-_PATTERNS: dict[str, Any] = {}
+_PATTERNS: dict[tuple[str, bool], Any] = {}
+# placeholders that always hold one token (cu126, 2.8.0, linux-x86_64, 575.51.03, sm_61): a value with a
+# space in it is not one of them, so "torch 2.8.0: cu128 skipped: ..." is not read as tier "torch 2.8.0: cu128"
+TOKEN_NAMES = frozenset({"tier", "version", "platform", "driver", "floor", "sm", "cc", "python", "series", "code",
+                         "label", "major", "minor", "ptx", "need", "glibc", "count", "first", "last", "pypi_tier",
+                         "mode", "device", "seconds", "ms", "got", "have", "cuda", "cudnn", "want", "backend"})

@@ -12,8 +12,8 @@ from ..i18n import N_
 
 REASONS = (
     # machine_view.summary
-    N_("machine: {platform}, {driver}, {count} GPU: {gpus}"),
-    N_("machine: {platform}, {driver}, {count} GPUs: {gpus}"),
+    N_("machine: {platform}, {driver_text}, {count} GPU: {gpus}"),
+    N_("machine: {platform}, {driver_text}, {count} GPUs: {gpus}"),
     N_("machine: {platform}, AMD ROCm GPU(s): {gfx}"),
     N_("machine: {platform} (Apple silicon: the cpu build includes MPS)"),
     N_("machine: {platform}, no usable GPU"),
@@ -100,6 +100,9 @@ REASONS = (
     N_("no torch build for {what} runs on this machine ({platform}); would work instead: {alternatives}"),
     N_("no torch build for {what} runs on this machine ({platform}); no nearby alternative passes every "
        "check either"),
+    N_("no torch build for {what} runs on this machine ({platform})"),
+    N_("would work instead: {alternative}"),
+    N_("no nearby alternative passes every check either"),
     N_("torch {version}: {why}"),
     # alternatives: "why" and as_words
     N_("torch {version} built for {tier} fits this machine ({asked} does not)"),

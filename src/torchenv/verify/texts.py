@@ -40,6 +40,11 @@ CHECK_TEXTS = (
     N_("CUDA {cuda} build, cuDNN {cudnn} (lock: CUDA {want})"),
     N_("CUDA {cuda} build, cuDNN {cudnn}"),
     N_("CUDA {cuda} build, no cuDNN"),
+    N_("ROCm/HIP {version} build"),
+    N_("CPU-only build (no CUDA)"),
+    N_("the CPU wheel was installed instead of the CUDA one; run `torchenv up`"),
+    N_("reinstall the locked build with `torchenv up`"),
+    N_("{build}, lock expects ROCm {want}"),
     N_("{build}, but the lock's target is CPU-only"),
     N_("{build}, but the lock expects CUDA {want}"),
     N_("torch is a CUDA {cuda} build, lock expects CUDA {want}"),
@@ -64,6 +69,8 @@ CHECK_TEXTS = (
     N_("choose a build that includes sm_{sm} (`torchenv plan` shows which tiers do)"),
     N_("{sm} is in the build's arch list"),
     N_("{sm} runs the build's {code} code (same major, lower minor)"),
+    N_("{sm} is not compiled in, but PTX {ptx} JIT-compiles for it (slow first run; needs a driver as new as "
+       "the build's CUDA)"),
     # compute
     N_("matmul on {device} differs from the CPU result (max relative error {error})"),
     N_("256x256 float32 matmul on {device} matches the float64 CPU result (rel. err {error}, {ms} ms)"),
