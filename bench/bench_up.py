@@ -1,13 +1,14 @@
 """Benchmark ``torchenv up`` against uv and pip installing the same files, the no-op ``up``, and disk use.
 
-    /work/devenv/bin/python bench/bench_up.py [--runs 5] [--pip-runs 3] [--write docs/benchmarks.md]
+    .torchenv-dev/bin/python bench/bench_up.py [--runs 5] [--pip-runs 3] [--write docs/benchmarks.md]
 
 (a) fresh env from an existing lock, warm caches: ``torchenv up --frozen`` (with and without
     verify) vs ``uv venv && uv pip install`` vs ``python -m venv && pip install`` of the very
     files the lock names (``--no-deps --no-index``), paired and alternated;
 (b) the no-op ``torchenv up``;
 (c) disk: cache + five projects with the same stack vs cache + one (``du`` counts hardlinks once).
-Needs /opt/wheels/torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl (the CPU stack of baseline-bench.md).
+Needs the torch 2.13.0+cpu cp311 wheel in a find-links folder of your pip configuration (or a reachable
+download.pytorch.org); uv is the one torchenv depends on.
 """
 from __future__ import annotations
 
@@ -22,7 +23,6 @@ import time
 from pathlib import Path
 
 TOML = '[torch]\nversion = "2.13"\ncuda = "cpu"\npython = "3.11"\n'
-PY = "/root/.pyenv/versions/3.11.7/bin/python3.11"
 VERIFY = ("import sys, pathlib; from torchenv.verify import run_verify; "
           "sys.exit(0 if run_verify(pathlib.Path('{python}'), expected={{'torch': '2.13.0+cpu', 'cuda': 'none'}}).ok else 1)")
 
@@ -44,12 +44,22 @@ def du_mib(*paths: Path) -> float:
 def locked_files(project: Path) -> list[str]:
     from torchenv.lock.io import read_lock
     from torchenv.sources.fetch import fetch
+    from torchenv.sources.pipconfig import local_dirs, read_pip_config
 
+    folders = local_dirs(read_pip_config().find_links)
     target = read_lock(project / "torchenv.lock").targets[0]
     files = []
     for w in target.wheels:
-        files.append(str(fetch(w.filename, w.sha256, [f"/opt/wheels/{w.filename}", w.url])))
+        local = [str(d / w.filename) for d in folders if (d / w.filename).is_file()]
+        files.append(str(fetch(w.filename, w.sha256, [*local, w.url])))
     return files
+
+
+def _versions(python: str, uv: str) -> str:
+    """Which Python and uv ran, by version (their paths differ per machine)."""
+    def first_line(cmd: list[str]) -> str:
+        return subprocess.run(cmd, capture_output=True, text=True).stdout.strip().splitlines()[0]
+    return f"{first_line([python, '--version'])}, {first_line([uv, '--version'])}"
 
 
 def med(xs: list[float]) -> str:
@@ -62,7 +72,7 @@ def main() -> int:
     ap.add_argument("--pip-runs", type=int, default=3)
     ap.add_argument("--write", metavar="FILE")
     opts = ap.parse_args()
-    python = PY if Path(PY).exists() else shutil.which("python3.11") or sys.executable
+    python = shutil.which("python3.11") or sys.executable
     work = Path(tempfile.mkdtemp(prefix="torchenv-bench-"))
     env = dict(os.environ, TORCHENV_HOME=str(work / "home"))
     env.pop("UV_CACHE_DIR", None)
@@ -139,7 +149,7 @@ def main() -> int:
         path = Path(opts.write)
         head = path.read_text().split("<!-- bench_up results -->")[0] if path.exists() else ""
         path.write_text(head + "<!-- bench_up results -->\n" + f"Measured {time.strftime('%Y-%m-%d %H:%M')}, "
-                        f"`{' '.join(sys.argv)}`, Python {python}, uv at {uv}:\n\n" + text + "\n")
+                        f"`{' '.join(sys.argv)}`, {_versions(python, uv)}:\n\n" + text + "\n")
     shutil.rmtree(work, ignore_errors=True)
     return 0
 

@@ -3,14 +3,20 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from pathlib import Path
 
-TORCH_WHEEL = Path("/opt/wheels/torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl")
-TV_WHEEL = Path("/opt/pypi-more/files/torchvision-0.29.1-cp311-cp311-manylinux_2_28_x86_64.whl")
-UV = Path("/work/devenv/bin/uv")
-UV_CACHE = Path("/tmp/torchenv-doctor-tests-uv-cache")   # shared across sessions so rebuilds are links, not unzips
+from tests.support.assets import find_wheel, need
+
+# shared across sessions so rebuilds are links, not unzips
+UV_CACHE = Path(tempfile.gettempdir()) / "torchenv-doctor-tests-uv-cache"
 TORCH_DEPS = ["filelock", "sympy", "networkx", "jinja2", "fsspec", "typing-extensions", "setuptools", "mpmath",
               "markupsafe", "numpy", "pillow"]
+
+
+def tv_wheel() -> Path:
+    """PyPI's torchvision 0.29.1 (a cu130 build pinned to torch>=2.14.0), from pip's configuration."""
+    return need(find_wheel("torchvision", "0.29.1"), "the torchvision 0.29.1 cp311 Linux x86_64 wheel")
 
 
 def make_fake_env(root: Path, torch_version: str | None, *, cuda: str | None = None, requires: list[str] = (),

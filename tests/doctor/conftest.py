@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _fakes import TORCH_DEPS, TORCH_WHEEL, TV_WHEEL, UV, UV_CACHE  # noqa: E402
+from _fakes import TORCH_DEPS, UV_CACHE, tv_wheel
+from tests.support.assets import cpu_torch_wheel, uv, uv_source_args
 
 
 @pytest.fixture(autouse=True)
@@ -30,25 +31,20 @@ def _clean_shell(monkeypatch, tmp_path):
 @pytest.fixture(scope="session")
 def real_mismatch_env(tmp_path_factory) -> Path:
     """torch 2.13.0+cpu + torchvision 0.29.1 (PyPI, cu130, torch>=2.14.0), built once per session."""
-    missing = [str(p) for p in (TORCH_WHEEL, TV_WHEEL, UV) if not p.exists()]
-    if missing:
-        pytest.skip(f"cannot build the real mismatched env here: missing {', '.join(missing)}")
+    torch_wheel, tv, uv_bin = cpu_torch_wheel(), tv_wheel(), str(uv())
     env = tmp_path_factory.mktemp("real") / "env"
     uv_env = {**os.environ, "UV_CACHE_DIR": str(UV_CACHE), "UV_NO_CONFIG": "1"}
-    idx = ["--find-links", "/opt/wheels", "--index-url", "file:///opt/pypi/simple",
-           "--extra-index-url", "file:///opt/pypi-more/simple"]
-    for cmd in ([str(UV), "venv", "-q", "-p", "3.11", str(env)],
-                [str(UV), "pip", "install", "-q", "-p", str(env), "--no-deps", str(TORCH_WHEEL), str(TV_WHEEL)],
-                [str(UV), "pip", "install", "-q", "-p", str(env), *idx, *TORCH_DEPS]):
+    for cmd in ([uv_bin, "venv", "-q", "-p", "3.11", str(env)],
+                [uv_bin, "pip", "install", "-q", "-p", str(env), "--no-deps", str(torch_wheel), str(tv)],
+                [uv_bin, "pip", "install", "-q", "-p", str(env), *uv_source_args(), *TORCH_DEPS]):
         cp = subprocess.run(cmd, env=uv_env, capture_output=True, text=True, timeout=600)
-        if cp.returncode != 0:
-            pytest.skip(f"cannot build the real mismatched env: {' '.join(cmd)} -> {cp.stderr[-500:]}")
+        assert cp.returncode == 0, f"building the real mismatched env: {' '.join(cmd)} failed:\n{cp.stderr[-2000:]}"
     return env
 
 
 @pytest.fixture
 def uv_on_path(monkeypatch):
     """Fix commands say ``uv``; put the dev venv's uv first on PATH so a test can run them as printed."""
-    monkeypatch.setenv("PATH", f"{UV.parent}:/usr/bin:/bin")
+    monkeypatch.setenv("PATH", f"{uv().parent}:/usr/bin:/bin")
     monkeypatch.setenv("UV_CACHE_DIR", str(UV_CACHE))
     assert shutil.which("uv")

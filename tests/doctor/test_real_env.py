@@ -12,7 +12,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from _fakes import TV_WHEEL, UV, by_id, run_doctor
+from _fakes import by_id, run_doctor, tv_wheel
+
+from tests.support.assets import uv
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from support.packages import make_wheel  # noqa: E402
@@ -52,7 +54,7 @@ def test_real_mismatch_is_found_explained_and_fixed(real_mismatch_env, tmp_path,
     assert rc == 0 and data["ok"] and not by_id(data, "companion-mismatch")
 
     # 2) break it again, then the pair install as printed, from a local stand-in of the cpu index
-    _sh(f"{UV} pip install -q -p {env} --no-deps --offline {TV_WHEEL}")
+    _sh(f"{uv()} pip install -q -p {env} --no-deps --offline {tv_wheel()}")
     wheel = make_wheel(tmp_path / "wheels", "torchvision", "0.28.0+cpu", requires=["torch==2.13.0", "numpy", "pillow"])
     page = tmp_path / "mirror" / "cpu" / "torchvision"
     page.mkdir(parents=True)

@@ -147,6 +147,8 @@ def render_table(rows: list[Row]) -> str:
 
 def pytest_sessionfinish(session, exitstatus):
     rows = [r for r in _ROWS.values() if r.result != "not run"]
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return   # an xdist worker saw only its share of the rows: the document comes from a run without -n
     if os.environ.get(WRITE_ENV) == "1" and rows:
         DOC.write_text(render_table(rows), encoding="utf-8")
 

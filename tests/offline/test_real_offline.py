@@ -10,14 +10,12 @@ import time
 from pathlib import Path
 
 import pytest
-
+from tests.offline.conftest import fresh_home, linux_x86, needs_netns, run_offline
+from tests.support.assets import cpu_torch_wheel, need
+from tests.support.installed import REPO
 from tests.support.network import pypi_reachable
 
-from tests.offline.conftest import fresh_home, linux_x86, needs_netns, run_offline
 from torchenv.cli import main
-
-REPO = Path(__file__).resolve().parents[2]
-TORCH_WHEEL = Path("/opt/wheels/torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl")
 
 pytestmark = [pytest.mark.integration, linux_x86, needs_netns]
 
@@ -45,16 +43,15 @@ def _dist_records(env: Path) -> dict[str, str]:
     return out
 
 
-@pytest.mark.skipif(not TORCH_WHEEL.is_file(), reason=f"{TORCH_WHEEL} is not on this machine")
 def test_real_torch_bundle_rebuilds_the_same_env_offline(tmp_path):
+    cpu_torch_wheel()
     proj = tmp_path / "proj"
     proj.mkdir()
     (proj / "torchenv.toml").write_text('[torch]\nversion = "2.13"\ncuda = "cpu"\npython = "3.11"\n\n'
                                         '[env]\nrequirements = ["requirements.txt"]\n')
     (proj / "requirements.txt").write_text("numpy\n")
     locked = _torchenv("lock", "-C", str(proj))
-    if locked.returncode != 0:
-        pytest.skip(f"`torchenv lock` does not work here yet: {locked.stderr[-400:]}")
+    assert locked.returncode == 0, locked.stdout + locked.stderr
     bundle = tmp_path / "torch-cpu.tar"
     assert main(["bundle", "-C", str(proj), "-o", str(bundle), "--no-tool", "-q"]) == 0
     print(f"\nbundle size: {bundle.stat().st_size / 1e6:.1f} MB")
@@ -76,27 +73,42 @@ def test_real_torch_bundle_rebuilds_the_same_env_offline(tmp_path):
     assert (offline_proj / "torchenv.lock").read_bytes() == (proj / "torchenv.lock").read_bytes()
 
 
-@pytest.mark.network
-@pytest.mark.skipif(not (REPO / "bootstrap").is_file(), reason="no bootstrap script in this checkout")
-def test_bootstrap_installs_torchenv_from_the_bundle_with_no_network(fake_project, tmp_path):
-    if not pypi_reachable():
-        pytest.skip("PyPI is unreachable: torchenv's dependencies cannot be downloaded into the bundle")
-    bundle = tmp_path / "with-tool.tar"
-    assert main(["bundle", "-C", str(fake_project.dir), "-o", str(bundle), "-q"]) == 0
-    assert main(["bundle", "verify", str(bundle)]) == 0
-    tool = tmp_path / "tool"
+def _air_gapped(**extra: str) -> dict[str, str]:
+    """A shell on the offline machine: no pip configuration, no active venv."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "VIRTUAL_ENV"))}
-    env.update(PIP_CONFIG_FILE=os.devnull, TORCHENV_TOOL_HOME=str(tool))
+    return {**env, "PIP_CONFIG_FILE": os.devnull, **extra}
+
+
+def _installed_files(tool: Path, dist: str) -> list[str]:
+    """RECORD lines of ``dist`` in a tool env, less what the installer writes (launchers, byte-code, bookkeeping)."""
+    record = next(tool.glob(f"lib/python3*/site-packages/{dist}-*.dist-info/RECORD"))
+    skip = ("../", "__pycache__/", "/INSTALLER,", "/REQUESTED,", "/direct_url.json,", "/RECORD,")
+    return sorted(line for line in record.read_text().splitlines() if not any(s in line for s in skip))
+
+
+@pytest.mark.network
+@pytest.mark.timeout(1200)
+def test_installed_torchenv_bundles_itself_and_bootstrap_installs_it_with_no_network(
+        installed_torchenv, fake_project, tmp_path):
+    need(pypi_reachable(), "PyPI (tomli and typing-extensions for a Python 3.10 offline machine come from there)")
+    bundle = tmp_path / "with-tool.tar"
+    made = installed_torchenv.run("bundle", "-C", str(fake_project.dir), "-o", str(bundle))
+    assert made.returncode == 0, made.stdout + made.stderr
+    assert installed_torchenv.run("bundle", "verify", str(bundle)).returncode == 0
+    tool = tmp_path / "tool"
     proc = subprocess.run(["unshare", "-n", str(REPO / "bootstrap"), "--offline", str(bundle), "--version"],
-                          env=env, capture_output=True, text=True, timeout=600)
+                          env=_air_gapped(TORCHENV_TOOL_HOME=str(tool)), capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert proc.stdout.strip().startswith("torchenv ")
+    assert proc.stdout.strip() == "torchenv 0.1.0"
+    # the very files the installed torchenv had, byte for byte (RECORD hashes), not a rebuild of some source
+    assert _installed_files(tool, "torchenv") == _installed_files(installed_torchenv.home, "torchenv")
+    assert _installed_files(tool, "uv") == _installed_files(installed_torchenv.home, "uv")
     # the torchenv installed from the bundle can install the project from the same bundle, offline
     proj = tmp_path / "fresh"
     proj.mkdir()
-    env.update(TORCHENV_HOME=str(fresh_home(tmp_path)))
-    up = subprocess.run(["unshare", "-n", str(tool / "bin/python"), "-m", "torchenv", "up", "--offline",
+    up = subprocess.run(["unshare", "-n", str(tool / "bin/torchenv"), "up", "--offline",
                          "-C", str(proj), "--from", str(bundle), "--no-verify"],
-                        env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path)
+                        env=_air_gapped(TORCHENV_HOME=str(fresh_home(tmp_path))), capture_output=True, text=True,
+                        timeout=600, cwd=tmp_path)
     assert up.returncode == 0, up.stdout + up.stderr
     assert (proj / ".venv/lib/python3.11/site-packages/torch/__init__.py").is_file()

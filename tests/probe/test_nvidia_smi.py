@@ -64,9 +64,6 @@ def test_r470_compute_capability_comes_from_the_knowledge_base_when_it_knows_the
 
 
 def test_r470_compute_capability_from_the_real_knowledge_base(probe, smi_on_path):
-    kb = pytest.importorskip("torchenv.kb")
-    if not hasattr(kb, "gpu_cc"):
-        pytest.skip("torchenv.kb has no gpu_cc yet")
     run = Recorded({smi_key(): (2, smi_out("470-no-compute-cap.out")),
                     smi_key(SMI_FIELDS_NO_CC): (0, smi_out("470-t4x2.out"))})
     assert [g.compute_capability for g in probe(run=run).gpus] == ["7.5", "7.5"]

@@ -1,6 +1,6 @@
-"""``torchenv up`` with the real torch wheels on this machine (slow; run deliberately).
+"""``torchenv up`` with the real torch wheels this machine's pip configuration points at (slow).
 
-    /work/devenv/bin/python -m pytest tests/up/test_integration.py -m integration -q
+    python -m pytest tests/up/test_integration.py -m integration -q
 """
 from __future__ import annotations
 
@@ -9,16 +9,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-
+from tests.support.assets import cpu_torch_wheel, find_wheel, index_holding, need
 from tests.support.network import pypi_reachable
 
-CPU_WHEEL = Path("/opt/wheels/torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl")
 CPU_SHA = "6746dbcbeb526eb61330b76b41ff1b4eb848951103a892eeb080dfa2b264667b"
 
-pytestmark = [
-    pytest.mark.integration,
-    pytest.mark.skipif(not CPU_WHEEL.is_file(), reason=f"needs the local torch wheel {CPU_WHEEL}"),
-]
+pytestmark = pytest.mark.integration
 
 
 @pytest.fixture(scope="session")
@@ -48,8 +44,10 @@ def _dists(env: Path) -> list[str]:
     return sorted(p.name for p in (env / "lib" / "python3.11" / "site-packages").glob("*.dist-info"))
 
 
+@pytest.mark.timeout(1200)
 @pytest.mark.parametrize("installer", ["uv", "pip"])
 def test_cpu_torch_end_to_end(project, installer):
+    cpu_torch_wheel()
     (project / "torchenv.toml").write_text(
         f'[torch]\nversion = "2.13"\ncuda = "cpu"\npython = "3.11"\n\n[env]\ninstaller = "{installer}"\n')
     first = _up(project)
@@ -79,11 +77,11 @@ def test_cpu_torch_end_to_end(project, installer):
 
 
 @pytest.mark.network
+@pytest.mark.timeout(1800)
 def test_cuda_torch_from_pypi_side_reports_cuda_build_without_device(project):
-    if not pypi_reachable():
-        pytest.skip("PyPI is not reachable (cuda-bindings>=13.0.3 for torch 2.14.1 exists only there)")
-    if not Path("/opt/pypi-more/simple/torch").is_dir():
-        pytest.skip("needs the local PyPI-side index /opt/pypi-more/simple holding torch 2.14.1")
+    need(pypi_reachable(), "PyPI (cuda-bindings>=13.0.3 for torch 2.14.1 exists only there)")
+    need(index_holding("torch", "2.14.1"), "a local simple index (pip's extra-index-url) holding torch 2.14.1")
+    need(find_wheel("torchvision", "0.29.1"), "the torchvision 0.29.1 cp311 Linux x86_64 wheel")
     (project / "torchenv.toml").write_text(
         '[torch]\nversion = "2.14"\ncuda = "13.0"\npython = "3.11"\nwith = ["torchvision"]\n')
     result = _up(project, "--assume-driver", "580.65.06", "--assume-gpu", "9.0")

@@ -10,39 +10,58 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
 import pytest
+from tests.support.assets import CPU_TORCH, cpu_torch_wheel, find_wheel, index_holding, need, uv, uv_source_args
 
-CPU_WHEEL = Path("/opt/wheels/torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl")
-CPU_TORCH = "2.13.0+cpu"
-UV = Path("/work/devenv/bin/uv")
+CUDA_TORCH = "2.14.1"
 
 
-def _has_torch(python: Path) -> bool:
+def _has_torch(python: Path, version: str) -> bool:
     if not python.exists():
         return False
     probe = subprocess.run([str(python), "-c", "import importlib.metadata as m; print(m.version('torch'))"],
                            capture_output=True, text=True)
-    return probe.returncode == 0 and probe.stdout.strip() == CPU_TORCH
+    return probe.returncode == 0 and probe.stdout.strip() == version
+
+
+def real_torch_env(variable: str, name: str, spec: str, version: str) -> Path:
+    """Interpreter of a venv with a real torch, reused across runs (an 800 MB to 5.5 GB install).
+
+    Lives at ``$variable`` or ``<tmp>/name``; built (file-locked, so xdist workers build it once)
+    by the dev env's uv from the sources pip's configuration names. A failing build fails the test.
+    """
+    from filelock import FileLock
+
+    prefix = Path(os.environ.get(variable) or Path(tempfile.gettempdir()) / name)
+    python = prefix / "bin" / "python"
+    with FileLock(f"{prefix}.lock"):
+        if not _has_torch(python, version):
+            uv_bin = str(uv())
+            for cmd in ([uv_bin, "venv", "-q", "--clear", "-p", "3.11", str(prefix)],
+                        [uv_bin, "pip", "install", "-q", "-p", str(python), *uv_source_args(), spec]):
+                proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1500)
+                assert proc.returncode == 0, f"{' '.join(cmd)} failed:\n{proc.stderr[-2000:]}"
+            assert _has_torch(python, version), f"{prefix} holds no torch {version} after installing {spec}"
+    return python
 
 
 @pytest.fixture(scope="session")
 def cpu_env() -> Path:
-    """Interpreter of a venv with the real torch 2.13.0+cpu (reused across runs: 800 MB install)."""
-    prefix = Path(os.environ.get("TORCHENV_TEST_CPU_ENV", "/tmp/verify-env-cpu"))
-    python = prefix / "bin" / "python"
-    if _has_torch(python):
-        return python
-    if not CPU_WHEEL.exists():
-        pytest.skip(f"real-torch tests need {CPU_WHEEL} (the CPU torch wheel), absent on this machine")
-    if not UV.exists():
-        pytest.skip(f"real-torch tests need uv at {UV} to build the CPU env")
-    subprocess.run([str(UV), "venv", "-q", "-p", "3.11", str(prefix)], check=True)
-    subprocess.run([str(UV), "pip", "install", "-q", "-p", str(python), "--find-links", str(CPU_WHEEL.parent),
-                    "--extra-index-url", "file:///opt/pypi/simple", f"torch=={CPU_TORCH}"], check=True)
-    return python
+    """Interpreter of a venv with the real torch 2.13.0+cpu."""
+    return real_torch_env("TORCHENV_TEST_CPU_ENV", "verify-env-cpu", str(cpu_torch_wheel()), CPU_TORCH)
+
+
+@pytest.fixture(scope="session")
+def cu130_env() -> Path:
+    """Interpreter of a venv with PyPI's torch 2.14.1 (CUDA 13.0) and its nvidia-* wheels, on a machine without GPU."""
+    need(find_wheel("torch", CUDA_TORCH), f"the torch {CUDA_TORCH} cp311 Linux x86_64 wheel (PyPI's CUDA 13.0 build)")
+    need(index_holding("nvidia-cublas", "13.1.1.3") or find_wheel("nvidia-cublas", "13.1.1.3", "py3"),
+         "the nvidia-* CUDA 13.0 wheels torch 2.14.1 needs")
+    return real_torch_env("TORCHENV_TEST_CU130_ENV", "verify-env-cu130", f"torch=={CUDA_TORCH}", CUDA_TORCH)
 
 
 def _make_venv(root: Path) -> Path:

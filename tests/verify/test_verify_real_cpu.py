@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
@@ -67,25 +66,29 @@ def test_cli_human_table_and_exit_code_on_failure(cpu_env, tmp_path, capsys, mon
     assert "✗" in out and "2.99.0+cpu" in out and "verify failed: torch version" in out
 
 
+def _children_cpu_seconds() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def test_deep_trains_a_cnn_and_loss_falls(cpu_env):
-    start = time.perf_counter()
+    # CPU seconds, not wall: other tests (xdist workers, other users) share the cores, the work done does not change
+    start = _children_cpu_seconds()
     report = run_verify(cpu_env, deep=True)
-    took = time.perf_counter() - start
+    took = _children_cpu_seconds() - start
     train = report.check("train cpu")
     assert report.ok and train.ok, train.detail
     first, last = (float(x) for x in train.detail.split("loss ")[1].split(" in ")[0].split(" -> "))
     assert last < 0.5 * first
-    assert took < 40, f"--deep took {took:.1f} s"
+    assert took < 40, f"--deep took {took:.1f} CPU seconds"
 
 
-def test_real_cuda_build_without_a_device(tmp_path):
+@pytest.mark.timeout(1800)
+def test_real_cuda_build_without_a_device(cu130_env):
     """torch 2.14.1 (PyPI, CUDA 13.0) on this GPU-less machine: reported as exactly that."""
-    import os
-    from pathlib import Path
-
-    python = Path(os.environ.get("TORCHENV_TEST_CU130_ENV", "/tmp/verify-env-cu130")) / "bin" / "python"
-    if not python.exists():
-        pytest.skip(f"no CUDA torch env at {python.parent.parent} (5.5 GB; build it by hand, see tests/verify)")
+    python = cu130_env
     info = run_verify(python, expected={"torch": "2.14.1", "cuda": "13.0"}, expects_gpu=False)
     assert info.ok, info.verdict()
     acc = info.check("accelerator")

@@ -87,10 +87,10 @@ class VenvBackend(Backend):
                 pinned[name] = self._locate(name, pkg.version, pkg.source)
         pypi = plan.sources.pypi
         extra_links = [w for w in plan.sources.wheelhouses if w not in pypi.find_links]
+        needs = import_needs_missing(plan, requirements)
         for _round in range(3):
             reqs = [f"{name} @ {url}" for name, (_w, url) in sorted(pinned.items())] + list(requirements)
-            resolved = self.engine.resolve(requirements=reqs, python_version=plan.python,
-                                           platform=plan.platform, pypi=pypi, find_links=extra_links)
+            resolved, needs = self._resolve(reqs, needs, extra_links)
             strays = [w for w in resolved if normalize(w.name) in family and normalize(w.name) not in pinned]
             if not strays or plan.pypi_default_build:
                 break
@@ -118,6 +118,30 @@ class VenvBackend(Backend):
         return LockTarget(name=plan.target_name, os=os_name, arch=arch, tier=plan.tier, python=plan.python,
                           backend=self.name, torch=torch,
                           wheels=tuple(sorted(wheels, key=lambda w: (w.name, w.filename))))
+
+    def _resolve(self, reqs: list[str], needs: list[str], extra_links: list[str]) -> tuple[list, list[str]]:
+        """Resolve ``reqs`` plus the plan's import needs (numpy); without them, said, if only they fail.
+
+        Why soft: numpy only silences a warning of ``import torch``; a PyPI side that cannot
+        serve it (an internal index, an offline folder) must not stop an environment that
+        resolves without it.
+        """
+        plan = self.plan
+
+        def run(lines: list[str]) -> list:
+            return self.engine.resolve(requirements=lines, python_version=plan.python, platform=plan.platform,
+                                       pypi=plan.sources.pypi, find_links=extra_links)
+
+        if not needs:
+            return run(reqs), needs
+        try:
+            return run(reqs + needs), needs
+        except BackendError:
+            resolved = run(reqs)          # raises the project's own error when that is the problem
+        if self.ui is not None:
+            self.ui.warn(f"{', '.join(needs)} could not be resolved from the PyPI side, so it is left out: "
+                         "`import torch` will warn that it is missing")
+        return resolved, []
 
     # -- building ---------------------------------------------------------------------------------
     def create(self) -> None:
@@ -157,3 +181,13 @@ def _replace(wheel: "LockedWheel", **changes: Any) -> "LockedWheel":
     import dataclasses
 
     return dataclasses.replace(wheel, **changes)
+
+
+def import_needs_missing(plan: "Plan", requirements: list[str]) -> list[str]:
+    """The plan's ``import_requirements`` (numpy for ``import torch``) the project does not name itself."""
+    import re
+
+    named = {re.sub(r"[-_.]+", "-", m.group(1)).lower()
+             for m in (re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", r) for r in requirements) if m}
+    return [spec for spec in plan.import_requirements
+            if re.sub(r"[-_.]+", "-", re.split(r"[<>=!~;\[ ]", spec)[0]).lower() not in named]

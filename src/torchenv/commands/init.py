@@ -15,7 +15,10 @@ from . import _options
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("init", help="write a torchenv.toml for this project",
                        description="Write a commented torchenv.toml, carrying over the torch pin, CUDA "
-                                   "tier and companions found in requirements.txt / pyproject.toml. "
+                                   "tier, Python and companions found in the project's requirement files "
+                                   "(those a README installs, requirements.txt, requirements/), pyproject.toml, "
+                                   "environment.yml, setup.py/setup.cfg and the code's torchvision/torchaudio "
+                                   "imports. "
                                    "Flags override what was found.")
     _options.add_project(p, walks_up=False)
     p.add_argument("--force", action="store_true",
@@ -66,8 +69,9 @@ def run(args: argparse.Namespace) -> int:
                       "found": [f.__dict__ for f in found.findings], "intent": intent.to_json()})
         return 0
     if not found.findings:
-        ui.step(_("No torch pin found in requirements.txt or pyproject.toml: torchenv will choose "
-                  "the newest torch that fits each machine (cuda = \"auto\")"))
+        ui.step(_("No torch pin found in the project's dependency files (requirements files, pyproject.toml, "
+                  "environment.yml, setup.py/setup.cfg): torchenv will choose the newest torch that fits each "
+                  "machine (cuda = \"auto\")"))
     for f in found.findings:                 # Ui.step escapes markup: "[env]" prints as text
         ui.step(f"{f.where}: {f.seen}  ->  {f.meaning}")
     if backup:

@@ -13,6 +13,7 @@ from ..i18n import _
 from . import _options
 
 if TYPE_CHECKING:
+    from ..cluster.plan import ClusterPlan
     from ..resolve.plan import Plan
     from ..ui import Ui
 
@@ -35,10 +36,18 @@ def run(args: argparse.Namespace) -> int:
     from ..ui import Ui
 
     intent = _options.intent_from_args(args)
-    machine = _options.machine_from_args(args)
     ui = Ui(quiet=getattr(args, "quiet", False), json_mode=getattr(args, "json", False))
+    from ..cluster.hooks import cluster_plan
+
+    found = cluster_plan(intent, args)          # --machine cluster.json: every node type at once
+    if found is not None:
+        if ui.json_mode:
+            ui.emit_json(_options.with_project(found.to_json(), args))
+        else:
+            show_cluster_plan(ui, found)
+        return 0
     try:
-        plan = resolve(intent, machine, sources_overrides=args)
+        plan = resolve(intent, _options.machine_from_args(args), sources_overrides=args, check_index=True)
     except Exception as exc:
         from ..errors import PlanRefused
 
@@ -46,11 +55,31 @@ def run(args: argparse.Namespace) -> int:
             show_refusal(ui, exc)
             return exc.exit_code
         raise                       # cli.main prints it (as JSON with --json)
+    plan = with_project_requirements(plan)
     if ui.json_mode:
         ui.emit_json(_options.with_project(plan.to_json(), args))
     else:
         show_plan(ui, plan)
     return 0
+
+
+def with_project_requirements(plan: "Plan") -> "Plan":
+    """The plan, checked against the project's own requirement files as ``up`` will check them.
+
+    Why in ``plan``: a ``torch==1.13.1`` in a file of ``[env] requirements`` would make ``up``
+    refuse; ``plan`` refuses the same way, and says which pins agree and how the PyPI side
+    is searched, so nothing ``up`` decides is news.
+    """
+    import dataclasses
+
+    from ..install import requirements as reqmod
+
+    reqs, _warnings = reqmod.gather(plan.intent, plan.intent.project_dir)
+    reqmod.check_against_plan(reqs, plan)
+    extra = tuple(reqmod.agreeing_pins(reqs, plan))
+    if plan.sources is not None:
+        extra += (plan.sources.pypi.index_rule(),)
+    return dataclasses.replace(plan, reasons=plan.reasons + extra)
 
 
 def show_plan(ui: "Ui", plan: "Plan") -> None:
@@ -101,6 +130,19 @@ def reason_text(reason: str) -> str:
     from ..resolve.reason_texts import REASONS
 
     return translate_rendered(reason, REASONS)
+
+
+def show_cluster_plan(ui: "Ui", found: "ClusterPlan") -> None:
+    """``plan --machine cluster.json``: each target (with the node types it serves), then why."""
+    for target in found.targets:
+        ui.console.print(f"[bold]target {target.plan.target_name}[/] for node types {', '.join(target.node_types)}")
+        show_plan(ui, target.plan)
+    ui.console.print("[bold]why (whole cluster)[/]")
+    for reason in found.reasons:
+        ui.console.print(f"  • {reason}", markup=False, highlight=False)
+    for target in found.targets if not found.single else ():
+        for reason in target.reasons:
+            ui.console.print(f"  • {reason}", markup=False, highlight=False)
 
 
 def _intent_source(plan: "Plan") -> str:

@@ -186,7 +186,7 @@ class UvEngine(WheelEngine):
             out = Path(tmp) / "pylock.toml"
             cmd = [uv_bin(), "pip", "compile", "--no-config", "--quiet", "--format", "pylock.toml",
                    "--generate-hashes", "--no-header", "--python-version", python_version,
-                   "--python-platform", UV_PLATFORMS[platform],
+                   "--python-platform", UV_PLATFORMS[platform], "--index-strategy", pypi.index_strategy,
                    *source_args(pypi, find_links), str(req), "-o", str(out)]
             run_tool(cmd, what=f"resolving the environment for {platform}, Python {python_version} (uv)",
                      env=uv_environ(),

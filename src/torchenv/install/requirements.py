@@ -7,7 +7,9 @@ pick a different torch. torchenv names both files instead. Gathering is plain te
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,57 +23,127 @@ if TYPE_CHECKING:
     from ..resolve.plan import Plan
 
 _NAME = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+# a requirement line that is a location, not NAME SPEC: pip installs it as a path or URL
+_LOCATION = re.compile(r"\.{0,2}/|~|[A-Za-z][\w+.-]*://|[\w.-]+/[\w./-]+$")
 
 
 @dataclass(frozen=True)
 class ProjectRequirement:
-    text: str          # the requirement as written ("numpy>=1.26")
+    text: str          # the requirement as written, without per-requirement options ("numpy>=1.26")
     file: str          # where: requirements.txt / pyproject.toml
     line: int | None
+    constraint: bool = False   # from a ``-c`` file: limits versions, installs nothing by itself
+
+    @property
+    def key(self) -> str:
+        """What the lock's requirements hash covers: a constraint differs from a requirement."""
+        return f"-c {self.text}" if self.constraint else self.text
 
 
-def _read_requirements_file(path: Path, out: list[ProjectRequirement], warnings: list[str],
-                            seen: set[Path]) -> None:
+@dataclass
+class _Reading:
+    """One gathering pass: what was read, what was said about it, which files were seen."""
+    project: Path
+    out: list[ProjectRequirement]
+    warnings: list[str]
+    seen: set[Path]
+
+
+def _read_requirements_file(path: Path, reading: _Reading, *, constraint: bool = False) -> None:
+    from ..intent.reqfile import parse_requirements_text
+
     path = path.resolve()
-    if path in seen:
+    if path in reading.seen:
         return
-    seen.add(path)
+    reading.seen.add(path)
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise IntentError(f"cannot read requirements file: {exc.strerror or exc}", file=str(path),
-                          key="env.requirements", hint="fix the path in [env] requirements") from None
-    for no, raw in enumerate(lines, start=1):
-        line = re.sub(r"(^|\s)#.*$", "", raw).strip()
-        if not line:
-            continue
-        if line.startswith(("-r ", "--requirement ", "-r", "--requirement=")):
-            ref = re.sub(r"^(-r|--requirement)[\s=]*", "", line)
-            _read_requirements_file(path.parent / ref, out, warnings, seen)
-        elif line.startswith(("-e", "--editable")):
-            warnings.append(f"{path.name}:{no}: editable install `{line}` is not locked; "
-                            "after `torchenv up`, run `torchenv run -- python -m pip install -e .`")
-        elif line.startswith(("-c", "--constraint")):
-            warnings.append(f"{path.name}:{no}: constraints file `{line}` is not applied: torchenv locks only "
-                            "the requirements; write the pins you need as requirement lines (`name==1.2`) instead")
-        elif line.startswith("-"):
-            warnings.append(f"{path.name}:{no}: option `{line}` ignored: torchenv takes package sources "
-                            "from torchenv.toml [mirror] and your pip config")
+        text = path.read_text(encoding="utf-8")
+        lines = conda_pip_lines(text, path) if path.suffix in (".yml", ".yaml") else parse_requirements_text(text)
+    except (OSError, UnicodeDecodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise IntentError(f"cannot read requirements file: {why}", file=str(path),
+                          key="env.requirements", hint="fix the path in [env] requirements "
+                          "(or the -r/-c line that names it)") from None
+    hashed = 0
+    for entry in lines:
+        where = f"{_shown(path, reading.project)}:{entry.line}"
+        if entry.kind == "requirement":
+            reading.out.append(ProjectRequirement(entry.text, str(path), entry.line, constraint))
+            hashed += bool(entry.values("--hash"))
+            for name, value in entry.options:
+                if name != "--hash":
+                    reading.warnings.append(f"{where}: option `{name} {value}`".rstrip() + f" of {entry.text} "
+                                            "ignored: " + _SOURCES_FROM)
+        elif entry.kind in ("include", "constraint"):
+            _read_requirements_file(path.parent / entry.text, reading,
+                                    constraint=constraint or entry.kind == "constraint")
+        elif entry.kind == "editable":
+            reading.warnings.append(_editable_note(where, entry.text, path.parent, reading.project))
         else:
-            out.append(ProjectRequirement(line, str(path), no))
+            reading.warnings.append(f"{where}: option `{entry.option} {entry.text}`".rstrip() + " ignored: "
+                                    + _SOURCES_FROM)
+    if hashed:
+        reading.warnings.append(f"{_shown(path, reading.project)}: the --hash values of {hashed} requirements "
+                                "are not compared; torchenv locks and checks its own sha256 for every file "
+                                "it installs (torchenv.lock)")
+
+
+def conda_pip_lines(text: str, path: Path) -> list:
+    """The ``pip:`` list of a conda ``environment.yml``, as requirement-file lines.
+
+    Why only that list: the conda packages beside it are conda names (``pytorch``,
+    ``cudatoolkit``, ``ffmpeg``), not wheels; ``init`` carried the torch ones over into
+    torchenv.toml and named the rest. Lines are numbered by their place in the file.
+    """
+    import yaml
+
+    from ..intent.reqfile import parse_requirements_text
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise IntentError(f"not a readable conda environment file: {exc}", file=str(path),
+                          key="env.requirements", hint="fix the YAML, or list a requirements.txt instead") from None
+    deps = data.get("dependencies") if isinstance(data, dict) else None
+    pip = next((d.get("pip") for d in deps or [] if isinstance(d, dict) and isinstance(d.get("pip"), list)), [])
+    rows = text.splitlines()
+    out = []
+    for item in (p for p in pip if isinstance(p, str)):
+        no = next((i for i, row in enumerate(rows, start=1) if item in row), 0)
+        out += [dataclasses.replace(e, line=no) for e in parse_requirements_text(item)]
+    return out
+
+
+_SOURCES_FROM = "torchenv takes package sources from torchenv.toml [mirror] and your pip config"
+
+
+def _editable_note(where: str, target: str, file_dir: Path, project: Path) -> str:
+    from ..intent.reqfile import is_the_project_itself
+
+    if is_the_project_itself(target, file_dir, project):
+        return f"{where}: `-e {target}` is this project itself, not a dependency: it is not locked"
+    return f"{where}: editable install `-e {target}` is not locked by torchenv and is left out of the environment"
+
+
+def _shown(path: Path, project: Path) -> str:
+    try:
+        return path.relative_to(project.resolve()).as_posix()
+    except ValueError:
+        return path.name
 
 
 def gather(intent: "Intent", project_dir: Path) -> tuple[list[ProjectRequirement], list[str]]:
     """``[env] requirements`` files, else ``requirements.txt``, else ``[project].dependencies``."""
     reqs: list[ProjectRequirement] = []
     warnings: list[str] = []
+    reading = _Reading(project_dir, reqs, warnings, set())
     if intent.env.requirements:
         for name in intent.env.requirements:
-            _read_requirements_file(project_dir / name, reqs, warnings, set())
+            _read_requirements_file(project_dir / name, reading)
         return reqs, warnings
     txt = project_dir / "requirements.txt"
     if txt.is_file():
-        _read_requirements_file(txt, reqs, warnings, set())
+        _read_requirements_file(txt, reading)
         return reqs, warnings
     pyproject = project_dir / "pyproject.toml"
     if pyproject.is_file():
@@ -93,7 +165,7 @@ def requirements_digest(reqs: list[ProjectRequirement]) -> str:
     Why separate from ``intent-hash``: the two answer different questions (did torchenv.toml
     change? did the requirements change?) and tools reading the lock can tell which one did.
     """
-    blob = "\n".join(sorted(r.text for r in reqs))
+    blob = "\n".join(sorted(r.key for r in reqs))
     return "sha256:" + hashlib.sha256(blob.encode()).hexdigest()
 
 
@@ -106,7 +178,7 @@ def requirements_hash(intent: "Intent", reqs: list[ProjectRequirement]) -> str:
     base = intent.hash()
     if not reqs:
         return base
-    blob = base + "\n" + "\n".join(sorted(r.text for r in reqs))
+    blob = base + "\n" + "\n".join(sorted(r.key for r in reqs))
     return "sha256:" + hashlib.sha256(blob.encode()).hexdigest()
 
 
@@ -123,17 +195,21 @@ def lock_is_current(lock: "Lockfile", intent: "Intent", reqs: list[ProjectRequir
 
 
 def check_against_plan(reqs: list[ProjectRequirement], plan: "Plan") -> None:
-    """Refuse a project requirement on a torch-family package that excludes the planned version."""
-    if not reqs:
+    """Refuse a project requirement (or constraint) on a torch-family package that excludes the plan.
+
+    A local tag naming the planned tier (``torch==2.2.2+cu121`` when the plan is cu121) is the
+    same build whichever index serves it: PyPI's 2.2.2 is the cu121 build without the tag, so
+    the tag is compared with the tier and the rest with the planned public version.
+    """
+    planned = {_normalize(p.name): p.version for p in plan.packages}
+    named = [r for r in reqs if not _LOCATION.match(r.text) and _named(r.text) in planned]
+    if not named:     # a path or URL pip installs as is (``./submodules/knn``, ``git+https://...``)
         return
     from packaging.requirements import InvalidRequirement, Requirement
-    from packaging.version import Version
 
-    from ..sources.index import normalize
-
-    planned = {normalize(p.name): p.version for p in plan.packages}
+    normalize = _normalize
     intent_file = str(plan.intent.file) if plan.intent.file else "the torchenv defaults"
-    for r in reqs:
+    for r in named:
         try:
             req = Requirement(r.text)
         except InvalidRequirement as exc:
@@ -147,12 +223,103 @@ def check_against_plan(reqs: list[ProjectRequirement], plan: "Plan") -> None:
             raise IntentError(f"`{r.text}` points {req.name} at a URL, but torchenv chooses {req.name} "
                               f"({version}) from {intent_file}", file=r.file, line=r.line,
                               hint=f"remove the line from {Path(r.file).name}; torchenv pins {req.name}")
-        if not req.specifier.contains(Version(version), prereleases=True):
+        if not _admits(req, version, plan.tier):
             raise IntentError(f"`{r.text}` contradicts {intent_file}, which plans {req.name} {version} "
                               f"(tier {plan.tier})", file=r.file, line=r.line,
                               hint=f"remove or relax the {req.name} pin in {Path(r.file).name} "
                                    f"(torchenv pins the torch family), or change [torch] in {intent_file}")
 
 
+def agreeing_pins(reqs: list[ProjectRequirement], plan: "Plan") -> list[str]:
+    """One line per torch-family pin of the project's files (after ``check_against_plan``)."""
+    planned = {_normalize(p.name): p.version for p in plan.packages}
+    out = []
+    for r in reqs:
+        name = _named(r.text)
+        if name in planned and _normalize(r.text.strip()) != name:
+            where = f"{Path(r.file).name}:{r.line}" if r.line else Path(r.file).name
+            kind = "constraint" if r.constraint else "requirement"
+            out.append(f"{where}: {kind} `{r.text}` agrees with {name} {planned[name]}")
+    return out
+
+
+def _normalize(name: str) -> str:
+    """PEP 503 name normalisation (here, so ``plan`` need not import the index client)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _named(text: str) -> str | None:
+    m = _NAME.match(text)
+    return _normalize(m.group(1)) if m else None
+
+
+def _admits(req, version: str, tier: str) -> bool:
+    """Does ``req`` accept the planned ``version`` of tier ``tier``? (``+tier`` tags: see check_against_plan)."""
+    from packaging.version import Version
+
+    planned = Version(version)
+    for spec in req.specifier:
+        public, _, local = spec.version.partition("+")
+        if local and _tier_of_tag(local) == tier:
+            if not type(spec)(f"{spec.operator}{public}").contains(Version(planned.public), prereleases=True):
+                return False
+        elif not spec.contains(planned, prereleases=True):
+            return False
+    return True
+
+
+def _tier_of_tag(local: str) -> str | None:
+    from ..intent.versions import InvalidValue, normalise_tier
+
+    try:
+        return normalise_tier(local)
+    except InvalidValue:
+        return None
+
+
 def as_lines(reqs: list[ProjectRequirement]) -> list[str]:
-    return [r.text for r in reqs]
+    """The lines given to the resolver, after ``check_against_plan`` accepted them.
+
+    A torch-family pin loses its ``+tier`` tag (the plan already pinned that build's file, and
+    ``==2.2.2`` matches it whether the file is tagged or not), and constraints are handed over
+    as a ``-c`` file, which is what they are to pip and uv alike.
+    """
+    lines = [_untagged(r.text) for r in reqs if not r.constraint]
+    constraints = [_untagged(r.text) for r in reqs if r.constraint]
+    if constraints:
+        lines.append(f"-c {_constraints_file(constraints)}")
+    return lines
+
+
+def _untagged(text: str) -> str:
+    if "+" not in text:
+        return text
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.specifiers import SpecifierSet
+
+    from .locate import torch_family
+    from ..sources.index import normalize
+
+    try:
+        req = Requirement(text)
+    except InvalidRequirement:
+        return text
+    if normalize(req.name) not in torch_family() or req.url:
+        return text
+    req.specifier = SpecifierSet(",".join(f"{s.operator}{s.version.split('+')[0]}" for s in req.specifier))
+    return str(req)
+
+
+def _constraints_file(lines: list[str]) -> Path:
+    """A content-addressed copy of the constraints in torchenv's cache (the resolver reads it by path)."""
+    from .. import paths
+
+    body = "\n".join(lines) + "\n"
+    folder = paths.cache_dir() / "constraints"
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / (hashlib.sha256(body.encode()).hexdigest()[:32] + ".txt")
+    if not target.is_file():
+        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        tmp.write_text(body, encoding="utf-8")
+        tmp.replace(target)
+    return target

@@ -5,6 +5,11 @@ Why: most projects already say which torch they want, in ``requirements.txt``
 (``[project] dependencies``, Poetry's ``torch = "^2.1"``, a uv/Poetry index URL). Carrying
 that over means ``init`` writes the intent the project already had, and each ``Finding``
 records where it came from so ``init`` can tell the user why a key has its value.
+Where the project says it: the requirement files its README tells users to
+``pip install -r``, else ``requirements.txt``, else the runtime files of a ``requirements/``
+folder; then ``pyproject.toml``, a conda ``environment.yml``, ``setup.py`` (read as a syntax
+tree, never run) and ``setup.cfg``. When none of them names torchvision/torchaudio but the
+code imports them, that is noticed too (a bounded scan of ``.py`` files).
 Only ``init`` uses this module, so it may import ``packaging`` at the top.
 """
 from __future__ import annotations
@@ -21,8 +26,6 @@ from . import versions
 
 _TORCH_FAMILY = {"torch", "torchvision", "torchaudio"}
 _TIER_SEGMENT = re.compile(r"cpu|cu\d{3}|rocm\d+\.\d+(?:\.\d+)?", re.IGNORECASE)
-_OPTION = re.compile(r"(-i|--index-url|--extra-index-url|-f|--find-links|-r|--requirement|-c|--constraint)"
-                     r"(?:\s*=\s*|\s+)(\S+)")
 
 
 @dataclass(frozen=True)
@@ -56,74 +59,76 @@ def tier_from_url(url: str) -> str | None:
 
 def detect_project(project: Path) -> Detected:
     """Everything ``init`` can learn from ``project`` (never raises for a malformed project file)."""
+    from . import detect_more
+
     found = Detected()
-    req = project / "requirements.txt"
-    if req.is_file():
-        found.requirements.append("requirements.txt")
-        found.note("requirements.txt", "file exists", '[env] requirements = ["requirements.txt"]')
-        _scan_requirements(req, project, found, seen=set())
+    seen: set[Path] = set()
+    for rel, why in detect_more.requirement_files(project):
+        found.requirements.append(rel)
+        found.note(rel, why, f'[env] requirements += ["{rel}"]')
+        _scan_requirements(project / rel, project, found, seen)
     pyproject = project / "pyproject.toml"
     if pyproject.is_file():
         _scan_pyproject(pyproject, found)
+    detect_more.scan_other_files(project, found, seen)
     pyver = project / ".python-version"
     if pyver.is_file():
         _scan_python_version(pyver, found)
+    detect_more.scan_imports(project, found)
     return found
 
 
 # --- requirements files ---------------------------------------------------------------------
 
-def _logical_lines(text: str) -> list[tuple[int, str]]:
-    """(first line number, text) with comments removed and ``\\`` continuations joined."""
-    out: list[tuple[int, str]] = []
-    buf, start = "", 0
-    for no, line in enumerate(text.splitlines(), start=1):
-        line = re.sub(r"(^|\s)#.*", "", line).rstrip()
-        if not buf:
-            start = no
-        if line.endswith("\\"):
-            buf += line[:-1] + " "
-            continue
-        buf += line
-        if buf.strip():
-            out.append((start, buf.strip()))
-        buf = ""
-    if buf.strip():
-        out.append((start, buf.strip()))
-    return out
-
-
 def _scan_requirements(path: Path, project: Path, found: Detected, seen: set[Path]) -> None:
+    from .reqfile import is_the_project_itself, parse_requirements_text
+
     if path.resolve() in seen or len(seen) > 20:
         return
     seen.add(path.resolve())
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        lines = parse_requirements_text(path.read_text(encoding="utf-8", errors="replace"))
     except OSError:
         return
     rel = _rel(path, project)
-    for no, line in _logical_lines(text):
-        where = f"{rel}:{no}"
-        if line.startswith("-"):
-            for opt, value in _OPTION.findall(line):
-                if opt in ("-r", "--requirement", "-c", "--constraint"):
-                    _scan_requirements(path.parent / value, project, found, seen)
-                else:
-                    _tier_from_index(value, where, line, found)
-            continue
-        line = re.split(r"\s--", line, maxsplit=1)[0]   # per-requirement options: --hash, --config-settings
-        _take_requirement(line, where, found)
+    for entry in lines:
+        where = f"{rel}:{entry.line}"
+        shown = f"{entry.option} {entry.text}".strip()
+        if entry.kind in ("include", "constraint"):
+            if entry.kind == "constraint":
+                found.note(where, shown, "read: its torch pins count like requirements")
+            _scan_requirements(path.parent / entry.text, project, found, seen)
+        elif entry.kind == "index":
+            _tier_from_index(entry.text, where, shown, found)
+        elif entry.kind == "editable":
+            itself = is_the_project_itself(entry.text, path.parent, project)
+            found.note(where, shown, "the project itself, not a dependency" if itself
+                       else "editable install: not locked by torchenv")
+        elif entry.kind == "requirement":
+            take_requirement_line(entry, where, found)
+
+
+def take_requirement_line(entry, where: str, found: Detected) -> None:
+    """A requirement line and its own options (``torch==2.2.2 --index-url .../cu121``)."""
+    shown = " ".join([entry.text] + [f"{k} {v}".strip() for k, v in entry.options if k != "--hash"])
+    for url in entry.values("-i", "--index-url", "--extra-index-url"):
+        _tier_from_index(url, where, shown, found)
+    _take_requirement(entry.text, where, found, shown=shown if shown != entry.text else None)
 
 
 def _tier_from_index(url: str, where: str, line: str, found: Detected) -> None:
     tier = tier_from_url(url)
-    if tier is None:
-        return
+    if tier is not None:
+        take_cuda(tier, where, line, found, f" (the index serves {tier} wheels)")
+
+
+def take_cuda(tier: str, where: str, seen: str, found: Detected, why: str = "") -> None:
+    """The first tier a file names wins; a later, different one is noted as ignored."""
     if found.cuda is None:
         found.cuda = tier
-        found.note(where, line, f'cuda = "{tier}" (the index serves {tier} wheels)')
+        found.note(where, seen, f'cuda = "{tier}"{why}')
     elif found.cuda != tier:
-        found.note(where, line, f'ignored: already took cuda = "{found.cuda}"')
+        found.note(where, seen, f'ignored: already took cuda = "{found.cuda}"')
 
 
 def _take_requirement(text: str, where: str, found: Detected, shown: str | None = None) -> None:

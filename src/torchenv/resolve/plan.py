@@ -52,6 +52,7 @@ class Plan:
     expects_gpu: bool = False                # verify should find CUDA/ROCm/MPS devices
     compiled_archs: tuple[str, ...] = ()     # sm_XY / compute_XY the chosen build carries
     backend_reason: str = ""
+    import_requirements: tuple[str, ...] = ()   # PyPI-side packages torch's import needs ("numpy<2"), see recipes
 
     @property
     def target_name(self) -> str:
@@ -81,6 +82,7 @@ class Plan:
                          for p in self.packages],
             "sources": self.sources.to_json() if self.sources else None,
             "reasons": list(self.reasons),
+            "import_requirements": list(self.import_requirements),
             "warnings": list(self.warnings),
             "machine": {
                 "os": self.machine.os, "arch": self.machine.arch, "driver": self.machine.driver,

@@ -92,6 +92,25 @@ REASONS = (
     N_("conda: the project lists conda packages ([conda] packages)"),
     N_("conda: the planned Python is not on this machine, and conda can provide it"),
     N_("venv: the planned Python is on this machine ({path})"),
+    # the plan's extra lines: import needs, the PyPI-side rule (sources.model), the tier index check
+    N_("also installed: {packages}, which torch {version}'s import needs without requiring it (unless the "
+       "project's requirements name it; left out, and said, when the PyPI side cannot serve it)"),
+    N_("packages besides the torch family come from one index (no choice between indexes to make)"),
+    N_("packages besides the torch family: {count} indexes searched as pip does, the best version of each package "
+       "from any of them (uv --index-strategy unsafe-best-match); the torch family stays pinned to the files this "
+       "plan chose"),
+    N_("could not check the tier index ({hosts}): the recipes answer"),
+    N_("{host}: host name not found (DNS)"),
+    N_("{host}: timed out"),
+    N_("{host}: connection refused"),
+    N_("checked the {tier} index ({url}, read {when}): it holds torch {version} for {platform}"),
+    N_("just now"),
+    N_("{minutes} min ago"),
+    N_("the {tier} index ({url}, read {when})"),
+    N_("{tier} skipped: the recipes list torch {version} {tier}, but {where} has no torch {version} wheel for "
+       "{platform}"),
+    N_("{tier} skipped: {where} has no Python {python} wheel of torch {version} for {platform} (it has {pythons})"),
+    N_("the index's variant metadata was not used: {error}"),
     # refusals
     N_("... {count} more candidates skipped"),
     N_("no build carries code for every GPU of this machine: plan for some of them by hiding the others "

@@ -36,6 +36,25 @@ class PypiSide:
     def all_indexes(self) -> tuple[str, ...]:
         return ((self.index_url or OFFICIAL_PYPI),) + self.extra_index_urls
 
+    @property
+    def index_strategy(self) -> str:
+        """How several indexes are searched: as pip does, every index for the best version.
+
+        Why not uv's default (``first-index``): it stops at the first index that lists a name,
+        even when that index lacks the version or wheel needed, where the user's own pip would
+        have taken it from the next index. The torch family is not affected: it is pinned to
+        the files the plan chose, by URL.
+        """
+        return "unsafe-best-match" if len(self.all_indexes) > 1 else "first-index"
+
+    def index_rule(self) -> str:
+        """The rule in words, for ``plan``."""
+        if self.index_strategy == "first-index":
+            return "packages besides the torch family come from one index (no choice between indexes to make)"
+        return (f"packages besides the torch family: {len(self.all_indexes)} indexes searched as pip does, the best "
+                "version of each package from any of them (uv --index-strategy unsafe-best-match); the torch "
+                "family stays pinned to the files this plan chose")
+
 
 @dataclass(frozen=True)
 class Sources:

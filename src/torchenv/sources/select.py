@@ -109,13 +109,13 @@ def _pypi_side(layers: list, pip: PypiSide) -> tuple[PypiSide, list[str]]:
         side = PypiSide(index_url=pip.index_url, extra_index_urls=extras, find_links=pip.find_links,
                         constraints=pip.constraints, origin=pip.origin)
         notes.append(f"other packages from the PyPI side: {side.index_url or OFFICIAL_PYPI} ({pip.origin})")
-        return side, notes
+        return side, notes + [side.index_rule()]
     side = PypiSide(index_url=None if url == OFFICIAL_PYPI else url, extra_index_urls=extras,
                     find_links=pip.find_links, constraints=pip.constraints, origin=origin)
     kept = " (keeping extra-index-url/find-links/constraints of your pip config)" \
         if (extras or pip.find_links or pip.constraints) else ""
     notes.append(f"other packages from the PyPI side: {url}, {origin}{kept}")
-    return side, notes
+    return side, notes + [side.index_rule()]
 
 
 def _conda_mirrors(layers: list) -> tuple[dict[str, tuple[str, ...]], list[str]]:

@@ -206,9 +206,13 @@ class Verify(object):
 
     # layer: import
     def check_import(self):
+        import warnings
+
         start = time.perf_counter()
         try:
-            import torch
+            with warnings.catch_warnings(record=True) as said:   # torch warns through Python warnings
+                warnings.simplefilter("always")
+                import torch
         except BaseException as exc:   # ImportError, OSError from dlopen, even SystemExit
             hint = None
             text = str(exc)
@@ -220,8 +224,13 @@ class Verify(object):
         self.torch = torch
         self.facts["torch"] = torch.__version__
         self.facts["import_s"] = round(took, 3)
-        return "torch %s imported in %.2f s from %s" % (
+        text = "torch %s imported in %.2f s from %s" % (
             torch.__version__, took, os.path.dirname(os.path.dirname(torch.__file__)))
+        printed = _import_warnings(said)
+        if not printed:
+            return text
+        self.facts["import_warnings"] = printed
+        return ("%s, but the import printed: %s" % (text, "; ".join(printed)), "warning", True)
 
     # layer: versions
     def check_torch_version(self):
@@ -535,6 +544,19 @@ class Verify(object):
         if self.deep:
             for device in compute:
                 r.run("deep", "train %s" % device, self.check_train, device)
+
+
+def _import_warnings(records):
+    """What ``import torch`` printed, one line each; "No module named X" says which package to add."""
+    out = []
+    for w in records:
+        line = str(w.message).split(" (Triggered internally", 1)[0].strip()
+        missing = line.split("No module named ", 1)[1].strip("'\"") if "No module named " in line else None
+        if missing:
+            line += " (add %s to the project's requirements; `torchenv up` then installs it)" % missing
+        if line and line not in out:
+            out.append(line)
+    return out
 
 
 def _installed(name):
