@@ -77,7 +77,11 @@ def _load() -> Any:
         found = next((localedir / lang / "LC_MESSAGES" / f"{DOMAIN}.mo" for lang in _wanted
                       if (localedir / lang / "LC_MESSAGES" / f"{DOMAIN}.mo").is_file()), None)
         try:
-            _catalog = gettext.GNUTranslations(found.open("rb")) if found else False
+            if found:
+                with found.open("rb") as fp:
+                    _catalog = gettext.GNUTranslations(fp)
+            else:
+                _catalog = False
         except (OSError, gettext.error) as exc:  # a damaged catalogue: say so once, keep English
             sys.stderr.write(f"torchenv: ignoring the message catalogue {found}: {exc}\n")
             _catalog = False
