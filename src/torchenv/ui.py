@@ -12,6 +12,8 @@ import sys
 from contextlib import contextmanager
 from typing import Any, Iterator
 
+from .i18n import _
+
 
 def _escape(text: str) -> str:
     """User-facing text names TOML tables like ``[torch]``; rich would eat them as markup."""
@@ -77,12 +79,12 @@ class Ui:
             self.console.print(f"[bold cyan]>[/] {_escape(text)}")
 
     def warn(self, text: str) -> None:
-        self.err.print(f"[yellow]warning:[/] {_escape(text)}")
+        self.err.print(f"[yellow]{_escape(_('warning:'))}[/] {_escape(text)}")
 
     def error(self, text: str, hint: str | None = None) -> None:
-        self.err.print(f"[bold red]error:[/] {_escape(text)}")
+        self.err.print(f"[bold red]{_escape(_('error:'))}[/] {_escape(text)}")
         if hint:
-            self.err.print(f"[dim]hint:[/] {_escape(hint)}")
+            self.err.print(f"[dim]{_escape(_('hint:'))}[/] {_escape(hint)}")
 
     def emit_json(self, data: Any) -> None:
         sys.stdout.write(_safe(json.dumps(data, indent=2, sort_keys=True, default=str)) + "\n")
