@@ -12,8 +12,10 @@ import sys
 from contextlib import contextmanager
 from typing import Any, Iterator
 
+from .i18n import _
 
-def _escape(text: str) -> str:
+
+def escape_markup(text: str) -> str:
     """User-facing text names TOML tables like ``[torch]``; rich would eat them as markup."""
     from rich.markup import escape
 
@@ -74,15 +76,15 @@ class Ui:
 
     def step(self, text: str) -> None:
         if not self.quiet and not self.json_mode:
-            self.console.print(f"[bold cyan]>[/] {_escape(text)}")
+            self.console.print(f"[bold cyan]>[/] {escape_markup(text)}")
 
     def warn(self, text: str) -> None:
-        self.err.print(f"[yellow]warning:[/] {_escape(text)}")
+        self.err.print(f"[yellow]{escape_markup(_('warning:'))}[/] {escape_markup(text)}")
 
     def error(self, text: str, hint: str | None = None) -> None:
-        self.err.print(f"[bold red]error:[/] {_escape(text)}")
+        self.err.print(f"[bold red]{escape_markup(_('error:'))}[/] {escape_markup(text)}")
         if hint:
-            self.err.print(f"[dim]hint:[/] {_escape(hint)}")
+            self.err.print(f"[dim]{escape_markup(_('hint:'))}[/] {escape_markup(hint)}")
 
     def emit_json(self, data: Any) -> None:
         sys.stdout.write(safe_text(json.dumps(data, indent=2, sort_keys=True, default=str)) + "\n")
@@ -90,7 +92,8 @@ class Ui:
 
     @contextmanager
     def progress(self, description: str, total: float | None = None, *, bytes_: bool = False) -> Iterator[Any]:
-        """A rich progress bar, or a silent stand-in when quiet/json. Yields ``advance(n)``."""
+        """A row on the one live display (``torchenv.progress``), or a silent stand-in when quiet/json.
+        Yields ``advance(n)``."""
         if self.quiet or self.json_mode or not sys.stderr.isatty() and not self.console.is_terminal:
             done = [0.0]
 
@@ -101,18 +104,7 @@ class Ui:
                 self.step(description)
             yield advance
             return
-        from rich.progress import (BarColumn, DownloadColumn, Progress, SpinnerColumn, TextColumn,
-                                   TimeElapsedColumn, TransferSpeedColumn)
+        from .progress import row
 
-        columns = [SpinnerColumn(), TextColumn("{task.description}"), BarColumn()]
-        columns += [DownloadColumn(), TransferSpeedColumn()] if bytes_ else []
-        columns += [TimeElapsedColumn()]
-        with Progress(*columns, console=self.console, transient=False) as prog:
-            task = prog.add_task(description, total=total)
-
-            def advance(n: float = 1, total: float | None = None) -> None:
-                if total is not None:
-                    prog.update(task, total=total)
-                prog.advance(task, n)
-
+        with row(self.console, description, total, is_bytes=bytes_) as advance:
             yield advance

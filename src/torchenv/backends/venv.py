@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BackendError, SourceError
+from ..i18n import _
 from .base import Backend
 
 if TYPE_CHECKING:
@@ -33,7 +34,7 @@ def make_engine(name: str, ui: Any = None) -> "WheelEngine":
         from ..engines.uv import UvEngine
 
         return UvEngine(ui=ui)
-    raise BackendError(f"unknown installer {name!r}", hint='[env] installer is "uv" or "pip"')
+    raise BackendError(_("unknown installer {name!r}").format(name=name), hint=_('[env] installer is "uv" or "pip"'))
 
 
 class WheelLocker:
@@ -82,7 +83,7 @@ class WheelLocker:
 
         plan = self.plan
         if plan.sources is None:
-            raise BackendError("the plan has no package sources", hint="this is a bug in the resolver")
+            raise BackendError(_("the plan has no package sources"), hint=_("this is a bug in the resolver"))
         family = torch_family()
         pinned: dict[str, tuple[LockedWheel, str]] = {}
         for pkg in plan.packages:
@@ -102,7 +103,7 @@ class WheelLocker:
                 pinned[normalize(w.name)] = self._locate(normalize(w.name), w.version, FROM_TORCH_INDEX)
         else:
             raise SourceError("the torch-family packages kept changing while resolving: "
-                              + ", ".join(sorted(pinned)), hint="report this with `torchenv plan --json`")
+                              + ", ".join(sorted(pinned)), hint=_("report this with `torchenv plan --json`"))
         wheels = []
         for w in resolved:
             name = normalize(w.name)
@@ -114,8 +115,9 @@ class WheelLocker:
                 wheels.append(_replace(w, name=name))
         missing = set(pinned) - {w.name for w in wheels}
         if missing:
-            raise BackendError(f"the resolver dropped {', '.join(sorted(missing))} from the environment",
-                               hint="a requirement marker excludes it on this platform; check your requirements")
+            raise BackendError(_("the resolver dropped {items} from the environment").format(
+                                   items=', '.join(sorted(missing))),
+                               hint=_("a requirement marker excludes it on this platform; check your requirements"))
         return tuple(sorted(wheels, key=lambda w: (w.name, w.filename)))
 
     def _resolve(self, reqs: list[str], needs: list[str], extra_links: list[str]) -> tuple[list, list[str]]:
@@ -147,7 +149,7 @@ class WheelLocker:
         from .getfile import wheel_file
 
         if self.plan.sources is None:
-            raise BackendError("the plan has no package sources", hint="this is a bug in the resolver")
+            raise BackendError(_("the plan has no package sources"), hint=_("this is a bug in the resolver"))
         return [wheel_file(self.plan.sources, w, memory=self.memory, ui=self.ui) for w in wheels]
 
 
@@ -180,7 +182,7 @@ class VenvBackend(Backend):
 
         plan = self.plan
         wheels = self.wheels.lock(requirements)
-        os_name, _, arch = plan.platform.partition("-")
+        os_name, _sep, arch = plan.platform.partition("-")
         torch = next((w.version for w in wheels if w.name == "torch"), plan.torch_version)
         return LockTarget(name=plan.target_name, os=os_name, arch=arch, tier=plan.tier, python=plan.python,
                           backend=self.name, torch=torch, wheels=wheels)

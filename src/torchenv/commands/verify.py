@@ -31,17 +31,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..i18n import _
     from ..install.verifyenv import verify_project
-    from ..ui import Ui
-    from ..verify.report import render_report
+    from ..ui import Ui, escape_markup
+    from ..verify.report import render_report, shown
 
     ui = Ui(quiet=args.quiet, json_mode=args.json)
 
     def started(prefix: Path, expect: Any) -> None:
         for note in expect.notes:
             ui.info(f"[dim]{note}[/]")
-        target = f" against lock target {expect.target}" if expect.target else ""
-        ui.step(f"verifying {prefix}{target}" + (" (deep: training a small CNN)" if args.deep else ""))
+        ui.step(_verifying_step(str(prefix), expect.target, args.deep))
 
     with _status(ui) as on_check:
         report, path = verify_project(Path(args.project), env=args.env, deep=args.deep, timeout=args.timeout,
@@ -51,21 +51,31 @@ def run(args: argparse.Namespace) -> int:
 
         ui.emit_json(with_project(report.to_json(), args))
     elif args.quiet:
-        ui.console.print(report.verdict())
+        ui.console.print(shown(report.verdict()))
     else:
         render_report(ui, report)
-        ui.info(f"[dim]report saved to {path}[/]")
+        ui.info(f"[dim]{escape_markup(_('report saved to {path}').format(path=path))}[/]")
     return 0 if report.ok else 1
+
+
+def _verifying_step(prefix: str, target: str | None, deep: bool) -> str:
+    from ..i18n import _
+
+    line = _("verifying {env} against lock target {target}") if target else _("verifying {env}")
+    line = line.format(env=prefix, target=target)
+    return line + _(" (deep: training a small CNN)") if deep else line
 
 
 @contextmanager
 def _status(ui: "Ui") -> Iterator[Callable[[str, object], None] | None]:
     """A spinner naming the running check (importing torch alone takes seconds); none off a terminal."""
+    from ..verify.report import shown
+
     if ui.quiet or ui.json_mode or not ui.console.is_terminal:
         yield None
         return
     with ui.console.status("verify: import torch") as status:
         def on_check(name: str, done: object) -> None:
             if done is None:
-                status.update(f"verify: {name}")
+                status.update(f"verify: {shown(name)}")
         yield on_check
