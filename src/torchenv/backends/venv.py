@@ -43,6 +43,7 @@ class VenvBackend(Backend):
         from ..install.getfile import SourceMemory
 
         self.memory = SourceMemory(ui)   # hosts that failed in this run (lock and install share it)
+        self.hashed_now: dict[str, tuple[Path, tuple[int, int]]] = {}   # see _remember_hashed
 
     # -- locking --------------------------------------------------------------------------------
     def _locate(self, name: str, version: str, source: str) -> tuple["LockedWheel", str]:
@@ -107,6 +108,7 @@ class VenvBackend(Backend):
                 wheels.append(_replace(w, name=name, source=FROM_PYPI))
             else:
                 wheels.append(_replace(w, name=name))
+        self._remember_hashed(wheels)
         missing = set(pinned) - {w.name for w in wheels}
         if missing:
             raise BackendError(f"the resolver dropped {', '.join(sorted(missing))} from the environment",
@@ -141,6 +143,33 @@ class VenvBackend(Backend):
                          "`import torch` will warn that it is missing")
         return resolved, []
 
+    def _remember_hashed(self, wheels: list["LockedWheel"]) -> None:
+        """Local files whose sha256 the engine computed in this run (``--generate-hashes``), by filename.
+
+        Why: hashing them again in ``materialise`` (a second pass over every local wheel, the
+        whole stack on a project whose wheelhouse is local) proves nothing new: the lock's
+        sha256 *is* that hash, and the engine checks it once more when it installs
+        (``--require-hashes``). A file whose size or mtime changed since is hashed as usual.
+        """
+        from ..sources.index import local_path
+
+        for w in wheels:
+            path = local_path(w.url) if w.url.startswith("file:") else None
+            if path is not None and path.is_file():
+                st = path.stat()
+                self.hashed_now[w.filename] = (path, (st.st_size, st.st_mtime_ns))
+
+    def _hashed_in_this_run(self, wheel: "LockedWheel") -> Path | None:
+        known = self.hashed_now.get(wheel.filename)
+        if known is None:
+            return None
+        path, signature = known
+        try:
+            st = path.stat()
+        except OSError:
+            return None
+        return path if (st.st_size, st.st_mtime_ns) == signature else None
+
     # -- building ---------------------------------------------------------------------------------
     def create(self) -> None:
         self.engine.create_venv(python=self.plan.python_path or self.plan.python, path=self.env_path)
@@ -155,7 +184,8 @@ class VenvBackend(Backend):
 
         if self.plan.sources is None:
             raise BackendError("the plan has no package sources", hint="this is a bug in the resolver")
-        return [wheel_file(self.plan.sources, w, memory=self.memory, ui=self.ui) for w in target.wheels]
+        return [self._hashed_in_this_run(w) or wheel_file(self.plan.sources, w, memory=self.memory, ui=self.ui)
+                for w in target.wheels]
 
     def install(self, *, target: "LockTarget", reinstall: bool = False, files: list[Path] | None = None) -> None:
         """Install the target's files; ``files`` are those ``materialise`` returned (fetched now if not given)."""
