@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import time
 
 from . import __version__
 
@@ -37,6 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     streams.ascii_safe_streams()
     streams.guard_stdout()
     argv = sys.argv[1:] if argv is None else list(argv)
+    started_ns = time.time_ns()
     if argv[:1] == ["up"]:          # the no-op `up` answers before the parser imports every verb
         from .install import fastpath
 
@@ -52,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     if code == 0 and args.command == "up" and not getattr(getattr(args, "located", None), "found_above", True):
         from .install import fastpath
 
-        fastpath.record(argv, args.project)
+        fastpath.record(argv, args.project, unless_installed_since=started_ns)
     failed_output = streams.flush_stdout()
     return code if failed_output is None else failed_output
 

@@ -90,3 +90,14 @@ def test_stamp_keeps_no_login(world):
     fastpath.record(["up", "-C", str(world.project)], str(world.project))
     text = (world.project / ".torchenv" / fastpath.STAMP_FILE).read_text()
     assert "s3cret" not in text and json.loads(text)["warnings"]
+
+
+@pytest.mark.parametrize("installer", ["uv"], indirect=True)
+def test_an_install_pays_no_stamp_the_next_noop_writes_it(world):
+    from torchenv.cli import main
+
+    stamp = world.project / ".torchenv" / fastpath.STAMP_FILE
+    assert main(["up", "-q", "--no-verify", "-C", str(world.project)]) == 0
+    assert (world.project / ".venv" / ".torchenv" / "state.json").exists() and not stamp.exists()
+    assert main(["up", "-q", "--no-verify", "-C", str(world.project)]) == 0
+    assert stamp.exists()

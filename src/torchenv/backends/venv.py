@@ -43,7 +43,6 @@ class VenvBackend(Backend):
         from ..install.getfile import SourceMemory
 
         self.memory = SourceMemory(ui)   # hosts that failed in this run (lock and install share it)
-        self.hashed_now: dict[str, tuple[Path, tuple[int, int]]] = {}   # see _remember_hashed
 
     # -- locking --------------------------------------------------------------------------------
     def _locate(self, name: str, version: str, source: str) -> tuple["LockedWheel", str]:
@@ -144,31 +143,23 @@ class VenvBackend(Backend):
         return resolved, []
 
     def _remember_hashed(self, wheels: list["LockedWheel"]) -> None:
-        """Local files whose sha256 the engine computed in this run (``--generate-hashes``), by filename.
+        """Record the sha256 the engine computed (``--generate-hashes``) for each local file it resolved.
 
-        Why: hashing them again in ``materialise`` (a second pass over every local wheel, the
-        whole stack on a project whose wheelhouse is local) proves nothing new: the lock's
-        sha256 *is* that hash, and the engine checks it once more when it installs
-        (``--require-hashes``). A file whose size or mtime changed since is hashed as usual.
+        Why: ``materialise`` (now and in every later run) would otherwise read every local wheel
+        again to hash it, a second pass over the whole stack on a project whose wheelhouse is
+        local; the lock's sha256 *is* that hash, kept by (path, size, mtime) like any verified
+        local file, and the engine checks it once more when it installs (``--require-hashes``).
         """
+        from ..sources.fetch import remember_verified
         from ..sources.index import local_path
 
+        hashed = {}
         for w in wheels:
             path = local_path(w.url) if w.url.startswith("file:") else None
-            if path is not None and path.is_file():
-                st = path.stat()
-                self.hashed_now[w.filename] = (path, (st.st_size, st.st_mtime_ns))
-
-    def _hashed_in_this_run(self, wheel: "LockedWheel") -> Path | None:
-        known = self.hashed_now.get(wheel.filename)
-        if known is None:
-            return None
-        path, signature = known
-        try:
-            st = path.stat()
-        except OSError:
-            return None
-        return path if (st.st_size, st.st_mtime_ns) == signature else None
+            if path is not None and path.is_file() and w.sha256:
+                hashed[path] = w.sha256
+        if hashed:
+            remember_verified(hashed)
 
     # -- building ---------------------------------------------------------------------------------
     def create(self) -> None:
@@ -184,8 +175,7 @@ class VenvBackend(Backend):
 
         if self.plan.sources is None:
             raise BackendError("the plan has no package sources", hint="this is a bug in the resolver")
-        return [self._hashed_in_this_run(w) or wheel_file(self.plan.sources, w, memory=self.memory, ui=self.ui)
-                for w in target.wheels]
+        return [wheel_file(self.plan.sources, w, memory=self.memory, ui=self.ui) for w in target.wheels]
 
     def install(self, *, target: "LockTarget", reinstall: bool = False, files: list[Path] | None = None) -> None:
         """Install the target's files; ``files`` are those ``materialise`` returned (fetched now if not given)."""

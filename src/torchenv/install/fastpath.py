@@ -111,17 +111,35 @@ class _Seen:
             seen.folders.add(os.path.abspath(os.fsdecode(args[0])))
 
 
-def record(argv: list[str], project: str) -> None:
+def record(argv: list[str], project: str, *, unless_installed_since: int | None = None) -> None:
     """Write the stamp when the full no-op check says ``project``'s env is up to date (verify included).
 
-    Never raises: the stamp only saves time, and a missing one means the full check runs.
+    ``unless_installed_since`` (``time.time_ns()`` when the command began): skip an env this very
+    command installed into. Why: the check costs 10-70 ms, which a fresh install should not pay;
+    the next ``up``, a no-op, writes the stamp. Never raises: the stamp only saves time, and a
+    missing one means the full check runs.
     """
     if parse(argv) is None:
         return
     try:
+        if unless_installed_since is not None and _installed_since(project, unless_installed_since):
+            return
         _record(project)
     except Exception:   # noqa: BLE001 - an optimisation must not turn a finished `up` into a failure
         return
+
+
+def _installed_since(project: str, since_ns: int) -> bool:
+    from pathlib import Path
+
+    from ..intent.load import load_project_intent
+    from . import noop, state as st
+
+    env = noop.env_path_for(load_project_intent(Path(project)), Path(project))
+    try:
+        return os.stat(st.marker_dir(env) / st.STATE_FILE).st_mtime_ns >= since_ns
+    except OSError:
+        return True
 
 
 def _record(project: str) -> None:
