@@ -46,10 +46,12 @@ class UpResult:
 
 def make_plan(intent: "Intent", args: argparse.Namespace) -> "Plan":
     """Probe (or assume) the machine and resolve; the single place ``up``/``lock`` ask for a plan."""
+    from ..cluster.hooks import plan_on_node
     from ..commands._options import machine_from_args
     from ..resolve.resolver import resolve
 
-    return resolve(intent, machine_from_args(args), sources_overrides=args)
+    on_node = plan_on_node(intent, args)       # --machine cluster.json: this node's type's target
+    return on_node or resolve(intent, machine_from_args(args), sources_overrides=args, check_index=True)
 
 
 def machine_facts(plan: "Plan") -> dict[str, Any]:
