@@ -74,7 +74,7 @@ class _VerifiedLocal:
         self._save()
         return digest
 
-    def remember(self, hashed: dict[Path, str]) -> None:
+    def remember_all(self, hashed: dict[Path, str]) -> None:
         """Take hashes computed elsewhere over these very files (an engine's ``--generate-hashes``); one save."""
         for path, digest in hashed.items():
             key, size, mtime = self._key(path)
@@ -236,7 +236,7 @@ def remember_verified(hashed: dict[Path, str], cache: Path | None = None) -> Non
     """Record sha256s of local files hashed in this run by someone else, so no one hashes them again."""
     from .. import paths
 
-    _VerifiedLocal(cache if cache is not None else paths.wheel_cache()).remember(hashed)
+    _VerifiedLocal(cache if cache is not None else paths.wheel_cache()).remember_all(hashed)
 
 
 def verified_sha256(path: Path, cache: Path | None = None) -> str:
