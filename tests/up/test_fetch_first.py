@@ -67,7 +67,7 @@ def test_the_files_of_a_target_are_fetched_at_the_same_time(world, monkeypatch):
     lock = world.project / "torchenv.lock"
     shutil.rmtree(world.env)
     _clear_artifact_cache()
-    from torchenv.install import getfile
+    from torchenv.backends import getfile
 
     real, inside, peak, lock_ = getfile.wheel_file, [0], [0], threading.Lock()
     both_in = threading.Event()

@@ -19,10 +19,11 @@ def test_local_files_the_resolver_hashed_are_not_hashed_again(world, monkeypatch
     other.mkdir()
     for name in ("torchenv.toml", "torchenv.lock"):
         (other / name).write_text((world.project / name).read_text())
+    from torchenv.commands._options import up_options
     from torchenv.install.up import run_up
     from torchenv.ui import Ui
 
-    run_up(other, world.args("--frozen"), Ui(quiet=True))
+    run_up(other, up_options(world.args("--frozen")), Ui(quiet=True))
     assert not [name for name in hashed if name.startswith("filelock")], hashed
 
 

@@ -170,7 +170,24 @@ class WheelLocker:
 
         if self.plan.sources is None:
             raise BackendError(_("the plan has no package sources"), hint=_("this is a bug in the resolver"))
-        return [wheel_file(self.plan.sources, w, memory=self.memory, ui=self.ui) for w in wheels]
+        sources = self.plan.sources
+        wheels = list(wheels)
+        if len(wheels) < 2 or self.ui is None:
+            return [wheel_file(sources, w, memory=self.memory, ui=self.ui) for w in wheels]
+        from concurrent.futures import ThreadPoolExecutor
+
+        from ..sources.ranged import budget_size
+
+        # all files at once: torch-family and PyPI-side downloads share the run's connection budget
+        with self.ui.progress(f"getting {len(wheels)} files"), \
+                ThreadPoolExecutor(max_workers=min(len(wheels), budget_size(), 8)) as pool:
+            futures = [pool.submit(wheel_file, sources, w, memory=self.memory, ui=self.ui) for w in wheels]
+            try:
+                return [f.result() for f in futures]
+            except BaseException:
+                for f in futures:
+                    f.cancel()
+                raise
 
 
 class VenvBackend(Backend):
