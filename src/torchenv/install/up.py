@@ -47,9 +47,11 @@ class UpResult:
 def make_plan(intent: "Intent", args: argparse.Namespace) -> "Plan":
     """Probe (or assume) the machine and resolve; the single place ``up``/``lock`` ask for a plan."""
     from ..commands._options import machine_from_args
+    from ..resolve.reachable import available_plan
     from ..resolve.resolver import resolve
 
-    return resolve(intent, machine_from_args(args), sources_overrides=args)
+    machine = machine_from_args(args)
+    return available_plan(resolve(intent, machine, sources_overrides=args), intent, machine, args)
 
 
 def machine_facts(plan: "Plan") -> dict[str, Any]:
