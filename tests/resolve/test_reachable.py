@@ -15,7 +15,7 @@ from tests.support import build_index, make_wheel
 from torchenv.errors import PlanRefused
 from torchenv.intent.model import Intent, TorchIntent
 from torchenv.machine import Machine, PythonInstall
-from torchenv.resolve.reachable import available_plan
+from torchenv.resolve.reachable import available_plan, fallback_said
 from torchenv.resolve.resolver import resolve
 from torchenv.sources.model import PypiSide
 
@@ -71,6 +71,7 @@ def test_auto_falls_back_to_pypis_build_when_no_local_file_fits(here):
     assert (plan.torch_version, plan.python, plan.pypi_default_build) == ("2.14.1", "3.11", True)
     assert {p.name: p.version for p in plan.packages}["torchvision"] == "0.29.1"
     assert any("PyPI's own build of torch 2.14.1" in w for w in plan.warnings)
+    assert fallback_said(plan) and "skipped" in fallback_said(plan)[0]
 
 
 def test_a_reachable_plan_is_left_alone(here, tmp_path):

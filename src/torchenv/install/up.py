@@ -250,6 +250,10 @@ def _run_locked(project_dir: Path, args: argparse.Namespace, ui: "Ui", scratch: 
 
     with ui.progress("planning (probe + resolve)"):
         plan = make_plan(intent, args)
+    from ..resolve.reachable import fallback_said
+
+    for line in fallback_said(plan):
+        ui.warn(line)
     reqmod.check_against_plan(reqs, plan)
     env = noop.env_path_for(intent, project_dir)
     backend = None

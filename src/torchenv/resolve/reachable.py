@@ -31,6 +31,12 @@ if TYPE_CHECKING:
     from .plan import Plan
 
 MAX_CANDIDATES = 12
+FALLBACK = "reachable builds: "      # the start of the warning ``up`` prints for a fallback plan
+
+
+def fallback_said(plan: "Plan") -> list[str]:
+    """The warnings saying a fallback was planned and what was skipped (``up`` prints them)."""
+    return [w for w in plan.warnings if w.startswith(FALLBACK)]
 
 
 @dataclass(frozen=True)
@@ -222,8 +228,8 @@ def _keeps(found: "Plan", planned: "Plan", intent: "Intent") -> bool:
 def _with_fallback(plan: "Plan", skipped: list[str], cand: Candidate, *, local: bool) -> "Plan":
     """The fallback plan, its reasons saying what was skipped and why; the user's intent is kept on it."""
     how = "its files are on this machine" if local else "it can be fetched from here"
-    note = (f"chose torch {plan.torch_version} ({plan.tier}) for Python {plan.python}, {cand.why}, because "
-            f"{how}")
+    note = (f"{FALLBACK}chose torch {plan.torch_version} ({plan.tier}) for Python {plan.python}, {cand.why}, "
+            f"because {how}")
     reasons = (*plan.reasons, note, *(f"skipped {s}" for s in skipped))
     warning = f"{note}; skipped {skipped[0]}" + (f" (and {len(skipped) - 1} more)" if len(skipped) > 1 else "")
     return dataclasses.replace(plan, reasons=reasons, warnings=(*plan.warnings, warning))
