@@ -77,3 +77,15 @@ def test_a_failing_project_build_leaves_the_env_and_is_said_once(world, capsys):
     assert noop.check(world.project, world.args()) is None
     world.run_up()
     assert _run(world, "demo-hello").returncode == 0
+
+
+def test_a_setup_py_projects_install_requires_are_locked_and_it_is_installed(world):
+    write_package_project(world.project)
+    pyproject = world.project / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().split("[project]")[0])    # build system only, as many setup.py repos
+    (world.project / "setup.py").write_text(
+        "from setuptools import setup\nREQUIRED = ['six']\n"
+        "setup(name='demo', install_requires=REQUIRED)\nraise SystemExit('setup.py must never be run')\n")
+    world.run_up()
+    assert "six" in {w.name for w in world.read_lock().target("linux-x86_64-cpu").wheels}
+    assert _run(world, "demo-hello").stdout.strip() == "hello from demo"

@@ -144,4 +144,4 @@ def show_refusal(ui: "Ui", exc) -> None:
         from ..resolve.alternatives import as_flags
 
         for a in exc.alternatives:
-            err.print(f"  • {a.get('why', '')}  ->  {as_flags(a)}", markup=False, highlight=False)
+            err.print(f"  • {a.get('why', '')}  ->  {a.get('flags') or as_flags(a)}", markup=False, highlight=False)

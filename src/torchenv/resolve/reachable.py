@@ -75,7 +75,7 @@ def available_plan(plan: "Plan", intent: "Intent", machine: "Machine", overrides
                 continue
             if _keeps(found, plan, intent):
                 return _with_fallback(found, skipped, cand, local=isinstance(where, LocalOnly))
-            if all(c != cand for c, _p in tried):
+            if all((p.torch_version, p.tier) != (found.torch_version, found.tier) for _c, p in tried):
                 tried.append((cand, found))
     if explicit:
         raise _refusal(plan, explicit, missing, tried, memory)
