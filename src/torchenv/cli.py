@@ -13,7 +13,7 @@ import sys
 from . import __version__
 
 COMMANDS = ("init", "probe", "plan", "up", "lock", "verify", "run", "shell",
-            "mirror", "bundle", "doctor", "export", "completion")
+            "mirror", "bundle", "doctor", "export", "completion", "recipes", "cluster")
 
 
 def build_parser() -> argparse.ArgumentParser:

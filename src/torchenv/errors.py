@@ -102,3 +102,9 @@ class BackendError(TorchenvError):
 
 class ConcurrentRun(TorchenvError):
     """Another torchenv process holds the project lock."""
+
+
+class ClusterError(TorchenvError):
+    """Slurm is missing, a partition is unknown, a job stayed pending, or a node type's probe/install/verify failed."""
+
+    exit_code = 2

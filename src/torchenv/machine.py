@@ -104,8 +104,10 @@ class Machine:
         return f"{self.os}-{self.arch}"
 
     def python_versions(self) -> list[str]:
-        return sorted({".".join(p.version.split(".")[:2]) for p in self.pythons},
-                      key=lambda v: tuple(int(x) for x in v.split(".")))
+        """Minors on this machine, oldest first; a free-threaded build is its own entry ("3.14t")."""
+        minors = {".".join(p.version.rstrip("t").split(".")[:2]) + ("t" if p.version.endswith("t") else "")
+                  for p in self.pythons}
+        return sorted(minors, key=lambda v: (tuple(int(x) for x in v.rstrip("t").split(".")), v.endswith("t")))
 
     # -- JSON ----------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:

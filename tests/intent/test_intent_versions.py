@@ -57,14 +57,15 @@ def test_tier_refusals(text, hint_part):
     assert hint_part in info.value.hint
 
 
-@pytest.mark.parametrize("text,ok", [("3.11", "3.11"), (" 3.8 ", "3.8"), ("3.15", "3.15")])
+@pytest.mark.parametrize("text,ok", [("3.11", "3.11"), (" 3.8 ", "3.8"), ("3.15", "3.15"), ("3.14t", "3.14t"),
+                                     ("3.13T", "3.13t")])
 def test_python_forms(text, ok):
     assert normalise_python(text) == ok
 
 
 @pytest.mark.parametrize("text,hint_part", [
     ("3", '"3.11"'), ("python3.11", '"3.11"'), ("py311", '"3.11"'), ("cp312", '"3.12"'), ("3.11.4", '"3.11"'),
-    ("3.7", '"3.11"'), ("4.0", '"3.11"'), ("eleven", '"3.11"'),
+    ("3.7", '"3.11"'), ("4.0", '"3.11"'), ("eleven", '"3.11"'), ("3.12t", '"3.13t"'),
 ])
 def test_python_refusals(text, hint_part):
     with pytest.raises(InvalidValue) as info:

@@ -220,5 +220,7 @@ def test_wheelhouse_is_a_torch_source_for_exact_files(tmp_path, monkeypatch):
     whl = make_wheel(house, "torch", "2.4.1+cu121", tag="cp311-cp311-linux_x86_64")
     pip_conf(tmp_path, monkeypatch, f"[global]\nfind-links = {house}\n")
     s = select_sources(Intent(), tier="cu121", platform="linux-x86_64")
-    assert torch_candidates(s, whl.name) == [str(whl), f"{OFFICIAL_CU121}/torch-2.4.1%2Bcu121-cp311-cp311-linux_x86_64.whl"]
+    name = "torch-2.4.1%2Bcu121-cp311-cp311-linux_x86_64.whl"
+    assert torch_candidates(s, whl.name) == [str(whl), f"{OFFICIAL_CU121}/{name}",
+                                             f"https://download-r2.pytorch.org/whl/cu121/{name}"]   # its file host
     assert json.dumps(s.to_json())

@@ -55,6 +55,12 @@ def test_assumed_pythons_replace_the_hosts(host_pythons):
     assert m.nvidia is None and host_pythons == []
 
 
+def test_assumed_amd_gpus_by_gfx_target():
+    """An AMD machine is planned from its gfx targets (what ROCm wheels are compiled for)."""
+    m = machine_from_args(parse("--assume-gfx", "gfx942", "--assume-gfx", "GFX90A"))
+    assert m.assumed and m.rocm.gfx == ["gfx942", "gfx90a"] and m.nvidia is None
+
+
 def test_driver_without_gpus_plans_on_the_driver_alone_and_says_so():
     m = machine_from_args(parse("--assume-driver", "535.104.05"))
     assert m.gpus == [] and m.nvidia.cuda_driver_version == "12.2"
@@ -88,6 +94,9 @@ def test_glibc_assumption():
     (["--assume-os", "windows", "--assume-glibc", "2.28"], "--assume-glibc 2.28: glibc only exists on Linux"),
     (["--assume-no-gpu", "--assume-gpu", "8.6"], "--assume-no-gpu contradicts --assume-gpu"),
     (["--assume-os", "macos", "--assume-driver", "550.54.14"], "--assume-driver: macOS has no NVIDIA CUDA"),
+    (["--assume-gfx", "90a"], "--assume-gfx 90a: not an AMD gfx target"),
+    (["--assume-os", "windows", "--assume-gfx", "gfx90a"], "--assume-gfx gfx90a: ROCm torch wheels exist for Linux"),
+    (["--assume-no-gpu", "--assume-gfx", "gfx942"], "--assume-gfx gfx942: contradicts --assume-no-gpu"),
 ])
 def test_bad_assumptions_exit_2_naming_the_flag_and_value(argv, named):
     with pytest.raises(MachineFileError) as info:
@@ -163,3 +172,20 @@ def test_bad_assumption_through_the_cli_is_exit_2_with_the_flag_named(tmp_path, 
     assert main(["plan", "-C", str(tmp_path), "--json", *argv]) == 2
     data = json.loads(capsys.readouterr().out)
     assert data["error"].startswith(starts) and data["hint"]
+
+
+def test_a_free_threaded_python_can_be_assumed_and_a_314t_plan_uses_it(monkeypatch):
+    from torchenv.intent.model import Intent, TorchIntent
+    from torchenv.resolve.resolver import resolve
+
+    monkeypatch.setenv("TORCHENV_OFFLINE", "1")
+    m = machine_from_args(parse("--assume-driver", "580.65.06", "--assume-gpu", "9.0",
+                                "--assume-python", "3.14t", "--assume-python", "3.12"))
+    assert m.python_versions() == ["3.12", "3.14t"]
+    plan = resolve(Intent(torch=TorchIntent(python="3.14t")), m)
+    assert plan.python == "3.14t" and any("3.14t: asked for by the project; on the (assumed) machine" in r
+                                          for r in plan.reasons)
+    probed = Machine(os="linux", arch="x86_64", pythons=[PythonInstall("3.14.0t", "/usr/bin/python3.14t", "path"),
+                                                         PythonInstall("3.14.0", "/usr/bin/python3.14", "path")])
+    plan = resolve(Intent(torch=TorchIntent(python="3.14t", cuda="cpu")), probed)
+    assert plan.python_path == "/usr/bin/python3.14t"

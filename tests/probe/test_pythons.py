@@ -4,7 +4,7 @@ from __future__ import annotations
 from probe_fakes import Recorded
 
 from torchenv.probe import make_context
-from torchenv.probe.pythons import probe_pythons
+from torchenv.probe.pythons import _ASK, probe_pythons
 
 
 def _system_python(tree):
@@ -31,15 +31,15 @@ def test_pythons_from_every_source_with_versions_and_no_duplicates(probe, tree):
     m = probe(run=run, env={"PATH": "/home/user/.pyenv/shims:/usr/bin:/bin:/opt/conda/bin"})
     got = [(p.version, p.source) for p in m.pythons]
     assert got == [("3.11.2", "path"), ("3.12.7", "path"), ("3.9.19", "pyenv"), ("3.12.4", "pyenv"),
-                   ("3.10.15", "conda"), ("3.13.1", "uv")]
+                   ("3.10.15", "conda"), ("3.13.1t", "uv"), ("3.13.1", "uv")]
     assert run.calls == []                                                 # all from layout, nothing started
-    assert m.python_versions() == ["3.9", "3.10", "3.11", "3.12", "3.13"]
+    assert m.python_versions() == ["3.9", "3.10", "3.11", "3.12", "3.13", "3.13t"]
     assert [c.kind for c in m.conda] == ["conda"]
 
 
 def test_an_interpreter_without_layout_hints_is_asked_with_a_timeout(probe, tree):
     tree.exe("/usr/local/bin/python3")                                     # no pythonX.Y name, no headers
-    ask = "python3 -I -S -c import sys; print('%d.%d.%d' % sys.version_info[:3])"
+    ask = f"python3 -I -S -c {_ASK}"
     run = Recorded({ask: (0, "3.12.3\n")})
     m = probe(run=run)
     assert [(p.version, p.path.endswith("/usr/local/bin/python3")) for p in m.pythons] == [("3.12.3", True)]
@@ -50,7 +50,7 @@ def test_an_interpreter_that_hangs_is_skipped(probe, tree):
     import subprocess
 
     tree.exe("/usr/local/bin/python3")
-    ask = "python3 -I -S -c import sys; print('%d.%d.%d' % sys.version_info[:3])"
+    ask = f"python3 -I -S -c {_ASK}"
     m = probe(run=Recorded({ask: subprocess.TimeoutExpired("python3", 3)}))
     assert m.pythons == []
 
@@ -64,3 +64,25 @@ def test_uv_install_dir_override_and_conda_environments_txt(tree):
                        root=tree.root, run=Recorded(), system="Linux", machine="x86_64")
     got = [(p.version, p.source) for p in probe_pythons(ctx)]
     assert got == [("3.10.14", "conda"), ("3.11.9", "uv")]
+
+
+def test_free_threaded_interpreters_are_found_by_name_and_marked_t(probe, tree):
+    tree.exe("/usr/bin/python3.14t")
+    tree.write("/usr/include/python3.14t/patchlevel.h", '#define PY_VERSION              "3.14.0"\n')
+    tree.exe("/home/user/.pyenv/versions/3.13.2t/bin/python3")
+    tree.exe("/opt/conda/bin/conda")
+    tree.exe("/opt/conda/envs/ft/bin/python3")
+    tree.write("/opt/conda/envs/ft/conda-meta/python-3.14.1-h4c5309f_100_cp314t.json", "{}")
+    run = Recorded()
+    m = probe(run=run, env={"PATH": "/usr/bin:/opt/conda/bin"})
+    assert [(p.version, p.source) for p in m.pythons] == [("3.14.0t", "path"), ("3.13.2t", "pyenv"),
+                                                          ("3.14.1t", "conda")]
+    assert run.calls == []
+    assert m.python_versions() == ["3.13t", "3.14t"]
+
+
+def test_an_asked_interpreter_reports_py_gil_disabled_as_t(probe, tree):
+    tree.exe("/usr/local/bin/python3")
+    assert "Py_GIL_DISABLED" in _ASK
+    m = probe(run=Recorded({f"python3 -I -S -c {_ASK}": (0, "3.14.0t\n")}))
+    assert [p.version for p in m.pythons] == ["3.14.0t"]

@@ -86,9 +86,35 @@ def test_python_missing_goes_to_conda_with_auto_backend():
 
 
 def test_python_experimental_only_when_it_is_what_the_machine_has():
-    rel_has = machine(os="windows", pythons=("3.13.0",))
+    rel_has = machine(pythons=("3.13.0",))
     assert resolve(intent(version="2.5"), rel_has).python == "3.13"       # 3.13 is experimental for 2.5, but present
-    assert resolve(intent(version="2.5"), machine(os="windows", pythons=())).python == "3.12"
+    assert resolve(intent(version="2.5"), machine(pythons=())).python == "3.12"
+
+
+def test_python_support_is_per_platform():
+    """torch 2.5's only cp313 file is manylinux1_x86_64; 1.10.2's only cp310 file is aarch64 (compat.md §8c)."""
+    assert resolve(intent(version="2.5"), machine(os="windows", pythons=("3.13.0",))).python == "3.12"
+    with pytest.raises(PlanRefused) as info:
+        resolve(intent(version="2.5", python="3.13"), machine(os="windows"))
+    assert "no Python 3.13 wheels for windows-x86_64 (only for linux-x86_64)" in " ".join(info.value.reasons)
+    assert resolve(intent(version="==1.10.2", python="3.10"), machine(arch="aarch64")).torch_version == "1.10.2"
+    with pytest.raises(PlanRefused):
+        resolve(intent(version="==1.10.2", python="3.10"), machine())
+
+
+@pytest.mark.parametrize("python,version,expect", [("3.14t", None, "2.15.0"), ("3.13t", None, "2.12.0"),
+                                                   ("3.13t", "2.7", "2.7.1"), ("3.15t", None, "2.15.0")])
+def test_free_threaded_python_is_accepted(python, version, expect):
+    """PyPI ships cp313t from 2.7 and cp314t from 2.9; 2.12.1 dropped cp313t (compat.md §1a, §8c)."""
+    plan = resolve(intent(version=version, python=python), machine(os="macos", arch="arm64"))
+    assert (plan.torch_version, plan.python) == (expect, python)
+    assert any("free-threaded" in w for w in plan.warnings)
+
+
+def test_free_threaded_python_refused_where_torch_has_none():
+    with pytest.raises(PlanRefused) as info:
+        resolve(intent(version="2.6", python="3.13t"), machine())
+    assert "no free-threaded Python 3.13t wheels" in " ".join(info.value.reasons)
 
 
 def test_python_pin_without_wheels_refused_with_python_alternative():
@@ -160,3 +186,26 @@ def test_ptx_only_match_is_warned():
     # RTX 5090 on 2.9 cu130 index build: SASS sm_120 exists; GB10 (12.1) runs sm_120 -> SASS, no warning
     plan = resolve(intent(version="2.9", cuda="cu129"), machine(driver="575.57.08", gpus=[("NVIDIA GB10", "12.1")]))
     assert plan.tier == "cu129" and not any("PTX JIT" in w for w in plan.warnings)
+
+
+def test_free_threaded_plan_looks_for_cp314t_wheels():
+    from torchenv.install.locate import target_tags
+
+    tags = [str(t) for t in target_tags("3.14t", "linux-x86_64")]
+    assert tags[0] == "cp314-cp314t-manylinux_2_28_x86_64"
+    assert not any(t.startswith("cp314-cp314-") for t in tags)
+
+
+@pytest.mark.parametrize("version,tier,pins", [
+    ("2.5", "cu124", {"torch": "2.5.1", "torchvision": "0.20.1"}),
+    ("2.7", "cu128", {"torch": "2.7.1+cu128", "torchvision": "0.22.1"}),
+    ("2.8", "cu129", {"torch": "2.8.0+cu129", "torchvision": "0.23.0", "torchaudio": "2.8.0"}),
+])
+def test_aarch64_cuda_companions_carry_no_local_tag(version, tier, pins):
+    """whl/cu128/torchvision-0.22.0-cp312-cp312-manylinux_2_28_aarch64.whl, whl/cu124/torch-2.5.1-...-linux_aarch64.whl:
+    the aarch64 files of these tiers have no +tier tag, so a `==0.22.1+cu128` pin would find nothing."""
+    plan = resolve(intent(version=version, with_=("torchvision", "torchaudio")),
+                   machine(arch="aarch64", driver="570.124.06", gpus=[("NVIDIA GH200 480GB", "9.0")]))
+    got = {p.name: p.version for p in plan.packages}
+    assert plan.tier == tier and pins.items() <= got.items()
+    assert all(p.source == "torch-index" for p in plan.packages)

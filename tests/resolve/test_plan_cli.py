@@ -48,3 +48,13 @@ def test_plan_human_output_explains(capsys, tmp_path):
     out = capsys.readouterr().out
     assert code == 0
     assert "2.8.0+cu126" in out and "why" in out and "cu128 skipped" in out
+
+
+def test_plan_for_an_assumed_amd_machine_picks_rocm(capsys, tmp_path):
+    """cuda = "auto" on an AMD machine: the newest ROCm tier whose gfx list has the GPU (torch 2.14: ROCm 7.14)."""
+    code, data = run_plan(capsys, tmp_path, "--assume-gfx", "gfx942")
+    assert code == 0 and (data["torch"], data["tier"]) == ("2.14.1", "rocm7.14")
+    assert data["packages"][0]["version"] == "2.14.1+rocm7.14"
+    assert any("unverified" in w for w in data["warnings"])
+    code, data = run_plan(capsys, tmp_path, "--assume-gfx", "gfx1151", "--torch", "2.10")
+    assert code == 2 and any("this GPU is gfx1151" in r for r in data["reasons"])

@@ -62,7 +62,7 @@ def test_auto_falls_back_to_the_users_own_wheel_and_its_python(here):
     assert (plan.torch_version, plan.tier, plan.python) == ("2.13.0", "cpu", "3.11")
     said = " ".join(plan.reasons) + " ".join(plan.warnings)
     assert "torch-2.13.0+cpu-" in said and "its files are on this machine" in said
-    assert "skipped torch 2.14.1 (cpu) for Python 3.13" in said and "127.0.0.1" in said
+    assert "skipped torch " in said and "(cpu) for Python 3.13" in said and "127.0.0.1" in said
 
 
 def test_auto_falls_back_to_pypis_build_when_no_local_file_fits(here):
@@ -80,7 +80,7 @@ def test_a_reachable_plan_is_left_alone(here, tmp_path):
                                                              tag="cp313-cp313-manylinux_2_28_x86_64")]})
     (tmp_path / "torchidx" / "cpu").symlink_to(tmp_path / "torchidx" / "simple")   # <base>/<tier>/
     args = Args((tmp_path / "torchidx").as_uri())
-    intent = Intent(torch=TorchIntent())
+    intent = Intent(torch=TorchIntent(version="2.14"))
     before = resolve(intent, machine, sources_overrides=args)
     assert available_plan(before, intent, machine, args) is before
 

@@ -40,12 +40,15 @@ def add_intent_overrides(p: argparse.ArgumentParser) -> None:
 
 def add_machine_assumptions(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("machine (assume instead of probing)")
-    g.add_argument("--machine", metavar="FILE", help="a saved probe (torchenv probe --save FILE)")
+    g.add_argument("--machine", metavar="FILE", help="a saved probe (torchenv probe --save FILE), or a cluster file "
+                   "(torchenv cluster probe -o FILE): one target for every node type")
     g.add_argument("--assume-os", choices=["linux", "windows", "macos"])
     g.add_argument("--assume-arch", choices=["x86_64", "aarch64", "arm64"])
     g.add_argument("--assume-driver", metavar="VERSION", help="NVIDIA driver version, e.g. 550.54.14")
     g.add_argument("--assume-gpu", action="append", metavar="CC",
                    help="a GPU's compute capability, e.g. 8.6 (repeat once per GPU)")
+    g.add_argument("--assume-gfx", action="append", metavar="GFX",
+                   help="an AMD GPU's gfx target, e.g. gfx90a (MI200) or gfx1100 (RX 7900); repeat once per GPU")
     g.add_argument("--assume-no-gpu", action="store_true", help="plan for a machine with no GPU")
     g.add_argument("--assume-python", action="append", metavar="X.Y",
                    help="a Python version available on the target machine (repeatable)")

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from . import _options
 
 if TYPE_CHECKING:
+    from ..cluster.plan import ClusterPlan
     from ..resolve.plan import Plan
     from ..ui import Ui
 
@@ -34,10 +35,18 @@ def run(args: argparse.Namespace) -> int:
     from ..ui import Ui
 
     intent = _options.intent_from_args(args)
-    machine = _options.machine_from_args(args)
     ui = Ui(quiet=getattr(args, "quiet", False), json_mode=getattr(args, "json", False))
+    from ..cluster.hooks import cluster_plan
+
+    found = cluster_plan(intent, args)          # --machine cluster.json: every node type at once
+    if found is not None:
+        if ui.json_mode:
+            ui.emit_json(_options.with_project(found.to_json(), args))
+        else:
+            show_cluster_plan(ui, found)
+        return 0
     try:
-        plan = resolve(intent, machine, sources_overrides=args)
+        plan = resolve(intent, _options.machine_from_args(args), sources_overrides=args, check_index=True)
     except Exception as exc:
         from ..errors import PlanRefused
 
@@ -109,6 +118,19 @@ def show_plan(ui: "Ui", plan: "Plan") -> None:
             con.print(f"  • GPU code in this build: {' '.join(plan.compiled_archs)}", markup=False)
     for w in plan.warnings:
         ui.warn(w)
+
+
+def show_cluster_plan(ui: "Ui", found: "ClusterPlan") -> None:
+    """``plan --machine cluster.json``: each target (with the node types it serves), then why."""
+    for target in found.targets:
+        ui.console.print(f"[bold]target {target.plan.target_name}[/] for node types {', '.join(target.node_types)}")
+        show_plan(ui, target.plan)
+    ui.console.print("[bold]why (whole cluster)[/]")
+    for reason in found.reasons:
+        ui.console.print(f"  • {reason}", markup=False, highlight=False)
+    for target in found.targets if not found.single else ():
+        for reason in target.reasons:
+            ui.console.print(f"  • {reason}", markup=False, highlight=False)
 
 
 def _intent_source(plan: "Plan") -> str:

@@ -7,6 +7,7 @@ run never leaves half a machine file behind.
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -37,12 +38,19 @@ def run(args: argparse.Namespace) -> int:
     if args.save:
         save_machine(machine, Path(args.save))
     if args.json:
-        ui.emit_json(machine.to_json())
+        ui.emit_json(probe_json(machine))
     else:
         render(ui, machine)
         if args.save:
             ui.info(f"saved to {args.save} (use it with --machine {args.save})")
     return 0
+
+
+def probe_json(machine: "Machine") -> dict:
+    """The machine, plus (additive) the same facts as wheel-variant properties; ``--machine`` ignores the extra block."""
+    from ..probe.variants import variants_block
+
+    return {**machine.to_json(), "variants": variants_block(machine)}
 
 
 def save_machine(machine: "Machine", path: Path) -> None:
@@ -53,7 +61,7 @@ def save_machine(machine: "Machine", path: Path) -> None:
 
     path = path.expanduser()
     try:
-        write_atomic(path, machine.dumps() + "\n")
+        write_atomic(path, json.dumps(probe_json(machine), indent=2, sort_keys=True) + "\n")
     except OSError as exc:
         raise MachineFileError(f"{path}: cannot write the machine file ({exc.strerror or exc})",
                                hint="choose a writable path for --save") from None

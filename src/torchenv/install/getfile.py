@@ -147,7 +147,9 @@ def recorded_url_allowed(sources: "Sources", wheel: "LockedWheel") -> bool:
     if host_of(wheel.url) is None:
         return True
     if wheel.source == "torch-index":
-        roots = [s.url for s in sources.torch]
+        from ..sources.filehosts import file_bases
+
+        roots = [b for s in sources.torch for b in file_bases(s.url)]     # and the hosts their pages link files on
     else:
         roots = [u for u, _ in _pypi_searched(sources)]
         if any(u.startswith(OFFICIAL_PYPI) for u in roots):

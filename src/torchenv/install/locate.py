@@ -40,7 +40,9 @@ def target_tags(python: str, platform: str) -> list["Tag"]:
     """Wheel tags an interpreter of ``python`` on ``platform`` accepts, best first."""
     from packaging import tags
 
-    major, minor = (int(x) for x in python.split(".")[:2])
+    free_threaded = python.endswith("t")          # "3.14t": the cp314t ABI, no abi3 (PEP 703)
+    major, minor = (int(x) for x in python.rstrip("t").split(".")[:2])
+    abis = [f"cp{major}{minor}t"] if free_threaded else None
     os_name, _, arch = platform.partition("-")
     if os_name == "linux":
         arch = "aarch64" if arch in ("arm64", "aarch64") else arch
@@ -55,8 +57,9 @@ def target_tags(python: str, platform: str) -> list["Tag"]:
         plats = list(tags.mac_platforms((14, 0), mac_arch))
     else:
         raise SourceError(f"unknown platform {platform}", hint="platforms look like linux-x86_64")
-    return [*tags.cpython_tags((major, minor), platforms=plats),
-            *tags.compatible_tags((major, minor), f"cp{major}{minor}", plats)]
+    found = [*tags.cpython_tags((major, minor), abis=abis, platforms=plats),
+             *tags.compatible_tags((major, minor), f"cp{major}{minor}", plats)]
+    return [t for t in found if not (free_threaded and t.abi == "abi3")]
 
 
 def _version_matches(file_version: str, planned: str, *, tier: str, allow_local: bool) -> bool:

@@ -116,8 +116,10 @@ def _run_locked(project_dir: Path, args: argparse.Namespace, ui: "Ui") -> list[s
     specs = [parse_target(t) for t in (getattr(args, "target", None) or [])]
     plans = []
     if not specs:
+        from ..cluster.hooks import cluster_plans
+
         with ui.progress("planning (probe + resolve)"):
-            plans.append(make_plan(intent, args))
+            plans.extend(cluster_plans(intent, args) or [make_plan(intent, args)])
     else:
         from ..resolve.resolver import resolve
 

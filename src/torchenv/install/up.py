@@ -46,12 +46,17 @@ class UpResult:
 
 def make_plan(intent: "Intent", args: argparse.Namespace) -> "Plan":
     """Probe (or assume) the machine and resolve; the single place ``up``/``lock`` ask for a plan."""
+    from ..cluster.hooks import plan_on_node
     from ..commands._options import machine_from_args
     from ..resolve.reachable import available_plan
     from ..resolve.resolver import resolve
 
+    on_node = plan_on_node(intent, args)       # --machine cluster.json: this node's type's target
+    if on_node is not None:
+        return on_node
     machine = machine_from_args(args)
-    return available_plan(resolve(intent, machine, sources_overrides=args), intent, machine, args)
+    plan = resolve(intent, machine, sources_overrides=args, check_index=True)
+    return available_plan(plan, intent, machine, args)   # cuda = "auto": a build whose files can be fetched
 
 
 def machine_facts(plan: "Plan") -> dict[str, Any]:

@@ -168,11 +168,12 @@ def normalise_tier(text: str) -> str:
 
 # --- Python version --------------------------------------------------------------------------
 
-_PY = re.compile(r"(\d+)\.(\d+)")
+_PY = re.compile(r"(\d+)\.(\d+)(t?)")
+FREE_THREADED_MIN = (3, 13)      # the first CPython with a free-threaded build (PEP 703; torch cp313t wheels)
 
 
 def normalise_python(text: str) -> str:
-    """``"3.11"`` stays ``"3.11"``; refuses ``"3"``, ``"python3.11"``, ``"3.11.4"`` with the form to use.
+    """``"3.11"`` stays ``"3.11"``, free-threaded ``"3.14t"`` stays ``"3.14t"``; refuses ``"3"``, ``"python3.11"``, ``"3.11.4"`` with the form to use.
 
     Why only X.Y: torch wheels are built per CPython minor, and the patch release is the
     interpreter finder's choice; a wider form would hide which wheels are eligible.
@@ -186,7 +187,10 @@ def normalise_python(text: str) -> str:
             raise InvalidValue(f"Python {raw} is outside the supported range "
                                f"{PYTHON_MIN[0]}.{PYTHON_MIN[1]}..{PYTHON_MAX[0]}.{PYTHON_MAX[1]}",
                                'write a version such as "3.11"')
-        return f"{ver[0]}.{ver[1]}"
+        if m.group(3) and ver < FREE_THREADED_MIN:
+            raise InvalidValue(f"Python {raw} does not exist: free-threaded CPython starts with 3.13",
+                               'write "3.13t" or "3.14t", or drop the "t" for the regular build')
+        return f"{ver[0]}.{ver[1]}{m.group(3)}"
     stripped = re.sub(r"^(?:python|cpython|py|cp)[\s-]*", "", low)
     near = re.fullmatch(r"(\d+)\.(\d+)(?:\.\w+)*", stripped) or re.fullmatch(r"(3)(\d{1,2})", stripped)
     if near:

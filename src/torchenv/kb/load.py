@@ -7,7 +7,10 @@ a few milliseconds. Parsed tables are cached in-process only (no on-disk cache t
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def _tomllib():
@@ -22,6 +25,34 @@ def _tomllib():
 def recipe(name: str) -> dict[str, Any]:
     """The parsed ``recipes/<name>.toml``. Raises ``FileNotFoundError`` for an unknown name."""
     return _tomllib().loads(_read(f"{name}.toml").decode("utf-8"))
+
+
+def overlay_path() -> Path:
+    """``<config dir>/recipes/overlay.toml``: where ``torchenv recipes refresh`` writes what it learnt."""
+    from ..paths import config_dir
+
+    return config_dir() / "recipes" / "overlay.toml"
+
+
+@lru_cache(maxsize=1)
+def overlay() -> dict[str, Any]:
+    """The user-level overlay written by ``torchenv recipes refresh`` ({} when there is none).
+
+    Why a separate file: a user picks up a release newer than the shipped snapshot without a
+    torchenv release; a broken overlay is reported by name, never as a traceback.
+    """
+    from ..errors import TorchenvError
+
+    path = overlay_path()
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return {}
+    try:
+        return _tomllib().loads(raw.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise TorchenvError(f"{path}: not a valid recipe overlay ({exc})",
+                            hint="run `torchenv recipes refresh` again, or delete that file") from None
 
 
 def _read(filename: str) -> bytes:
@@ -44,6 +75,7 @@ def _read(filename: str) -> bytes:
 def clear_cache() -> None:
     """Forget parsed recipes and everything derived from them (tests that patch recipes)."""
     recipe.cache_clear()
+    overlay.cache_clear()
     from . import query
 
     query._index.cache_clear()

@@ -36,10 +36,37 @@ class Release:
     verified: bool = True
     notes: str = ""
     source: str = ""
+    python_platforms: dict[str, tuple[str, ...]] = field(default_factory=dict)   # minor -> only these platforms
+    freethreaded: tuple[str, ...] = ()            # free-threaded CPythons with wheels ("3.14t")
+    unlisted: frozenset[str] = frozenset()        # tiers on the index that RELEASE.md's table does not list
+    unknown_kinds: frozenset[str] = frozenset()   # "rocm": which builds of that kind exist is not known
+    learnt: frozenset[str] = frozenset()          # tiers of a shipped release that only `recipes refresh` saw
+    seen_on_index: frozenset[str] = frozenset()   # tiers a live index check found that the recipes lack
+    origin: str = "recipes"                       # recipes (shipped) | overlay (`torchenv recipes refresh`)
+    untagged: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict)   # (platform, tier) -> packages
+    #                                               whose files on that tier's index carry no local tag (+cu128)
 
     @property
     def key(self) -> tuple[int, ...]:
         return vtuple(self.version)
+
+    def pythons(self, platform: str | None = None, *, freethreaded: bool = False) -> tuple[str, ...]:
+        """Python minors with wheels on ``platform`` (all platforms when None), oldest first.
+
+        Why per platform: a new CPython often gets wheels on one platform first (torch 2.5's cp313
+        exists only for Linux x86_64, 1.10.2's cp310 only for aarch64; compat.md §8c).
+        """
+        pool = self.freethreaded if freethreaded else self.python
+        if platform is None:
+            return pool
+        return tuple(v for v in pool if platform in self.python_platforms.get(v, (platform,)))
+
+    def tagged(self, name: str, platform: str, tier: str) -> bool:
+        """Do ``name``'s files for this release on the ``tier`` index of ``platform`` carry the ``+tier`` tag?"""
+        return name not in self.untagged.get((platform, tier), frozenset())
+
+    def has_python(self, minor: str, platform: str | None = None) -> bool:
+        return minor in self.pythons(platform, freethreaded=minor.endswith("t"))
 
     def tiers(self, platform: str) -> tuple[str, ...]:
         return self.platforms.get(platform, ())
@@ -73,3 +100,4 @@ class TierInfo:
     gfx: tuple[str, ...] = ()       # ROCm GPU architectures carried (empty = unknown)
     verified: bool = True
     source: str = ""
+    origin: str = "recipes"         # recipes | overlay (floors inferred by `torchenv recipes refresh`)

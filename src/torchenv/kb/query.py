@@ -30,7 +30,7 @@ class _Index:
     gpu_driver_floor: dict[str, str]
 
 
-def _releases(data: dict[str, Any]) -> list[Release]:
+def _releases(data: dict[str, Any], origin: str = "recipes") -> list[Release]:
     default_source = data.get("defaults", {}).get("source", "")
     out = []
     for entry in data["series"]:
@@ -55,7 +55,12 @@ def _releases(data: dict[str, Any]) -> list[Release]:
                 min_glibc_aarch64=entry.get("min_glibc_aarch64", entry.get("min_glibc")),
                 verified=entry.get("verified", True),
                 notes=entry.get("notes", ""),
-                source=entry.get("source", default_source)))
+                source=entry.get("source", default_source),
+                python_platforms={k: tuple(v) for k, v in entry.get("python_platforms", {}).items()},
+                freethreaded=tuple(entry.get("python_freethreaded", ())),
+                unlisted=frozenset(entry.get("unlisted", ())),
+                unknown_kinds=frozenset(entry.get("unknown", ())), origin=origin,
+                untagged={tuple(k.split("/", 1)): frozenset(v) for k, v in entry.get("untagged", {}).items()}))
     out.sort(key=lambda r: r.key, reverse=True)
     return out
 
@@ -72,10 +77,10 @@ def _archs(data: dict[str, Any]) -> dict[tuple[str, str, str], ArchSet]:
     return out
 
 
-def _tiers(data: dict[str, Any]) -> dict[str, TierInfo]:
+def _tiers(data: dict[str, Any], origin: str = "recipes") -> dict[str, TierInfo]:
     return {name: TierInfo(name=name, kind=t["kind"], cuda=t.get("cuda"), compat=dict(t.get("compat", {})),
                            strict=dict(t.get("strict", {})), gfx=tuple(t.get("gfx", ())),
-                           verified=t.get("verified", True), source=t.get("source", ""))
+                           verified=t.get("verified", True), source=t.get("source", ""), origin=origin)
             for name, t in data["tier"].items()}
 
 
@@ -95,15 +100,64 @@ def _gpus() -> tuple[tuple[re.Pattern[str], str, bool, str], ...]:
     return tuple(rows)
 
 
+def _with_overlay(rel: list[Release], tiers: dict[str, TierInfo]) -> list[Release]:
+    """Add the refresh overlay's releases and tiers the shipped recipes lack (shipped facts always win)."""
+    from .load import overlay
+
+    extra = overlay()
+    if not extra:
+        return rel
+    for name, info in _tiers({"tier": extra.get("tier", {})}, origin="overlay").items():
+        tiers.setdefault(name, info)
+    try:
+        added = _releases({"series": extra.get("series", [])}, origin="overlay")
+    except (KeyError, TypeError, ValueError) as exc:
+        from ..errors import TorchenvError
+        from .load import overlay_path
+
+        raise TorchenvError(f"{overlay_path()}: a [[series]] entry is malformed ({exc!r})",
+                            hint="run `torchenv recipes refresh` again, or delete that file") from None
+    rel = [_with_learnt(r, extra.get("extra", [])) for r in rel]
+    known = {r.version for r in rel}
+    out = rel + [r for r in added if r.version not in known]
+    out.sort(key=lambda r: r.key, reverse=True)
+    return out
+
+
+def _with_learnt(rel: Release, extras: list[dict[str, Any]]) -> Release:
+    """A shipped release plus the tiers an index showed that its recipe entry lacks (``[[extra]]`` entries)."""
+    from dataclasses import replace
+
+    learnt: dict[str, list[str]] = {}
+    for extra in extras:
+        if extra.get("version") == rel.version:
+            for platform, tiers in extra.get("platforms", {}).items():
+                have = rel.platforms.get(platform, ())
+                learnt.setdefault(platform, []).extend(t for t in tiers if t not in have)
+    if not any(learnt.values()):
+        return rel
+    platforms = {**rel.platforms, **{p: rel.platforms.get(p, ()) + tuple(dict.fromkeys(ts))
+                                     for p, ts in learnt.items()}}
+    kinds = {tier_kind(t) for ts in learnt.values() for t in ts}
+    return replace(rel, platforms=platforms, learnt=frozenset(t for ts in learnt.values() for t in ts),
+                   unknown_kinds=rel.unknown_kinds - kinds)
+
+
+def tier_kind(tier: str) -> str:
+    """``cuda`` / ``rocm`` / ``cpu`` from a tier name (for tiers the recipes may not describe)."""
+    return "rocm" if tier.startswith("rocm") else "cuda" if tier.startswith("cu") else "cpu"
+
+
 @lru_cache(maxsize=1)
 def _index() -> _Index:
-    rel = _releases(recipe("releases"))
     tiers_data = recipe("tiers")
+    tiers = _tiers(tiers_data)
+    rel = _with_overlay(_releases(recipe("releases")), tiers)
     gpus_data = recipe("gpus")
     floor = {k: v for k, v in tiers_data.get("gpu_driver_floor", {}).items() if k != "source"}
     return _Index(
         releases=tuple(rel), by_version={r.version: r for r in rel}, archs=_archs(recipe("archs")),
-        tiers=_tiers(tiers_data), families=dict(gpus_data.get("family", {})),
+        tiers=tiers, families=dict(gpus_data.get("family", {})),
         jetson_cc=frozenset(gpus_data.get("jetson", {}).get("cc", ())),
         audio=recipe("releases").get("stable_abi_torchaudio", {}), gpu_driver_floor=floor)
 
@@ -187,7 +241,27 @@ def compiled_archs(rel: Release, tier: str, platform: str) -> ArchSet | None:
         if linux is not None:
             arch = ArchSet(sm=linux.sm, ptx=None, verified=False,
                            source=linux.source + "; Windows assumed equal to Linux without PTX [U]")
+    if arch is None and (rel.origin == "overlay" or tier in rel.learnt):
+        arch = _inferred_archs(rel, tier, platform)
     return arch
+
+
+def _inferred_archs(rel: Release, tier: str, platform: str) -> ArchSet | None:
+    """For a release learnt by ``recipes refresh``: the arch list of the newest known series with the same tier
+    (else the same CUDA major) on the platform, marked unverified. Index pages cannot tell arch lists."""
+    info = tier_info(tier)
+    if info is None or info.kind != "cuda" or not info.cuda:
+        return None
+    look = "linux-x86_64" if platform == "windows-x86_64" else platform
+    major = info.cuda.split(".")[0]
+    rows = [(s, t, a) for (s, t, p), a in _index().archs.items() if p == look and vtuple(s) <= vtuple(rel.series)]
+    same = [r for r in rows if r[1] == tier] or [r for r in rows if (cuda_version(r[1]) or "").split(".")[0] == major]
+    if not same:
+        return None
+    series, src_tier, arch = max(same, key=lambda r: (vtuple(r[0]), vtuple(cuda_version(r[1]) or "0")))
+    return ArchSet(sm=arch.sm, ptx=None if platform == "windows-x86_64" else arch.ptx, verified=False,
+                   source=f"inferred from torch {series} {src_tier} on {look} ({arch.source}); "
+                          f"torch {rel.series} {tier} not read [U]")
 
 
 def driver_floor(tier: str, os: str, policy: str = "compat") -> str | None:

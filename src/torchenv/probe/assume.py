@@ -22,16 +22,17 @@ import re
 from typing import Any
 
 from ..errors import MachineFileError
-from ..machine import AppleInfo, Gpu, Machine, NvidiaInfo, PythonInstall
+from ..machine import AppleInfo, Gpu, Machine, NvidiaInfo, PythonInstall, RocmInfo
 
-ASSUME_FLAGS = ("assume_os", "assume_arch", "assume_driver", "assume_gpu", "assume_no_gpu",
+ASSUME_FLAGS = ("assume_os", "assume_arch", "assume_driver", "assume_gpu", "assume_gfx", "assume_no_gpu",
                 "assume_python", "assume_glibc")
 DEFAULT_OS = "linux"
 DEFAULT_ARCH = {"linux": "x86_64", "windows": "x86_64", "macos": "arm64"}
 _OSES = ("linux", "windows", "macos")
 _CC = re.compile(r"^(\d{1,2})\.(\d)$")
-_PYTHON = re.compile(r"^3\.\d{1,2}(?:\.\d{1,2})?$")
+_PYTHON = re.compile(r"^3\.\d{1,2}(?:\.\d{1,2})?t?$")      # "3.14t": a free-threaded interpreter
 _GLIBC = re.compile(r"^2\.\d{1,2}$")
+_GFX = re.compile(r"^gfx[0-9]{1,2}[0-9a-f]{2}$")
 
 
 def _flag(args: argparse.Namespace, name: str) -> Any:
@@ -100,7 +101,8 @@ def _gpu_flag(value: str, index: int) -> Gpu:
 def _python_flag(value: str) -> PythonInstall:
     if not _PYTHON.match(value.strip()):
         raise _bad("--assume-python", value, "not a Python 3 version",
-                   "write X.Y, e.g. --assume-python 3.11 (repeat for each Python the target has)")
+                   "write X.Y, e.g. --assume-python 3.11 or 3.14t for a free-threaded one (repeat for each "
+                   "Python the target has)")
     return PythonInstall(version=value.strip(), path="", source="assumed")
 
 
@@ -133,6 +135,8 @@ def apply_assumptions(base: Machine, args: argparse.Namespace, *, fresh: bool) -
     changes["nvidia"] = _assumed_nvidia(base, args, os_name, findings)
     if _flag(args, "assume_no_gpu"):
         changes["rocm"] = None
+    if _flag(args, "assume_gfx"):
+        changes["rocm"] = _assumed_rocm(args, os_name)
     if os_name == "macos":
         changes["apple"] = base.apple if base.os == "macos" and not fresh else (
             AppleInfo(chip=None, mps=True) if arch == "arm64" else None)
@@ -148,6 +152,20 @@ def apply_assumptions(base: Machine, args: argparse.Namespace, *, fresh: bool) -
         changes["pythons"] = probe_pythons_only()
     changes["findings"] = findings
     return dataclasses.replace(base, **changes)
+
+
+def _assumed_rocm(args: argparse.Namespace, os_name: str) -> RocmInfo:
+    """AMD GPUs by gfx target: the fact ROCm wheels are checked against (their compiled gfx list)."""
+    values = [v.strip().lower() for v in _flag(args, "assume_gfx")]
+    for value in values:
+        if not _GFX.match(value):
+            raise _bad("--assume-gfx", value, "not an AMD gfx target",
+                       "write it as rocminfo / rocm-smi show it, e.g. --assume-gfx gfx90a (MI200), gfx942 (MI300), "
+                       "gfx1100 (RX 7900)")
+    if os_name != "linux" or _flag(args, "assume_no_gpu"):
+        raise _bad("--assume-gfx", values[0], "ROCm torch wheels exist for Linux only" if os_name != "linux"
+                   else "contradicts --assume-no-gpu", "drop --assume-gfx, or use --assume-os linux")
+    return RocmInfo(version=None, gfx=values)
 
 
 def _assumed_nvidia(base: Machine, args: argparse.Namespace, os_name: str, findings: list[str]) -> NvidiaInfo | None:

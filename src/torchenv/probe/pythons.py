@@ -7,7 +7,10 @@ prefix's ``conda-meta/python-X.Y.Z-*.json`` — and only an interpreter that say
 way is asked (``-I -S -c``, 3 s timeout). Duplicates are removed by real path; pyenv shims
 (shell scripts) are skipped because the versions they point at are listed from pyenv itself,
 and so are WSL's ``/mnt/<drive>`` PATH entries (Windows programs, slow to list).
-Python 2 and free-threaded builds (``3.13.0t``) are not environment candidates and are left out.
+Python 2 is left out. Free-threaded builds are reported with a ``t`` suffix (``3.14.0t``): their
+wheels are a different ABI (``cp314t``), so a ``python = "3.14t"`` plan can use one and no other.
+They are told apart by name (``python3.14t``, uv's ``+freethreaded``, pyenv's ``3.14.0t``, a conda
+build string ``*_cp314t``) or, when asked, by sysconfig's ``Py_GIL_DISABLED``.
 """
 from __future__ import annotations
 
@@ -21,10 +24,11 @@ from ..machine import CondaExe, PythonInstall
 from .context import ProbeContext
 
 _ASK_TIMEOUT_S = 3.0
-_ASK = "import sys; print('%d.%d.%d' % sys.version_info[:3])"
-_PATH_NAME = re.compile(r"^python3(\.\d+)?$")
-_XY_NAME = re.compile(r"^python(3\.\d+)$")
-_FULL = re.compile(r"^3\.\d+\.\d+$")
+_ASK = ("import sys, sysconfig; print('%d.%d.%d' % sys.version_info[:3] "
+        "+ ('t' if sysconfig.get_config_var('Py_GIL_DISABLED') else ''))")
+_PATH_NAME = re.compile(r"^python3(\.\d+t?)?$")
+_XY_NAME = re.compile(r"^python(3\.\d+t?)$")
+_FULL = re.compile(r"^3\.\d+\.\d+t?$")
 _PY_VERSION = re.compile(r'#define\s+PY_VERSION\s+"(3\.\d+\.\d+)"')
 
 
@@ -43,9 +47,9 @@ def _exe_in(prefix: Path, windows: bool) -> Path | None:
 def _version_from_conda_meta(prefix: Path) -> str | None:
     try:
         for meta in (prefix / "conda-meta").glob("python-3.*.json"):
-            match = re.match(r"python-(3\.\d+\.\d+)-", meta.name)
+            match = re.match(r"python-(3\.\d+\.\d+)-(.*)\.json$", meta.name)
             if match:
-                return match.group(1)
+                return match.group(1) + ("t" if re.search(r"_cp3\d+t$", match.group(2)) else "")
     except OSError:
         return None
     return None
@@ -56,15 +60,16 @@ def _version_from_layout(real: Path) -> str | None:
     xy = _XY_NAME.match(real.name)
     if not xy:
         return _version_from_conda_meta(real.parent.parent)
+    freethreaded = "t" if xy.group(1).endswith("t") else ""
     header = real.parent.parent / "include" / f"python{xy.group(1)}" / "patchlevel.h"
     try:
         match = _PY_VERSION.search(header.read_text(errors="replace"))
     except OSError:
         match = None
     if match:
-        return match.group(1)
+        return match.group(1) + freethreaded
     if (real.parent.parent / "lib" / f"python{xy.group(1)}").is_dir():
-        return xy.group(1)                     # "3.11": minor known, patch not worth a subprocess
+        return xy.group(1)                     # "3.11" / "3.14t": minor known, patch not worth a subprocess
     return None
 
 
@@ -170,9 +175,9 @@ def _from_uv(ctx: ProbeContext) -> Iterator[tuple[Path, str | None, str]]:
     except OSError:
         return
     for prefix in installs:
-        match = re.match(r"^cpython-(3\.\d+\.\d+)-", prefix.name)   # "+freethreaded" builds do not match
+        match = re.match(r"^cpython-(3\.\d+\.\d+)(\+freethreaded)?-", prefix.name)
         if match and (exe := _exe_in(prefix, ctx.system == "Windows")):
-            yield exe, match.group(1), "uv"
+            yield exe, match.group(1) + ("t" if match.group(2) else ""), "uv"
 
 
 def probe_pythons(ctx: ProbeContext, conda: Iterable[CondaExe] = ()) -> list[PythonInstall]:

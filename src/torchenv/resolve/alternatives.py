@@ -42,7 +42,7 @@ def alternatives(cons: Constraints, mv: MachineView) -> list[dict[str, Any]]:
     if cons.python:
         c = attempt(cons.relax(python=None))
         if c:
-            supported = c.release.python
+            supported = c.release.pythons(mv.platform)
             pick = max((v for v in supported if v not in c.release.python_experimental), default=supported[-1],
                        key=lambda v: tuple(int(x) for x in v.split(".")))
             found.append(_entry("python", c, f"torch {c.release.version} has wheels for Python "

@@ -6,7 +6,7 @@ should decide on one normalised view and explain the normalisations as warnings.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .. import kb
 from ..machine import Machine
@@ -27,12 +27,14 @@ class GpuView:
     name: str
     cc: str | None
     jetson: bool
+    assumed_index: int | None = None      # position among several assumed GPUs (None: one, or a real GPU)
 
     @property
     def label(self) -> str:
-        """``GeForce GTX 1080 Ti`` (vendor prefix dropped: every GPU here is NVIDIA)."""
+        """``GeForce GTX 1080 Ti`` (vendor prefix dropped: every GPU here is NVIDIA); assumed GPUs are told
+        apart by number when there are several."""
         if self.name.startswith("assumed GPU"):
-            return "the assumed GPU"
+            return "the assumed GPU" if self.assumed_index is None else f"assumed GPU {self.assumed_index + 1}"
         name = self.name[7:] if self.name.startswith("NVIDIA ") else self.name
         return name or "GPU"
 
@@ -80,6 +82,10 @@ def view(machine: Machine) -> MachineView:
                 warnings.append(f"{g.name}: compute capability unknown, so its compiled-code check is skipped; "
                                 "give it with --assume-gpu X.Y")
         gpus.append(GpuView(name=g.name or f"GPU {g.index}", cc=cc, jetson=kb.is_jetson(cc, g.name or "")))
+    assumed = [i for i, g in enumerate(gpus) if g.name.startswith("assumed GPU")]
+    if len(assumed) > 1:
+        for n, i in enumerate(assumed):
+            gpus[i] = replace(gpus[i], assumed_index=n)
     if machine.os == "macos":
         mode = "mps" if platform == "macos-arm64" else "cpu"
     elif gpus:

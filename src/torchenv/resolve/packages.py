@@ -17,6 +17,9 @@ def planned_packages(rel: kb.Release, tier: str, platform: str, with_: tuple[str
     def pin(name: str, version: str, why: str) -> PlannedPackage:
         if pypi:
             return PlannedPackage(name, version, FROM_PYPI, why + f"; PyPI's own {tier} build, exactly pinned")
+        if not rel.tagged(name, platform, tier):
+            return PlannedPackage(name, version, FROM_TORCH_INDEX,
+                                  why + f"; {tier} index file for {platform}, which carries no local tag")
         return PlannedPackage(name, f"{version}+{tier}", FROM_TORCH_INDEX, why + f"; {tier} build from the torch index")
 
     out = [pin("torch", rel.version, f"torch {rel.version}")]
@@ -38,8 +41,8 @@ def planned_packages(rel: kb.Release, tier: str, platform: str, with_: tuple[str
             if pypi and audio_pypi == version:
                 out.append(PlannedPackage(name, version, FROM_PYPI, why + f"; PyPI's {tier} file"))
             else:
-                out.append(PlannedPackage(name, f"{version}+{tier}", FROM_TORCH_INDEX,
-                                          why + f"; {tier} build from the torch index"))
+                out.append(pin(name, version, why) if not pypi else PlannedPackage(
+                    name, f"{version}+{tier}", FROM_TORCH_INDEX, why + f"; {tier} build from the torch index"))
             continue
         if version is None:
             raise PlanRefused(f"the knowledge base has no {name} paired with torch {rel.version}",

@@ -20,16 +20,23 @@ class PythonChoice:
     present: bool = True        # the machine has this Python (an assumed machine may not know its path)
 
 
+def _minor(version: str) -> str:
+    """``"3.14.0"`` -> ``"3.14"``; a free-threaded ``"3.14.0t"`` -> ``"3.14t"`` (a different ABI: cp314t)."""
+    base = ".".join(version.rstrip("t").split(".")[:2])
+    return base + "t" if version.endswith("t") else base
+
+
 def interpreter(machine: Machine, minor: str) -> str | None:
-    """Path of the newest-patch interpreter of ``minor`` ("3.11") on the machine; "" when assumed without a path."""
-    found = [p for p in machine.pythons if ".".join(p.version.split(".")[:2]) == minor]
+    """Path of the newest-patch interpreter of ``minor`` ("3.11", "3.14t") on the machine; "" when assumed
+    without a path."""
+    found = [p for p in machine.pythons if _minor(p.version) == minor]
     if not found:
         return None
     return max(found, key=lambda p: kb.vtuple(p.version)).path or ""
 
 
 def choose_python(rel: kb.Release, machine: Machine, wanted: str | None,
-                  prefer: str | None = None) -> PythonChoice:
+                  prefer: str | None = None, platform: str | None = None) -> PythonChoice:
     if wanted:
         path = interpreter(machine, wanted)
         where = ("not on this machine: it will be installed" if path is None else
@@ -37,7 +44,7 @@ def choose_python(rel: kb.Release, machine: Machine, wanted: str | None,
         return PythonChoice(wanted, path or None, f"Python {wanted}: asked for by the project; {where}",
                             None if path is not None else
                             f"Python {wanted} is not on this machine; `up` has to install it", present=path is not None)
-    supported = list(rel.python)
+    supported = list(rel.pythons(platform))
     if prefer and prefer in supported:
         path = interpreter(machine, prefer)
         return PythonChoice(prefer, path or None, f"Python {prefer}: preferred by the caller and supported by "

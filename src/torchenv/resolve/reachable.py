@@ -57,9 +57,17 @@ def available_plan(plan: "Plan", intent: "Intent", machine: "Machine", overrides
     """``plan`` when its torch-family files can be fetched; else (``auto`` only) the first reachable candidate."""
     if machine.assumed or plan.sources is None or _offline(overrides):
         return plan
-    from ..install.getfile import SourceMemory
+    from .index_check import _memory, _remember_dead
 
-    memory = SourceMemory(None)
+    memory = _memory()               # hosts that failed in the last minutes are not asked again
+    before = set(memory.dead)
+    try:
+        return _available(plan, intent, machine, overrides, memory)
+    finally:
+        _remember_dead(memory, before)
+
+
+def _available(plan: "Plan", intent: "Intent", machine: "Machine", overrides: Any, memory: Any) -> "Plan":
     missing = missing_file(plan, memory)
     if missing is None:
         return plan

@@ -27,15 +27,46 @@ MAX_REFUSAL_REASONS = 8
 
 
 def resolve(intent: Intent, machine: Machine, *, prefer_python: str | None = None,
-            sources_overrides: Any = None) -> Plan:
+            sources_overrides: Any = None, check_index: bool = False) -> Plan:
+    """``check_index``: read the tier indexes the plan would use, when reachable (``plan``/``up`` do; see
+    ``index_check``); otherwise the recipes alone answer."""
     mv = view(machine)
     cons = constraints(intent)
     if not matching_releases(cons.spec):
         raise _unknown_version(cons, mv)
-    outcome = search(cons, mv)
+    if cons.tier != "auto" and not _tier_known(cons):
+        raise _unknown_tier(cons, mv)
+    index = None
+    if check_index:
+        from .index_check import check
+
+        index = check(intent, cons, mv, sources_overrides)
+    outcome = search(cons, mv, index)
     if outcome.found is None:
         raise _refusal(cons, mv, outcome)
-    return _plan(intent, machine, mv, cons, outcome, prefer_python, sources_overrides)
+    plan = _plan(intent, machine, mv, cons, outcome, prefer_python, sources_overrides)
+    return _with_index_facts(plan, index, outcome.found) if index is not None else plan
+
+
+def _with_index_facts(plan: Plan, index: Any, found: Candidate) -> Plan:
+    """The index check's own lines: what was read, what could not be, what its variants.json says."""
+    from dataclasses import replace
+
+    from .index_check import variant_lines
+
+    reasons, warnings = list(plan.reasons), list(plan.warnings)
+    seen = index.reason(found.release, found.tier)
+    if seen:
+        reasons.append(seen)
+    if index.unreachable:
+        reasons.append(f"could not check the tier index ({'; '.join(index.unreachable)}): the recipes answer")
+    gap = index.lacks(found.release, found.tier, plan.python)
+    if gap is not None:                       # the Python was chosen after the search: say it, do not hide it
+        warnings.append(gap.text.replace(" skipped:", ":", 1) + f"; `up` will fail unless Python {plan.python}'s "
+                        "wheel appears there (pick another with --python)")
+    more_reasons, more_warnings = variant_lines(index, found, plan.machine)
+    return replace(plan, reasons=tuple(reasons + more_reasons),
+                   warnings=tuple(dict.fromkeys(warnings + more_warnings)))
 
 
 def constraints(intent: Intent) -> Constraints:
@@ -76,6 +107,9 @@ def _plan(intent: Intent, machine: Machine, mv: MachineView, cons: Constraints, 
 
     what = f"matching {cons.spec!r} " if cons.spec else ""
     reasons.append(f"torch {rel.version}: the newest release {what}that fits this machine")
+    if rel.origin == "overlay":
+        reasons.append(f"torch {rel.version} is known from `torchenv recipes refresh` ({rel.source}): index facts "
+                       "only, arch lists and experimental status are inferred")
     reasons += _newer_releases(outcome, rel.version)
     reasons += [r.text for r in outcome.rejections if r.release == rel.version]
     reasons += _tier_reasons(c, mv, cons)
@@ -97,10 +131,14 @@ def _plan(intent: Intent, machine: Machine, mv: MachineView, cons: Constraints, 
             "allowed by allow_experimental" if cons.allow_experimental else "no stable tier fits")
         warnings.append(f"{tier} is an experimental tier for torch {rel.version} ({why})")
 
-    py = choose_python(rel, machine, cons.python, prefer_python)
+    py = choose_python(rel, machine, cons.python, prefer_python, mv.platform)
     reasons.append(py.reason)
     if py.warning:
         warnings.append(py.warning)
+    if py.version.endswith("t"):
+        warnings.append(f"Python {py.version} is a free-threaded build (cp{py.version.replace('.', '')} wheels), "
+                        "which RELEASE.md calls experimental; extensions without free-threaded wheels will not "
+                        "install")
 
     packages = planned_packages(rel, tier, mv.platform, tuple(intent.torch.with_))
     backend, backend_reason = _backend(intent, py.path, py.present)
@@ -128,18 +166,46 @@ def _plan(intent: Intent, machine: Machine, mv: MachineView, cons: Constraints, 
 
 
 def _newer_releases(outcome: Outcome, chosen: str) -> list[str]:
-    """One line per newer release that was skipped (the first few), so "why not the latest?" is answered."""
+    """One line per group of newer releases skipped for the same reasons (the first few), so "why not the
+    latest?" is answered once per fact, not once per patch release."""
     newer = [v for v in outcome.considered if kb.vtuple(v) > kb.vtuple(chosen)]
+    groups: list[tuple[list[str], tuple[str, ...]]] = []
+    for v in newer:
+        facts = tuple(_fact(r) for r in outcome.rejections if r.release == v)
+        if groups and groups[-1][1] == facts:
+            groups[-1][0].append(v)
+        else:
+            groups.append(([v], facts))
     lines = []
-    for v in newer[:MAX_NEWER_RELEASE_LINES]:
-        texts = [r.text for r in outcome.rejections if r.release == v]
-        if texts:
-            lines.append(f"torch {v} not chosen: " + "; ".join(texts))
-    if len(newer) > MAX_NEWER_RELEASE_LINES:
-        kinds = sorted({r.kind for r in outcome.rejections if r.release in newer[MAX_NEWER_RELEASE_LINES:]})
-        lines.append(f"{len(newer) - MAX_NEWER_RELEASE_LINES} more newer releases skipped "
-                     f"({', '.join(kinds) or 'same reasons'})")
+    for versions, facts in groups[:MAX_NEWER_RELEASE_LINES]:
+        if facts:
+            span = _span(versions, outcome.considered)
+            lines.append(f"torch {span} not chosen: " + "; ".join(f.replace(_VERSION, span) for f in facts))
+    rest = [v for versions, _ in groups[MAX_NEWER_RELEASE_LINES:] for v in versions]
+    if rest:
+        kinds = sorted({r.kind for r in outcome.rejections if r.release in rest})
+        lines.append(f"{len(rest)} more newer releases skipped ({', '.join(kinds) or 'same reasons'})")
     return lines
+
+
+_VERSION = "\0"
+
+
+def _fact(r: Rejection) -> str:
+    """The rejection's sentence with its release (and series) blanked out: the same fact for 2.13.0 and 2.14.1."""
+    series = ".".join(r.release.split(".")[:2])
+    return r.text.replace(f"torch {r.release}", f"torch {_VERSION}").replace(f"torch {series} ", f"torch {_VERSION} ")
+
+
+def _span(versions: list[str], considered: list[str]) -> str:
+    """``2.14.0-2.14.1`` when the versions are a run of consecutive considered releases, else a list."""
+    if len(versions) == 1:
+        return versions[0]
+    ordered = sorted(versions, key=kb.vtuple)
+    idx = sorted(considered.index(v) for v in versions if v in considered)
+    if len(idx) == len(versions) and idx[-1] - idx[0] == len(idx) - 1:
+        return f"{ordered[0]}-{ordered[-1]}"
+    return ", ".join(ordered)
 
 
 def _tier_reasons(c: Candidate, mv: MachineView, cons: Constraints) -> list[str]:
@@ -198,25 +264,41 @@ def _describe(cons: Constraints) -> str:
     return ", ".join(parts)
 
 
-def _with_release(r: Rejection) -> str:
-    return r.text if r.text.startswith("torch ") else f"torch {r.release}: {r.text}"
+def _grouped(outcome: Outcome) -> list[tuple[str, str]]:
+    """``(line, kind)`` per fact: rejections that differ only in their patch release are merged into one line
+    naming the releases."""
+    groups: dict[str, list[Rejection]] = {}
+    for r in outcome.rejections:
+        key = r.kind if r.kind == "jetson" else _fact(r)     # the Jetson reason is the same for every tier
+        groups.setdefault(key, []).append(r)
+    lines = []
+    for key, rs in groups.items():
+        span = _span(list(dict.fromkeys(r.release for r in rs)), outcome.considered)
+        text = rs[0].text if key == "jetson" else key.replace(_VERSION, span)
+        lines.append((text if text.startswith("torch ") else f"torch {span}: {text}", rs[0].kind))
+    return lines
+
+
+# Rejection kinds that say "torchenv's recipes lack a fact", not "the machine cannot run it".
+_RECIPE_GAPS = frozenset({"unknown-archs", "unknown-tiers"})
 
 
 def _refusal(cons: Constraints, mv: MachineView, outcome: Outcome) -> PlanRefused:
     reasons = [mv.summary()]
-    seen: set[str] = set()
-    for r in outcome.rejections:
-        key = r.kind if r.kind == "jetson" else r.text      # the Jetson reason is the same for every tier
-        if key in seen:
-            continue
-        seen.add(key)
-        reasons.append(_with_release(r))
-        if len(reasons) > MAX_REFUSAL_REASONS:
-            reasons.append(f"... {len(outcome.rejections) - MAX_REFUSAL_REASONS} more candidates skipped")
-            break
+    lines = _grouped(outcome)
+    reasons += [line for line, _ in lines[:MAX_REFUSAL_REASONS]]
+    if len(lines) > MAX_REFUSAL_REASONS:
+        kinds = sorted({kind for _, kind in lines[MAX_REFUSAL_REASONS:]})
+        reasons.append(f"... {len(lines) - MAX_REFUSAL_REASONS} more reasons of kind {', '.join(kinds)} "
+                       "(narrow the search with --torch or --cuda to see them)")
     reasons += list(mv.warnings)
     alts = alternatives(cons, mv)
-    message = f"no torch build for {_describe(cons)} runs on this machine ({mv.platform})"
+    kinds = {r.kind for r in outcome.rejections} - {"experimental"}
+    if kinds and kinds <= _RECIPE_GAPS:
+        message = (f"torchenv's recipes do not know the builds of {_describe(cons)} that a {mv.mode} machine "
+                   f"needs ({mv.platform}), so they cannot be checked against this machine")
+    else:
+        message = f"no torch build for {_describe(cons)} runs on this machine ({mv.platform})"
     if alts:
         message += "; would work instead: " + "; ".join(as_words(a) for a in alts[:4])
     else:
@@ -226,19 +308,49 @@ def _refusal(cons: Constraints, mv: MachineView, outcome: Outcome) -> PlanRefuse
     if len(blocked) > 1 and len(mv.gpus) > 1:
         reasons.append("no build carries code for every GPU of this machine: "
                        "plan for some of them by hiding the others with CUDA_VISIBLE_DEVICES")
-    if any(r.kind == "jetson" for r in outcome.rejections):
-        hint = ("on Jetson install NVIDIA's JetPack build of torch for your JetPack version; "
-                "torchenv can still plan the cpu build (--cuda cpu)")
+    if any(g.jetson for g in mv.gpus):
+        if not any(r.kind == "jetson" for r in outcome.rejections):
+            reasons.append(_JETSON_REASON.format(gpu=next(g for g in mv.gpus if g.jetson).describe()))
+        hint = _JETSON_HINT
     return PlanRefused(message, reasons=reasons, alternatives=alts, hint=hint)
+
+
+_JETSON_REASON = ("{gpu} is a Jetson (integrated) GPU: the aarch64 torch wheels on PyPI and download.pytorch.org "
+                  "are SBSA (server) builds, and Jetson boards need NVIDIA's JetPack builds of torch")
+_JETSON_HINT = ("on Jetson install NVIDIA's JetPack build of torch for your JetPack version; "
+                "torchenv can still plan the cpu build (--cuda cpu)")
+
+
+def _tier_known(cons: Constraints) -> bool:
+    """Do the recipes know tier ``cons.tier`` for any release matching the intent's version?"""
+    return any(cons.tier in tiers for rel in matching_releases(cons.spec) for tiers in rel.platforms.values())
+
+
+def _unknown_tier(cons: Constraints, mv: MachineView) -> PlanRefused:
+    """A tier the recipes never list for the wanted torch: a gap in torchenv's knowledge, not the machine's fault."""
+    rels = matching_releases(cons.spec)
+    which = f"torch {cons.spec}" if cons.spec else "any torch release"
+    known = list(dict.fromkeys(t for r in rels for t in r.tiers(mv.platform)))
+    alts = alternatives(cons, mv)
+    message = (f"torchenv's recipes do not know tier {cons.tier} for {which} (newest known release "
+               f"{rels[0].version})")
+    if alts:
+        message += "; would work instead: " + "; ".join(as_words(a) for a in alts[:3])
+    reasons = [mv.summary(), f"tiers the recipes know for {which} on {mv.platform}: {', '.join(known) or 'none'}"]
+    return PlanRefused(message, reasons=reasons, alternatives=alts,
+                       hint=(f"if the {cons.tier} index has this release, `torchenv recipes refresh --tier "
+                             f"{cons.tier}` records it (recipes/releases.toml holds the shipped facts); otherwise "
+                             "pick a known tier" + (f", e.g. {as_flags(alts[0])}" if alts else "")))
 
 
 def _unknown_version(cons: Constraints, mv: MachineView) -> PlanRefused:
     known = [r.version for r in kb.releases()]
     alts = alternatives(cons, mv)
-    message = (f"torchenv's knowledge base has no torch release matching {cons.spec!r} "
-               f"(it knows {known[-1]} to {known[0]})")
+    message = (f"torchenv's recipes do not know a torch release matching {cons.spec!r} "
+               f"(they know {known[-1]} to {known[0]}); this says nothing about the machine")
     if alts:
         message += "; would work instead: " + "; ".join(as_words(a) for a in alts[:3])
     return PlanRefused(message, reasons=[mv.summary(), f"known releases: {', '.join(reversed(known))}"],
                        alternatives=alts,
-                       hint="pin a known release, or add the release to recipes/releases.toml")
+                       hint="if it is released, `torchenv recipes refresh` (or `--from` a mirror or folder) "
+                            "teaches torchenv its builds; otherwise pin a known release")

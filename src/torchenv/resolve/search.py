@@ -8,10 +8,14 @@ every skipped candidate was skipped.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from .. import kb
 from ..kb.archs import ArchMatch, describe, match, why_not
 from .machine_view import MachineView
+
+if TYPE_CHECKING:
+    from .index_check import IndexView
 
 
 @dataclass(frozen=True)
@@ -31,7 +35,8 @@ class Constraints:
 class Rejection:
     release: str
     tier: str | None
-    kind: str        # driver | arch | jetson | python | glibc | experimental | rocm | platform | unknown-archs
+    kind: str        # driver | arch | jetson | python | glibc | experimental | rocm | platform | index | unknown-archs
+    #                  | unknown-tiers (the last two: gaps in the recipes, not the machine's fault)
     text: str
 
 
@@ -67,10 +72,33 @@ def _tier_order(rel: kb.Release, platform: str, mode: str) -> list[str]:
     tiers = rel.tiers(platform)
     if mode == "cuda":
         cuda = [t for t in tiers if t.startswith("cu")]
-        return sorted(cuda, key=lambda t: kb.vtuple(kb.cuda_version(t) or "0"), reverse=True)
+        # RELEASE.md's own tiers first (newest CUDA first), then builds it does not list (cu129 of 2.9-2.13),
+        # then tiers whose driver floors `recipes refresh` had to infer
+        return sorted(cuda, key=lambda t: (_floors_known(t), t not in rel.learnt, t not in rel.unlisted,
+                                           kb.vtuple(kb.cuda_version(t) or "0")), reverse=True)
     if mode == "rocm":
-        return sorted((t for t in tiers if t.startswith("rocm")), key=lambda t: kb.vtuple(t[4:]), reverse=True)
+        return sorted((t for t in tiers if t.startswith("rocm")),
+                      key=lambda t: (t not in rel.learnt, kb.vtuple(t[4:])), reverse=True)
     return ["cpu"] if "cpu" in tiers else []
+
+
+def python_gap(rel: kb.Release, python: str, platform: str) -> str:
+    """Why ``rel`` has no wheel for ``python`` on ``platform``, naming where such wheels do exist."""
+    free = python.endswith("t")
+    anywhere = rel.pythons(freethreaded=free)
+    if python in anywhere:
+        where = ", ".join(rel.python_platforms.get(python, ())) or "other platforms"
+        return f"torch {rel.version} has no Python {python} wheels for {platform} (only for {where})"
+    if free:
+        have = ", ".join(anywhere) or "none"
+        return f"torch {rel.version} has no free-threaded Python {python} wheels (free-threaded builds: {have})"
+    here = rel.pythons(platform)
+    return f"torch {rel.version} has no wheels for Python {python} (it has {here[0]}-{here[-1]})"
+
+
+def _floors_known(tier: str) -> bool:
+    info = kb.tier_info(tier)
+    return info is not None and info.origin == "recipes"
 
 
 def _policy_words(tier: str, policy: str) -> str:
@@ -85,10 +113,8 @@ def _policy_words(tier: str, policy: str) -> str:
 def check(rel: kb.Release, tier: str, mv: MachineView, cons: Constraints) -> Candidate | Rejection:
     """Does ``rel`` built for ``tier`` run on this machine under ``cons``? Each "no" says why in plain words."""
     series = rel.series
-    if cons.python and cons.python not in rel.python:
-        return Rejection(rel.version, tier, "python",
-                         f"torch {rel.version} has no wheels for Python {cons.python} "
-                         f"(it has {rel.python[0]}-{rel.python[-1]})")
+    if cons.python and not rel.has_python(cons.python, mv.platform):
+        return Rejection(rel.version, tier, "python", python_gap(rel, cons.python, mv.platform))
     if mv.platform.startswith("linux") and mv.glibc:
         need = rel.min_glibc_aarch64 if mv.platform.endswith("aarch64") else rel.min_glibc
         if need and kb.vtuple(mv.glibc) < kb.vtuple(need):
@@ -97,8 +123,23 @@ def check(rel: kb.Release, tier: str, mv: MachineView, cons: Constraints) -> Can
                              f"this machine has {mv.glibc}")
     info = kb.tier_info(tier)
     notes: list[str] = []
+    if info is not None and info.origin == "overlay":
+        notes.append(f"tier {tier} was learnt by `torchenv recipes refresh`; its driver floors are inferred "
+                     f"({info.source})")
+    if tier in rel.seen_on_index:
+        notes.append(f"torch {rel.version} {tier} is on the {tier} index although the recipes do not list it: "
+                     "its GPU code list and floors are inferred")
+    elif tier in rel.learnt:
+        notes.append(f"torch {rel.version} {tier} was seen on the index by `torchenv recipes refresh`; the shipped "
+                     "recipes do not list it")
+    if tier in rel.unlisted:
+        notes.append(f"torch {rel.version} {tier} is on the {tier} index but not in RELEASE.md's table "
+                     "(a limited release; compat.md §8b)")
+    if info is None and tier != "cpu":
+        return Rejection(rel.version, tier, "unknown-tiers",
+                         f"{tier} skipped: torchenv's recipes do not know tier {tier} (recipes/tiers.toml)")
     if info is None or info.kind == "cpu":
-        return Candidate(rel, tier, rel.status(tier), None)
+        return Candidate(rel, tier, rel.status(tier), None, notes=tuple(notes))
     if info.kind == "rocm":
         gfx = kb.rocm_gfx(tier)
         if mv.mode == "rocm" and gfx:
@@ -107,13 +148,15 @@ def check(rel: kb.Release, tier: str, mv: MachineView, cons: Constraints) -> Can
                 return Rejection(rel.version, tier, "rocm",
                                  f"{tier} skipped: its wheels carry {', '.join(gfx)}; this GPU is "
                                  f"{', '.join(missing)}")
+            if not info.verified:
+                notes.append(f"the GPU architecture list of {tier} is unverified ({info.source})")
         elif mv.mode == "rocm":
             notes.append(f"the GPU architectures of {tier} are not in the knowledge base: not checked")
         return Candidate(rel, tier, rel.status(tier), None, notes=tuple(notes))
     # CUDA tier
     archs = kb.compiled_archs(rel, tier, mv.platform)
     if mv.mode != "cuda":
-        return Candidate(rel, tier, rel.status(tier), archs)
+        return Candidate(rel, tier, rel.status(tier), archs, notes=tuple(notes))
     jetson = [g for g in mv.gpus if g.jetson]
     if jetson:
         g = jetson[0]
@@ -157,13 +200,28 @@ def check(rel: kb.Release, tier: str, mv: MachineView, cons: Constraints) -> Can
     return Candidate(rel, tier, rel.status(tier), archs, tuple(matches), floor, tuple(notes))
 
 
-def search(cons: Constraints, mv: MachineView) -> Outcome:
+_KIND_WORDS = {"rocm": "ROCm", "cuda": "CUDA"}
+
+
+def _no_tiers(rel: kb.Release, mv: MachineView) -> Rejection:
+    if mv.mode in rel.unknown_kinds:
+        return Rejection(rel.version, None, "unknown-tiers",
+                         f"torchenv's recipes do not know which {_KIND_WORDS.get(mv.mode, mv.mode)} builds torch {rel.version} has "
+                         "(no source lists them; recipes/releases.toml)")
+    return Rejection(rel.version, None, "platform", f"torch {rel.version} has no {mv.mode} wheels for {mv.platform}")
+
+
+def search(cons: Constraints, mv: MachineView, index: "IndexView | None" = None) -> Outcome:
     """First fitting (release, tier): newest release first; within it the preferred tier.
 
     Experimental tiers are tried only when no stable tier of any matching release fits, unless
     ``allow_experimental`` (or the tier was named explicitly, which is always honoured).
+    ``index``: what the tier indexes hold (``index_check``): builds they hold are added, builds
+    they lack are skipped.
     """
     rels = matching_releases(cons.spec)
+    if index is not None:
+        rels = [index.extend(r, mv.mode) for r in rels]
     out = Outcome(found=None, considered=[r.version for r in rels])
     passes = [True] if (cons.allow_experimental or cons.tier != "auto") else [False, True]
     for with_experimental in passes:
@@ -184,8 +242,7 @@ def search(cons: Constraints, mv: MachineView) -> Outcome:
             else:
                 tiers = _tier_order(rel, mv.platform, mv.mode)
                 if not tiers:
-                    out.rejections.append(Rejection(rel.version, None, "platform",
-                                                    f"torch {rel.version} has no {mv.mode} wheels for {mv.platform}"))
+                    out.rejections.append(_no_tiers(rel, mv))
                     continue
             for tier in tiers:
                 if not with_experimental and rel.status(tier) == "experimental":
@@ -194,7 +251,8 @@ def search(cons: Constraints, mv: MachineView) -> Outcome:
                         f"{tier} not considered: experimental for torch {rel.version} "
                         "(allow_experimental = true, or --experimental, to use it)"))
                     continue
-                verdict = check(rel, tier, mv, cons)
+                gap = index.lacks(rel, tier, cons.python) if index is not None else None
+                verdict = gap or check(rel, tier, mv, cons)
                 if isinstance(verdict, Candidate):
                     out.found = verdict
                     return out

@@ -38,6 +38,7 @@ class Preset:
     pypi: str | None = None
     torch: str | None = None                       # base: <base>/<tier>/
     torch_layout: str = "index"
+    torch_files: tuple[str, ...] = ()              # other bases holding the files its pages link (file_hosts)
     conda: dict[str, str] = field(default_factory=dict)   # canonical prefix -> mirror URL
     verified: dict[str, bool] = field(default_factory=dict)
     source: dict[str, str] = field(default_factory=dict)
@@ -69,6 +70,7 @@ def parse_presets(data: dict[str, Any]) -> dict[str, Preset]:
             elif kind == "torch":
                 f["torch"] = remember(str(entry["base"])).rstrip("/")
                 f["torch_layout"] = str(entry.get("layout", "index"))
+                f["torch_files"] = tuple(str(b).rstrip("/") for b in entry.get("file_hosts", ()))
             else:
                 f["conda"] = {k.rstrip("/"): remember(str(v)).rstrip("/")
                               for k, v in (entry.get("channels") or {}).items()}

@@ -69,8 +69,9 @@ def torch_candidates(plan_or_sources: Any, filename: str) -> list[str]:
     wheelhouses (files that exist), then each torch source of the tier. Never the PyPI side.
 
     URLs are the direct file locations ``<tier url>/<filename>`` (true for
-    download.pytorch.org, flat mirrors and SJTU's proxy); a source that keeps files
-    elsewhere simply answers 404 and ``fetch`` moves on. Raises ``ValueError`` for a
+    download.pytorch.org, flat mirrors and SJTU's proxy), then the same path on the hosts the
+    source keeps its files on (download-r2.pytorch.org); a source that keeps files elsewhere
+    simply answers 404 and ``fetch`` moves on. Raises ``ValueError`` for a
     non-torch-family file (those belong to the PyPI side).
     """
     project = project_of(filename)
@@ -90,23 +91,30 @@ def torch_candidates(plan_or_sources: Any, filename: str) -> list[str]:
                 if p.is_file():
                     out.append(str(p))
         else:
-            out.append(f"{src.url.rstrip('/')}/{urllib.parse.quote(filename)}")
+            out += [f"{base}/{urllib.parse.quote(filename)}" for base in _file_bases(src.url)]
     return list(dict.fromkeys(out))
+
+
+def _file_bases(url: str) -> list[str]:
+    from .filehosts import file_bases
+
+    return file_bases(url)
 
 
 def allowed_url(plan_or_sources: Any, filename: str, url: str) -> bool:
     """May ``url`` (e.g. taken from an index listing) serve ``filename``?
 
     Torch-family files: only under a torch source of the plan, the official torch base
-    (mirrors such as SJTU redirect listings there) or a local wheelhouse. Other files:
+    (mirrors such as SJTU redirect listings there), the hosts those indexes keep their files
+    on (``sources.filehosts``: download-r2.pytorch.org) or a local wheelhouse. Other files:
     anywhere (the PyPI side; hashes are checked anyway).
     """
     project = project_of(filename)
     if project is None or not is_torch_family(project):
         return True
     sources = _sources(plan_or_sources)
-    prefixes = [s.url.rstrip("/") + "/" for s in sources.torch]
-    prefixes.append((sources.canonical_torch or OFFICIAL_TORCH_BASE).rstrip("/") + "/")
+    roots = [*(s.url for s in sources.torch), sources.canonical_torch or OFFICIAL_TORCH_BASE]
+    prefixes = [b + "/" for r in roots for b in _file_bases(r)]
     local = url[len("file://"):] if url.startswith("file://") else (url if "://" not in url else None)
     if local is not None:
         local = urllib.parse.unquote(local)

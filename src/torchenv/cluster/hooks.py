@@ -1,0 +1,50 @@
+"""Where ``plan``, ``lock`` and ``up`` meet ``--machine cluster.json``: each asks one function here and goes on
+as before when it answers None (the file is one machine's probe, or there is no ``--machine``)."""
+from __future__ import annotations
+
+import argparse
+import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..intent.model import Intent
+    from ..resolve.plan import Plan
+    from .model import Cluster
+    from .plan import ClusterPlan
+
+
+def cluster_arg(args: argparse.Namespace) -> "Cluster | None":
+    from .model import is_cluster_file, load_cluster
+
+    path = getattr(args, "machine", None)
+    return load_cluster(path) if path and is_cluster_file(path) else None
+
+
+def cluster_plan(intent: "Intent", args: argparse.Namespace) -> "ClusterPlan | None":
+    cluster = cluster_arg(args)
+    if cluster is None:
+        return None
+    from .plan import plan_for_cluster
+
+    return plan_for_cluster(intent, cluster, sources_overrides=args)
+
+
+def cluster_plans(intent: "Intent", args: argparse.Namespace) -> "list[Plan] | None":
+    """``lock --machine cluster.json``: the plan of every target the cluster needs."""
+    found = cluster_plan(intent, args)
+    return None if found is None else [t.plan for t in found.targets]
+
+
+def plan_on_node(intent: "Intent", args: argparse.Namespace) -> "Plan | None":
+    """``up --machine cluster.json`` on a node: probe it, find its node type, plan that type's target."""
+    cluster = cluster_arg(args)
+    if cluster is None:
+        return None
+    import socket
+
+    from ..probe import probe_machine
+    from .plan import node_plan
+
+    node = os.environ.get("SLURMD_NODENAME") or socket.gethostname()
+    return node_plan(intent, cluster, probe_machine(), node_name=node, sources_overrides=args)
+

@@ -1,0 +1,336 @@
+"""Check the recipes against the tier indexes a plan would use, when they can be reached.
+
+Why: the recipes are a snapshot. An index can hold a build they do not list (torch 2.8 aarch64
+cu128, a limited cu129 build), and a mirror can lack one they list (a partial sync). When
+``plan``/``up`` can read the tier's index, a build the index holds but the recipes lack is
+considered, and a build the recipes list but the index lacks is skipped; each says so in the
+plan. What was read is cached under torchenv's cache dir (``index-check/``, TTL
+``TORCHENV_INDEX_TTL`` seconds, default 6 h), so repeated plans cost no request.
+
+Never a cost offline: with ``TORCHENV_OFFLINE=1`` (or ``TORCHENV_INDEX_CHECK=0``) nothing is read.
+Before any request each host gets one TCP connect probe (``PROBE_S``; skipped behind a proxy),
+and a host that failed is remembered (``install.getfile.SourceMemory``, kept on disk for 15
+minutes), so an unreachable index costs at most one short probe, then nothing, and never the
+import of the HTTP/TLS stack.
+"""
+from __future__ import annotations
+
+import os
+import re
+import time
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from .. import kb
+
+if TYPE_CHECKING:
+    from ..intent.model import Intent
+    from .machine_view import MachineView
+    from .search import Constraints, Rejection
+
+PAGE_TIMEOUT_S = 2.0
+PROBE_S = 0.25                  # the connect probe that keeps an unreachable index cheap
+DEAD_HOST_TTL_S = 15 * 60
+DEFAULT_TTL_S = 6 * 3600
+_TORCH_WHEEL = re.compile(r"^torch-(?P<version>[^-+]+)(?:\+[^-]+)?-(?P<py>[^-]+)-(?P<abi>[^-]+)-(?P<platform>[^-]+)"
+                          r"(?:-[^-]+)?\.whl$")        # the optional last part: a wheel-variant label
+
+
+@dataclass(frozen=True)
+class TierListing:
+    """What one tier's torch page holds for the plan's platform."""
+
+    tier: str
+    url: str                                     # the page's index URL, without user:password@
+    versions: frozenset[str]                     # public torch versions with a wheel for the platform
+    age_s: float                                 # seconds since the page was read
+    links: tuple[Any, ...] = ()                  # IndexFile-like: .filename, .url
+    pythons: dict[str, frozenset[str]] = field(default_factory=dict)   # version -> "3.12", "3.14t" (cp3XY wheels)
+
+    def when(self) -> str:
+        return "just now" if self.age_s < 60 else f"{int(self.age_s // 60)} min ago"
+
+
+@dataclass(frozen=True)
+class IndexView:
+    platform: str
+    listings: dict[str, TierListing] = field(default_factory=dict)
+    unreachable: tuple[str, ...] = ()            # "host: why", for the plan's reasons
+
+    def lacks(self, rel: kb.Release, tier: str, python: str | None = None) -> "Rejection | None":
+        """Why ``rel`` ``tier`` (for ``python``, when one is asked for) is skipped; None: the index has it or
+        was not read."""
+        from .search import Rejection
+
+        listing = self.listings.get(tier)
+        if listing is None or kb.pypi_default_tier(rel, self.platform) == tier:   # that build comes from PyPI
+            return None
+        where = f"the {tier} index ({listing.url}, read {listing.when()})"
+        if rel.version not in listing.versions and tier not in rel.seen_on_index:
+            return Rejection(rel.version, tier, "index", f"{tier} skipped: the recipes list torch {rel.version} "
+                             f"{tier}, but {where} has no torch {rel.version} wheel for {self.platform}")
+        if python and listing.pythons.get(rel.version) and python not in listing.pythons[rel.version]:
+            return Rejection(rel.version, tier, "index", f"{tier} skipped: {where} has no Python {python} wheel "
+                             f"of torch {rel.version} for {self.platform} "
+                             f"(it has {', '.join(sorted(listing.pythons[rel.version], key=kb.vtuple))})")
+        return None
+
+    def extend(self, rel: kb.Release, mode: str) -> kb.Release:
+        """``rel`` plus the tiers whose index holds it although the recipes do not list it there."""
+        have = rel.tiers(self.platform)
+        kind = mode if mode in ("cuda", "rocm") else "cpu"
+        found = tuple(t for t, listing in self.listings.items()
+                      if t not in have and rel.version in listing.versions and _kind_of(t) == kind
+                      and kb.tier_info(t) is not None)
+        if not found:
+            return rel
+        platforms = {**rel.platforms, self.platform: have + found}
+        return replace(rel, platforms=platforms, learnt=rel.learnt | set(found), seen_on_index=frozenset(found))
+
+    def reason(self, rel: kb.Release, tier: str) -> str | None:
+        listing = self.listings.get(tier)
+        if listing is None:
+            return None
+        return f"checked the {tier} index ({listing.url}, read {listing.when()}): it holds torch {rel.version} for " \
+               f"{self.platform}"
+
+
+def _kind_of(tier: str) -> str:
+    return "cuda" if tier.startswith("cu") else "rocm" if tier.startswith("rocm") else "cpu"
+
+
+def enabled() -> bool:
+    return os.environ.get("TORCHENV_OFFLINE") != "1" and os.environ.get("TORCHENV_INDEX_CHECK", "1") != "0"
+
+
+def tiers_to_check(cons: "Constraints", mv: "MachineView") -> list[str]:
+    """The tiers of the newest two matching series on this platform (one parallel round of requests)."""
+    from .search import matching_releases
+
+    if cons.tier != "auto":
+        return [cons.tier]
+    rels = matching_releases(cons.spec)
+    series = list(dict.fromkeys(r.series for r in rels if mv.platform in r.platforms))[:2] or \
+        list(dict.fromkeys(r.series for r in rels))[:2]
+    kind = mv.mode if mv.mode in ("cuda", "rocm") else "cpu"
+    # every platform's tiers: an index may hold a build on this platform that the recipes list elsewhere only
+    tiers = (t for r in rels if r.series in series for p in sorted(r.platforms, key=lambda p: p != mv.platform)
+             for t in r.tiers(p))
+    return list(dict.fromkeys(t for t in tiers if _kind_of(t) == kind))
+
+
+# -- reading, with a cache and a memory of dead hosts --------------------------------------------------------
+def _state_dir():
+    from ..paths import cache_dir
+
+    return cache_dir() / "index-check"
+
+
+def _ttl() -> float:
+    try:
+        return float(os.environ.get("TORCHENV_INDEX_TTL", DEFAULT_TTL_S))
+    except ValueError:
+        return DEFAULT_TTL_S
+
+
+def _load_json(path) -> Any:
+    import json
+
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _save_json(path, data: Any) -> None:
+    import json
+    import tempfile
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+        with os.fdopen(fd, "w") as fh:
+            json.dump(data, fh)
+        os.replace(tmp, path)
+    except OSError:
+        pass        # a cache that cannot be written only costs a request next time
+
+
+def _memory():
+    """The run's SourceMemory, seeded with hosts that failed within DEAD_HOST_TTL_S."""
+    from ..install.getfile import SourceMemory
+
+    memory = SourceMemory()
+    now = time.time()
+    for host, (reason, until) in (_load_json(_state_dir() / "dead-hosts.json") or {}).items():
+        if until > now:
+            memory.dead[host] = reason
+    return memory
+
+
+def _remember_dead(memory, before: set[str]) -> None:
+    new = {h: r for h, r in memory.dead.items() if h not in before}
+    if not new:
+        return
+    path = _state_dir() / "dead-hosts.json"
+    known = {h: v for h, v in (_load_json(path) or {}).items() if v[1] > time.time()}
+    until = time.time() + DEAD_HOST_TTL_S
+    _save_json(path, {**known, **{h: [r, until] for h, r in new.items()}})
+
+
+def _cache_path(page: str):
+    import hashlib
+
+    return _state_dir() / f"{hashlib.sha256(page.encode()).hexdigest()[:24]}.json"
+
+
+@dataclass(frozen=True)
+class _Link:
+    """A link of a cached page (what ``IndexFile`` holds, without importing the index reader)."""
+
+    filename: str
+    url: str
+    sha256: None = None
+
+
+def _shown(url: str) -> str:
+    """``url`` without user:password@: the memory, its file and the plan never hold credentials."""
+    import urllib.parse
+
+    parts = urllib.parse.urlsplit(url)
+    return urllib.parse.urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+
+
+def _unreachable(url: str) -> str | None:
+    """Why ``url``'s host cannot be reached (one TCP connect, PROBE_S), or None.
+
+    Why before any request: an index that does not answer must cost the plan nothing that the
+    offline path does not pay, and importing the HTTP/TLS stack alone costs more than this probe.
+    """
+    import socket
+    import urllib.parse
+
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None                                  # local folders and file: URLs
+    if any(os.environ.get(v) for v in (f"{parts.scheme}_proxy", f"{parts.scheme.upper()}_PROXY", "all_proxy",
+                                       "ALL_PROXY")):
+        return None                                  # through a proxy: only the real request can tell
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        socket.create_connection((parts.hostname, port), timeout=PROBE_S).close()
+    except socket.gaierror:
+        return "host name not found (DNS)"
+    except (socket.timeout, TimeoutError):
+        return "timed out"
+    except ConnectionRefusedError:
+        return "connection refused"
+    except OSError as exc:
+        return exc.strerror or type(exc).__name__
+    return None
+
+
+def _cached(page: str) -> "tuple[list[_Link], float] | None":
+    cached = _load_json(_cache_path(page))
+    if not cached or time.time() - cached.get("read_at", 0) >= _ttl():
+        return None
+    return [_Link(f, u) for f, u in cached["links"]], time.time() - cached["read_at"]
+
+
+def _read_page(url: str, layout: str, memory) -> "tuple[list[Any], float] | None":
+    """(links of the torch page, age in seconds); None when it cannot be read (the host is then remembered)."""
+    from ..errors import SourceError
+    from ..sources.variants import page_links
+
+    try:
+        links = page_links(url, "torch", layout=layout, timeout=PAGE_TIMEOUT_S)
+    except SourceError as exc:
+        memory.failed(_shown(url), exc.message.rpartition(": ")[2], unreachable=True)
+        return None
+    _save_json(_cache_path(f"{url.rstrip('/')}|{layout}"),
+               {"read_at": time.time(), "links": [[f.filename, _shown(f.url)] for f in links]})   # no secrets
+    return links, 0.0
+
+
+def _listing(tier: str, url: str, links: "list[Any]", age: float, platform: str) -> TierListing | None:
+    """None for a page without any torch wheel: more likely a wrong address than a tier without builds."""
+    from ..kb.refresh import _platform, _python
+
+    wheels = [m for m in map(_TORCH_WHEEL.match, (f.filename for f in links)) if m]
+    if not wheels:
+        return None
+    here = [m for m in wheels if platform in {_platform(tag) for tag in m.group("platform").split(".")}]
+    pythons: dict[str, set[str]] = {}
+    for m in here:
+        py = _python(m.group("py"), m.group("abi"))
+        pythons.setdefault(m.group("version"), set()).update([py] if py else [])
+    return TierListing(tier, _shown(url), frozenset(pythons), age, tuple(links),
+                       {v: frozenset(p) for v, p in pythons.items()})
+
+
+def _torch_source(intent: "Intent", tier: str, platform: str, overrides: Any):
+    from ..sources.select import select_sources
+
+    sources = select_sources(intent, tier=tier, platform=platform, overrides=overrides)
+    return sources.torch[0] if sources.torch else None
+
+
+def check(intent: "Intent", cons: "Constraints", mv: "MachineView", overrides: Any = None) -> IndexView | None:
+    """Read (or recall) the torch page of each tier worth checking; None when checking is off.
+
+    Pages read within the TTL come from the cache; hosts that failed recently are not asked (and
+    nothing heavy is imported for them), so the unreachable path costs a few small file reads.
+    """
+    if not enabled():
+        return None
+    from ..install.getfile import host_of
+
+    memory = _memory()
+    before = set(memory.dead)
+    targets = {t: _torch_source(intent, t, mv.platform, overrides) for t in tiers_to_check(cons, mv)}
+    targets = {t: s for t, s in targets.items() if s is not None}
+    pages = {t: _cached(f"{s.url.rstrip('/')}|{s.layout}") for t, s in targets.items()}
+    wanted = {t: s for t, s in targets.items() if pages[t] is None and memory.usable(_shown(s.url))}
+    probed: set[str | None] = set()
+    for url in (_shown(s.url) for s in wanted.values()):
+        if host_of(url) not in probed and memory.usable(url):
+            probed.add(host_of(url))
+            why = _unreachable(url)
+            if why:
+                memory.failed(url, why, unreachable=True)
+    wanted = {t: s for t, s in wanted.items() if memory.usable(_shown(s.url))}
+    if wanted:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            pages.update(zip(wanted, pool.map(lambda s: _read_page(s.url, s.layout, memory), wanted.values())))
+    _remember_dead(memory, before)
+    listings = {t: _listing(t, targets[t].url, *page, mv.platform) for t, page in pages.items() if page is not None}
+    listings = {t: listing for t, listing in listings.items() if listing is not None}
+    dead = dict.fromkeys(h for h in (host_of(_shown(s.url)) for s in targets.values()) if h in memory.dead)
+    return IndexView(mv.platform, listings, tuple(f"{h}: {memory.dead[h]}" for h in dead))
+
+
+def variant_lines(index: IndexView, found: Any, machine: Any) -> tuple[list[str], list[str]]:
+    """(reasons, warnings) from the ``torch-<version>-variants.json`` the chosen tier's page links, if any."""
+    from ..errors import SourceError
+    from ..probe.variants import supported_properties
+    from ..sources.variants import find_variants_link, fits_ranked, read_variants
+
+    listing = index.listings.get(found.tier)
+    link = find_variants_link(list(listing.links), "torch", found.release.version) if listing else None
+    if link is None:
+        return [], []
+    try:
+        variants = read_variants(link, timeout=PAGE_TIMEOUT_S)
+    except SourceError as exc:
+        return [], [f"the index's variant metadata was not used: {exc.message}"]
+    ranked = fits_ranked(variants, supported_properties(machine))
+    good = [v.label for v in ranked if v.fits]
+    reasons = [f"the index's {link.filename} (wheel variants, PEP 825 draft): variants that fit this machine, "
+               f"best first: {', '.join(good) or 'none'}"]
+    chosen = next((v for v in ranked if v.label == found.tier), None)
+    warnings = [] if chosen is None or chosen.fits else [
+        f"the index's {link.filename} says its {found.tier} variant needs {chosen.missing}, which this machine's "
+        f"probe does not report; torchenv's own checks chose {found.tier}"]
+    return reasons, warnings
