@@ -17,22 +17,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import IntentError
+from ..intent.load import _FLAGS
 
 if TYPE_CHECKING:
     from ..intent.model import Intent
     from ..lock.model import Lockfile
 
 # (args attribute, flag, torchenv.toml section, key): the flags that change the intent's meaning
-INTENT_FLAGS = (
-    ("torch", "--torch", "torch", "version"),
-    ("cuda", "--cuda", "torch", "cuda"),
-    ("python", "--python", "torch", "python"),
-    ("policy", "--policy", "torch", "policy"),
-    ("with_", "--with", "torch", "with"),
-    ("experimental", "--experimental", "torch", "experimental"),
-    ("backend", "--backend", "env", "backend"),
-    ("installer", "--installer", "env", "installer"),
-)
+# (``[mirror]`` is not part of it), plus the two flags ``apply_overrides`` handles by hand
+INTENT_FLAGS = (*(f for f in _FLAGS if f[2] != "mirror"),
+                ("with_", "--with", "torch", "with"), ("experimental", "--experimental", "torch", "experimental"))
 TOML_HASH = "toml-hash"
 
 
