@@ -42,6 +42,7 @@ def here(tmp_path, monkeypatch):
     index = build_index(tmp_path / "pypi", {
         "torch": [make_wheel(pypi_files, "torch", "2.14.1", tag=TAG)],
         "torchvision": [make_wheel(pypi_files, "torchvision", "0.29.1", tag=TAG)],
+        "triton": [make_wheel(pypi_files, "triton", "3.6.0", tag=TAG)],
     })
     side = PypiSide(index_url=index.as_uri(), find_links=(str(folder),))
     monkeypatch.setattr("torchenv.sources.select.read_pip_config", lambda *a, **k: side)
@@ -103,3 +104,16 @@ def test_an_explicit_tier_may_still_use_another_python_of_the_same_build(here):
     make_wheel(folder, "torch", "2.14.1+cpu", tag=TAG)
     plan = _plan(Intent(torch=TorchIntent(cuda="cpu")), machine, args)
     assert (plan.torch_version, plan.tier, plan.python) == ("2.14.1", "cpu", "3.11")
+
+
+def test_a_torch_family_requirement_of_the_project_must_be_fetchable_too(here, tmp_path):
+    machine, args, folder = here
+    make_wheel(folder, "torch", "2.13.0+cpu", tag=TAG)
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "requirements.txt").write_text("triton>=2.0.0\n")      # as openai/whisper asks
+    intent = Intent(torch=TorchIntent(), project=project)
+    plan = _plan(intent, machine, args)
+    assert plan.pypi_default_build, "the local +cpu torch needs triton from the unreachable torch index"
+    said = " ".join(plan.reasons)
+    assert "the project's requirements name triton" in said

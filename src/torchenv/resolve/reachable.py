@@ -111,7 +111,11 @@ def _explicit(intent: "Intent") -> list[str]:
 
 
 def missing_file(plan: "Plan", memory: Any) -> str | None:
-    """Why one of the plan's torch-family files cannot be had from its sources, or ``None`` when all can."""
+    """Why one of the plan's torch-family files cannot be had from its sources, or ``None`` when all can.
+
+    Besides the planned packages: torch-family names the project's own requirements ask for
+    (``triton``), which must come from the same torch source unless the plan is PyPI's build.
+    """
     from ..install.locate import locate, torch_family
     from ..sources.index import normalize
 
@@ -123,7 +127,60 @@ def missing_file(plan: "Plan", memory: Any) -> str | None:
                    python=plan.python, platform=plan.platform, memory=memory)
         except SourceError as exc:
             return exc.message
+    planned = {normalize(p.name) for p in plan.packages}
+    for name in sorted(_required_family(plan) - planned):
+        why = _unlisted(plan, name, memory)
+        if why:
+            return why
     return None
+
+
+def _required_family(plan: "Plan") -> set[str]:
+    """Torch-family names in the project's requirement files (read as ``up`` reads them)."""
+    import re
+
+    from ..install.locate import torch_family
+    from ..install.requirements import gather
+
+    project = plan.intent.file.parent if plan.intent.file else plan.intent.project
+    if project is None:
+        return set()
+    try:
+        reqs, _warnings = gather(plan.intent, project)
+    except Exception:   # noqa: BLE001 - a broken requirements file is reported by up itself, with context
+        return set()
+    names = {re.sub(r"[-_.]+", "-", m.group(1)).lower()
+             for m in (re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", r.text) for r in reqs if not r.constraint) if m}
+    return names & torch_family()
+
+
+def _unlisted(plan: "Plan", name: str, memory: Any) -> str | None:
+    """Why no source the plan may take ``name`` from lists a wheel of it for this target, else ``None``."""
+    from ..install.locate import FROM_PYPI, FROM_TORCH_INDEX, _search_order, target_tags
+    from ..sources.index import list_project_files, parse_wheel_filename
+
+    tags = set(target_tags(plan.python, plan.platform))
+    source = FROM_PYPI if plan.pypi_default_build else FROM_TORCH_INDEX
+    tried = []
+    for url, layout in _search_order(plan.sources, source):
+        if not memory.usable(url):
+            tried.append(f"{url}: skipped")
+            continue
+        try:
+            files = list_project_files(url, name, layout=layout)
+        except SourceError as exc:
+            memory.failed(url, exc.message, unreachable=True)
+            tried.append(f"{url}: {exc.message}")
+            continue
+        for f in files:
+            try:
+                fname, _v, ftags = parse_wheel_filename(f.filename)
+            except SourceError:
+                continue
+            if fname == name and ftags & tags:
+                return None
+        tried.append(f"{url}: no {name} wheel for Python {plan.python}")
+    return f"the project's requirements name {name}, which no reachable source of this plan serves ({'; '.join(tried)})"
 
 
 class LocalOnly:
