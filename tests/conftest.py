@@ -9,6 +9,7 @@ def _isolated_torchenv_home(tmp_path_factory, monkeypatch):
     home = tmp_path_factory.mktemp("torchenv-home")
     monkeypatch.setenv("TORCHENV_HOME", str(home))
     monkeypatch.delenv("TORCHENV_MIRROR", raising=False)
+    monkeypatch.setenv("TORCHENV_LANG", "en")    # English messages unless a test asks for a language
     monkeypatch.setenv("TORCHENV_INDEX_CHECK", "0")    # plans never read download.pytorch.org; tests that check
     #                                                    an index over loopback turn it back on
     yield home

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
+from .i18n import _
+
 WINDOWS = os.name == "nt"
 ACTIVE_VAR = "TORCHENV_ACTIVE"   # set in activated processes: the env prefix
 
@@ -62,20 +64,24 @@ def find_env(path: Path | str, *, windows: bool = WINDOWS) -> EnvInfo:
 
     prefix = Path(path).absolute()
     if prefix.is_symlink() and not prefix.exists():
-        raise EnvError(f"{prefix} is a symbolic link to {os.readlink(prefix)}, which does not exist",
-                       hint=f"remove the link (`rm {prefix}`) and run `torchenv up`, or recreate its target")
+        raise EnvError(_("{prefix} is a symbolic link to {value}, which does not exist").format(
+                           prefix=prefix, value=os.readlink(prefix)),
+                       hint=_("remove the link (`rm {prefix}`) and run `torchenv up`, or recreate its target").format(
+                                prefix=prefix))
     if not prefix.exists():
-        raise EnvError(f"{prefix}: no environment here yet",
-                       hint="run `torchenv up` first (or pass --env PATH to use another environment)")
+        raise EnvError(_("{prefix}: no environment here yet").format(prefix=prefix),
+                       hint=_("run `torchenv up` first (or pass --env PATH to use another environment)"))
     kind = env_kind(prefix)
     if kind is None:
-        raise EnvError(f"{prefix}: not a virtual environment or conda prefix (no pyvenv.cfg or conda-meta/)",
-                       hint="point [env] path in torchenv.toml (or --env) at an environment, "
-                            "or run `torchenv up` to create one")
+        raise EnvError(_("{prefix}: not a virtual environment or conda prefix (no pyvenv.cfg or conda-meta/)").format(
+                           prefix=prefix),
+                       hint=_("point [env] path in torchenv.toml (or --env) at an environment, or run `torchenv "
+                              "up` to create one"))
     python = _python(prefix, kind, windows)
     if not python.exists():
-        raise EnvError(f"{prefix}: environment has no interpreter at {python}",
-                       hint="the environment is broken; `torchenv up` recreates it")
+        raise EnvError(_("{prefix}: environment has no interpreter at {python}").format(
+                           prefix=prefix, python=python),
+                       hint=_("the environment is broken; `torchenv up` recreates it"))
     return EnvInfo(prefix=prefix, kind=kind, python=python, bin_dirs=_bin_dirs(prefix, kind, windows))
 
 

@@ -38,6 +38,9 @@ def main(argv: list[str] | None = None) -> int:
     streams.guard_stdout()
     parser = build_parser()
     args = parser.parse_args(argv)
+    from . import i18n
+
+    i18n.activate({} if getattr(args, "json", False) else None)   # --json output stays English
     if not getattr(args, "command", None):
         parser.print_help()
         return 2
@@ -56,8 +59,10 @@ def _dispatch(args: argparse.Namespace) -> int:
     except TorchenvError as exc:
         return _report(args, exc, cause=exc)
     except KeyboardInterrupt:
-        streams.say("torchenv: interrupted; nothing half-written was left in place "
-                    "(run the same command again to finish)")
+        from .i18n import _
+
+        streams.say(_("torchenv: interrupted; nothing half-written was left in place "
+                      "(run the same command again to finish)"))
         return 130
     except OSError as exc:
         if streams.stdout_failure(exc):
@@ -119,8 +124,10 @@ def _unexpected(args: argparse.Namespace, exc: Exception) -> int:
     ours = [f for f in frames if "/torchenv/" in f.filename.replace("\\", "/")]
     where = f" at {_short(ours[-1].filename)}:{ours[-1].lineno}" if ours else ""
     detail = str(exc).splitlines()[0] if str(exc) else ""
-    streams.say(f"torchenv {args.command}: unexpected {type(exc).__name__}{': ' + detail if detail else ''}"
-                f"{where} (set TORCHENV_DEBUG=1 for the traceback)")
+    from .i18n import _
+
+    streams.say(_("torchenv {command}: unexpected {error}{where} (set TORCHENV_DEBUG=1 for the traceback)").format(
+        command=args.command, error=type(exc).__name__ + (": " + detail if detail else ""), where=where))
     return 1
 
 

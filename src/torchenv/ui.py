@@ -12,6 +12,8 @@ import sys
 from contextlib import contextmanager
 from typing import Any, Iterator
 
+from .i18n import _
+
 
 def _escape(text: str) -> str:
     """User-facing text names TOML tables like ``[torch]``; rich would eat them as markup."""
@@ -77,12 +79,12 @@ class Ui:
             self.console.print(f"[bold cyan]>[/] {_escape(text)}")
 
     def warn(self, text: str) -> None:
-        self.err.print(f"[yellow]warning:[/] {_escape(text)}")
+        self.err.print(f"[yellow]{_escape(_('warning:'))}[/] {_escape(text)}")
 
     def error(self, text: str, hint: str | None = None) -> None:
-        self.err.print(f"[bold red]error:[/] {_escape(text)}")
+        self.err.print(f"[bold red]{_escape(_('error:'))}[/] {_escape(text)}")
         if hint:
-            self.err.print(f"[dim]hint:[/] {_escape(hint)}")
+            self.err.print(f"[dim]{_escape(_('hint:'))}[/] {_escape(hint)}")
 
     def emit_json(self, data: Any) -> None:
         sys.stdout.write(_safe(json.dumps(data, indent=2, sort_keys=True, default=str)) + "\n")
@@ -90,7 +92,8 @@ class Ui:
 
     @contextmanager
     def progress(self, description: str, total: float | None = None, *, bytes_: bool = False) -> Iterator[Any]:
-        """A rich progress bar, or a silent stand-in when quiet/json. Yields ``advance(n)``."""
+        """A row on the one live display (``torchenv.progress``), or a silent stand-in when quiet/json.
+        Yields ``advance(n)``."""
         if self.quiet or self.json_mode or not sys.stderr.isatty() and not self.console.is_terminal:
             done = [0.0]
 
@@ -101,18 +104,7 @@ class Ui:
                 self.step(description)
             yield advance
             return
-        from rich.progress import (BarColumn, DownloadColumn, Progress, SpinnerColumn, TextColumn,
-                                   TimeElapsedColumn, TransferSpeedColumn)
+        from .progress import row
 
-        columns = [SpinnerColumn(), TextColumn("{task.description}"), BarColumn()]
-        columns += [DownloadColumn(), TransferSpeedColumn()] if bytes_ else []
-        columns += [TimeElapsedColumn()]
-        with Progress(*columns, console=self.console, transient=False) as prog:
-            task = prog.add_task(description, total=total)
-
-            def advance(n: float = 1, total: float | None = None) -> None:
-                if total is not None:
-                    prog.update(task, total=total)
-                prog.advance(task, n)
-
+        with row(self.console, description, total, is_bytes=bytes_) as advance:
             yield advance

@@ -11,7 +11,7 @@ import threading
 import time
 from contextlib import contextmanager
 from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Iterator
 from urllib.parse import unquote, urlsplit
@@ -31,6 +31,17 @@ def _key(path: str) -> str:
     return unquote(urlsplit(path).path).lstrip("/")
 
 
+def login_refused(handler: BaseHTTPRequestHandler, auth: str | None) -> bool:
+    """Answer 401 (and say so) when ``auth`` (an ``Authorization`` value) is required and not sent."""
+    if auth is None or handler.headers.get("Authorization") == auth:
+        return False
+    handler.send_response(401)
+    handler.send_header("WWW-Authenticate", 'Basic realm="mirror"')
+    handler.send_header("Content-Length", "0")
+    handler.end_headers()
+    return True
+
+
 def _handler(root: Path, delay: float, fail: dict[str, int], drop_after: dict[str, int],
              hits: list[str], auth: str | None = None) -> type[SimpleHTTPRequestHandler]:
     fail = {k.lstrip("/"): v for k, v in fail.items()}
@@ -44,11 +55,7 @@ def _handler(root: Path, delay: float, fail: dict[str, int], drop_after: dict[st
 
         def do_GET(self) -> None:  # noqa: N802
             hits.append(self.path)
-            if auth is not None and self.headers.get("Authorization") != auth:
-                self.send_response(401)
-                self.send_header("WWW-Authenticate", 'Basic realm="mirror"')
-                self.send_header("Content-Length", "0")
-                self.end_headers()
+            if login_refused(self, auth):
                 return
             if delay:
                 time.sleep(delay)

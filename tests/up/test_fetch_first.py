@@ -58,3 +58,33 @@ def test_failing_source_while_syncing_leaves_the_existing_env_byte_identical(wor
     assert _snapshot(world.env) == before
     assert not (world.env / ".torchenv" / "in-progress").exists()
     assert (world.project / "torchenv.lock").read_bytes() == lock, "the lock is written only after a good install"
+
+
+def test_the_files_of_a_target_are_fetched_at_the_same_time(world, monkeypatch):
+    import threading
+
+    world.run_up()
+    lock = world.project / "torchenv.lock"
+    shutil.rmtree(world.env)
+    _clear_artifact_cache()
+    from torchenv.install import getfile
+
+    real, inside, peak, lock_ = getfile.wheel_file, [0], [0], threading.Lock()
+    both_in = threading.Event()
+
+    def counting(sources, wheel, **kw):
+        with lock_:
+            inside[0] += 1
+            peak[0] = max(peak[0], inside[0])
+            if inside[0] > 1:
+                both_in.set()
+        both_in.wait(timeout=5)          # a sequential fetch never gets company
+        try:
+            return real(sources, wheel, **kw)
+        finally:
+            with lock_:
+                inside[0] -= 1
+
+    monkeypatch.setattr(getfile, "wheel_file", counting)
+    world.run_up("--frozen")
+    assert peak[0] >= 2 and lock.exists()

@@ -9,6 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..i18n import _
+
 if TYPE_CHECKING:
     from ..resolve.plan import Plan
     from ..ui import Ui
@@ -27,5 +29,5 @@ def make_backend(*, plan: "Plan", env_path: Path, ui: "Ui") -> "Backend":
         return VenvBackend(plan=plan, env_path=env_path, ui=ui)
     from ..errors import BackendError
 
-    raise BackendError(f"unknown backend {plan.backend!r} in the plan",
-                       hint="[env] backend in torchenv.toml is one of venv, conda")
+    raise BackendError(_("unknown backend {backend!r} in the plan").format(backend=plan.backend),
+                       hint=_("[env] backend in torchenv.toml is one of venv, conda"))

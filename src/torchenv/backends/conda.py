@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, Sequence
 
 from ..errors import BackendError, EnvError
+from ..i18n import _
 from .base import Backend
 
 if TYPE_CHECKING:
@@ -60,8 +61,8 @@ class UvWheelPart:
         try:
             from .venv import VenvBackend
         except ImportError:
-            raise BackendError("the wheel half of a conda env needs the venv backend, which this build lacks",
-                               hint='use [conda] torch-source = "conda"') from None
+            raise BackendError(_("the wheel half of a conda env needs the venv backend, which this build lacks"),
+                               hint=_('use [conda] torch-source = "conda"')) from None
         return VenvBackend(plan=dataclasses.replace(plan, backend="venv"), env_path=self.env_path, ui=self.ui)
 
     def lock(self, *, plan, requirements):
@@ -110,8 +111,9 @@ def select_engine(machine: "Machine") -> "CondaEngine":
         if forced:
             found = shutil.which(forced)
             if not found:
-                raise BackendError(f"TORCHENV_CONDA_ENGINE={forced}, but no {forced} is on PATH",
-                                   hint="unset it to use the embedded engine (py-rattler)")
+                raise BackendError(_("TORCHENV_CONDA_ENGINE={forced}, but no {forced} is on PATH").format(
+                                       forced=forced),
+                                   hint=_("unset it to use the embedded engine (py-rattler)"))
             from ..engines.conda_bin import CondaBinary
 
             return CondaBinary(path=found, kind=forced)
@@ -166,9 +168,10 @@ class CondaBackend(Backend):
         wheels: tuple = ()
         if not request.torch_from_conda:
             if clash:
-                raise BackendError(f"the conda packages pull in {', '.join(clash)}, which would sit beside the "
-                                   f"torch wheels in one prefix", hint='remove what depends on them from [conda] '
-                                   'packages, or set [conda] torch-source = "conda"')
+                raise BackendError(_("the conda packages pull in {items}, which would sit beside the torch wheels "
+                                     "in one prefix").format(items=', '.join(clash)),
+                                   hint=_("remove what depends on them from [conda] packages, or set "
+                                          '[conda] torch-source = "conda"'))
             wheels = tuple(self.wheel_part.lock(plan=plan, requirements=list(requirements)))
         elif requirements:
             wheels = tuple(self.wheel_part.lock(plan=plan, requirements=list(requirements)))
@@ -195,11 +198,13 @@ class CondaBackend(Backend):
         """
         path = self.env_path
         if path.exists() and not path.is_dir():
-            raise EnvError(f"{path} is a file, not an environment", hint="choose another [env] path")
+            raise EnvError(_("{path} is a file, not an environment").format(path=path),
+                           hint=_("choose another [env] path"))
         if path.is_dir() and any(path.iterdir()) and not (path / "conda-meta").is_dir():
             what = "a venv" if (path / "pyvenv.cfg").exists() else "files that are not a conda environment"
-            raise EnvError(f"{path} holds {what}; torchenv will not install a conda env over it",
-                           hint='choose another [env] path (e.g. path = ".conda-env"), or move it away yourself')
+            raise EnvError(_("{path} holds {what}; torchenv will not install a conda env over it").format(
+                               path=path, what=what),
+                           hint=_('choose another [env] path (e.g. path = ".conda-env"), or move it away yourself'))
         (path / "conda-meta").mkdir(parents=True, exist_ok=True)
         (path / "conda-meta" / "history").touch(exist_ok=True)
 
@@ -221,8 +226,8 @@ class CondaBackend(Backend):
         from ..conda.virtual import virtual_packages
 
         if target.backend != "conda" or not target.conda:
-            raise BackendError(f"lock target {target.name} holds no conda packages",
-                               hint="re-lock with `torchenv lock` after setting [env] backend = \"conda\"")
+            raise BackendError(_("lock target {name} holds no conda packages").format(name=target.name),
+                               hint=_('re-lock with `torchenv lock` after setting [env] backend = "conda"'))
         here = {v.split("=")[0]: v for v in virtual_packages(self.plan.machine)}
         for wanted in target.virtual_packages:
             if wanted.startswith("__cuda") and "__cuda" not in here:
@@ -271,6 +276,6 @@ class CondaBackend(Backend):
                 continue
         for site in [*self.env_path.glob("lib/python*/site-packages"), self.env_path / "Lib" / "site-packages"]:
             for dist in site.glob("*.dist-info"):
-                name, _, version = dist.name[: -len(".dist-info")].partition("-")
+                name, _sep, version = dist.name[: -len(".dist-info")].partition("-")
                 out[name.lower().replace("_", "-")] = version
         return out

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BackendError, SourceError
+from ..i18n import _
 from .base import Backend
 
 if TYPE_CHECKING:
@@ -31,7 +32,7 @@ def make_engine(name: str, ui: Any = None) -> "WheelEngine":
         from ..engines.uv import UvEngine
 
         return UvEngine(ui=ui)
-    raise BackendError(f"unknown installer {name!r}", hint='[env] installer is "uv" or "pip"')
+    raise BackendError(_("unknown installer {name!r}").format(name=name), hint=_('[env] installer is "uv" or "pip"'))
 
 
 class VenvBackend(Backend):
@@ -77,7 +78,7 @@ class VenvBackend(Backend):
 
         plan = self.plan
         if plan.sources is None:
-            raise BackendError("the plan has no package sources", hint="this is a bug in the resolver")
+            raise BackendError(_("the plan has no package sources"), hint=_("this is a bug in the resolver"))
         family = torch_family()
         pinned: dict[str, tuple[LockedWheel, str]] = {}
         for pkg in plan.packages:
@@ -97,7 +98,7 @@ class VenvBackend(Backend):
                 pinned[normalize(w.name)] = self._locate(normalize(w.name), w.version, FROM_TORCH_INDEX)
         else:
             raise SourceError("the torch-family packages kept changing while resolving: "
-                              + ", ".join(sorted(pinned)), hint="report this with `torchenv plan --json`")
+                              + ", ".join(sorted(pinned)), hint=_("report this with `torchenv plan --json`"))
         wheels = []
         for w in resolved:
             name = normalize(w.name)
@@ -109,9 +110,10 @@ class VenvBackend(Backend):
                 wheels.append(_replace(w, name=name))
         missing = set(pinned) - {w.name for w in wheels}
         if missing:
-            raise BackendError(f"the resolver dropped {', '.join(sorted(missing))} from the environment",
-                               hint="a requirement marker excludes it on this platform; check your requirements")
-        os_name, _, arch = plan.platform.partition("-")
+            raise BackendError(_("the resolver dropped {items} from the environment").format(
+                                   items=', '.join(sorted(missing))),
+                               hint=_("a requirement marker excludes it on this platform; check your requirements"))
+        os_name, _sep, arch = plan.platform.partition("-")
         torch = next((w.version for w in wheels if w.name == "torch"), plan.torch_version)
         return LockTarget(name=plan.target_name, os=os_name, arch=arch, tier=plan.tier, python=plan.python,
                           backend=self.name, torch=torch,
@@ -154,8 +156,25 @@ class VenvBackend(Backend):
         from ..install.getfile import wheel_file
 
         if self.plan.sources is None:
-            raise BackendError("the plan has no package sources", hint="this is a bug in the resolver")
-        return [wheel_file(self.plan.sources, w, memory=self.memory, ui=self.ui) for w in target.wheels]
+            raise BackendError(_("the plan has no package sources"), hint=_("this is a bug in the resolver"))
+        sources = self.plan.sources
+        wheels = list(target.wheels)
+        if len(wheels) < 2:
+            return [wheel_file(sources, w, memory=self.memory, ui=self.ui) for w in wheels]
+        from concurrent.futures import ThreadPoolExecutor
+
+        from ..sources.ranged import budget_size
+
+        # all files at once: torch-family and PyPI-side downloads share the run's connection budget
+        with self.ui.progress(f"getting {len(wheels)} files"), \
+                ThreadPoolExecutor(max_workers=min(len(wheels), budget_size(), 8)) as pool:
+            futures = [pool.submit(wheel_file, sources, w, memory=self.memory, ui=self.ui) for w in wheels]
+            try:
+                return [f.result() for f in futures]
+            except BaseException:
+                for f in futures:
+                    f.cancel()
+                raise
 
     def install(self, *, target: "LockTarget", reinstall: bool = False, files: list[Path] | None = None) -> None:
         """Install the target's files; ``files`` are those ``materialise`` returned (fetched now if not given)."""

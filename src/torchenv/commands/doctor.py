@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..i18n import N_, _
 from . import _options
 
 if TYPE_CHECKING:
@@ -44,8 +45,8 @@ def run(args: argparse.Namespace) -> int:
     machine = _options.machine_from_args(args)
     prefix, _how = envscan.find_prefix(args.env, Path(args.project))
     if args.env and not prefix.is_dir():
-        raise EnvError(f"{args.env}: no such environment",
-                       hint="pass a venv or conda prefix (the folder holding bin/python or conda-meta/)")
+        raise EnvError(_("{path}: no such environment").format(path=args.env),
+                       hint=_("pass a venv or conda prefix (the folder holding bin/python or conda-meta/)"))
     text = None
     if args.explain is not None:
         text = sys.stdin.read() if args.explain == "-" else args.explain
@@ -63,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
 
         path = write_report(Path(args.report), diag, ctx.environ, include_paths=args.include_paths)
         if not args.json:
-            sys.stderr.write(f"report written to {path}\n")
+            sys.stderr.write(_("report written to {path}").format(path=path) + "\n")
     if args.json:
         from ..ui import Ui
 
@@ -81,20 +82,25 @@ def _print(diag: "Diagnosis") -> None:
     ui = Ui()
     e = diag.env
     if e is not None:
-        torch = f"torch {e.torch_version} ({e.tier})" if e.torch_version else "no torch"
-        ui.info(f"[bold]env[/] {escape(e.prefix)} [dim]({e.kind})[/]: {escape(torch)}"
-                + (f", archs {' '.join(e.archs)}" if e.archs else ""))
+        torch = f"torch {e.torch_version} ({e.tier})" if e.torch_version else _("no torch")
+        ui.info(f"[bold]{_('env')}[/] {escape(e.prefix)} [dim]({e.kind})[/]: {escape(torch)}"
+                + (", " + _("archs {archs}").format(archs=" ".join(e.archs)) if e.archs else ""))
     m = diag.machine
-    gpus = ", ".join(f"{g.name} CC {g.compute_capability}" for g in m.gpus) or "no NVIDIA GPU"
-    ui.info(f"[bold]machine[/] {m.os}-{m.arch}, driver {m.driver or 'none'}, {escape(gpus)}"
-            + (" [dim](assumed)[/]" if m.assumed else ""))
+    gpus = ", ".join(f"{g.name} CC {g.compute_capability}" for g in m.gpus) or _("no NVIDIA GPU")
+    driver = _("driver {driver}").format(driver=m.driver or _("none"))
+    ui.info(f"[bold]{_('machine')}[/] {m.os}-{m.arch}, {escape(driver)}, {escape(gpus)}"
+            + (f" [dim]{escape(_('(assumed)'))}[/]" if m.assumed else ""))
     if not diag.findings:
-        ui.info("[green]no problems found[/]")
+        ui.info(f"[green]{_('no problems found')}[/]")
     colors = {"error": "bold red", "warning": "yellow", "info": "cyan"}
     for f in diag.findings:
-        ui.info(f"\n[{colors.get(f.severity, 'white')}]{f.severity}[/]: [bold]{escape(f.title)}[/]")
+        ui.info(f"\n[{colors.get(f.severity, 'white')}]{_(SEVERITY_WORDS.get(f.severity, f.severity))}[/]: "
+                f"[bold]{escape(f.title)}[/]")
         ui.info(f"  {escape(f.detail)}")
         if f.fix:
-            ui.info(f"  [green]fix:[/] {escape(f.fix)}")
+            ui.info(f"  [green]{_('fix:')}[/] {escape(f.fix)}")
         for alt in f.alternatives:
-            ui.info(f"  [dim]or:[/] {escape(alt)}")
+            ui.info(f"  [dim]{_('or:')}[/] {escape(alt)}")
+
+
+SEVERITY_WORDS = {"error": N_("error"), "warning": N_("warning"), "info": N_("info")}

@@ -10,6 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..i18n import _
 from ._options import add_project
 
 
@@ -41,16 +42,18 @@ def _targets(lock, name: str | None, kind, lock_path: Path):
     if name:
         chosen = [t for t in pool if t.name == name]
         if not chosen:
-            raise LockError(f"{lock_path}: no {what} named {name}",
+            raise LockError(_("{lock_path}: no {what} named {name}").format(
+                                lock_path=lock_path, what=what, name=name),
                             hint=f"{what}s: " + (", ".join(t.name for t in pool) or "none"))
         return tuple(chosen)
     if not pool:
-        raise LockError(f"{lock_path}: no {what} to export",
+        raise LockError(_("{lock_path}: no {what} to export").format(lock_path=lock_path, what=what),
                         hint='set [env] backend = "conda" in torchenv.toml and run `torchenv lock`'
                         if kind.conda_only else "run `torchenv lock` first")
     if len(pool) > 1 and not kind.multi_target:
-        raise LockError(f"{lock_path}: several {what}s ({', '.join(t.name for t in pool)}); "
-                        f"`export {kind.name}` writes one", hint="pick one with --target NAME")
+        raise LockError(_("{lock_path}: several {what}s ({items}); `export {name}` writes one").format(
+                            lock_path=lock_path, what=what, items=', '.join(t.name for t in pool), name=kind.name),
+                        hint=_("pick one with --target NAME"))
     return tuple(pool)
 
 
@@ -66,8 +69,8 @@ def _refuse_foreign(path: Path, force: bool) -> None:
     except OSError:
         head = ""
     if not any(m in head for m in MARKERS):
-        raise EnvError(f"{path} exists and was not written by torchenv; not overwriting it",
-                       hint="write elsewhere with -o FILE (or stdout: -o -), or pass --force")
+        raise EnvError(_("{path} exists and was not written by torchenv; not overwriting it").format(path=path),
+                       hint=_("write elsewhere with -o FILE (or stdout: -o -), or pass --force"))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -122,5 +125,5 @@ def _check_output_name(kind: str, out_path: Path | None) -> None:
     from ..errors import LockError
 
     if not is_valid_pylock_path(out_path):
-        raise LockError(f"{out_path}: a PEP 751 lock must be named pylock.toml or pylock.NAME.toml "
-                        "(installers recognise it by its name)", hint="-o pylock.toml")
+        raise LockError(_("{out_path}: a PEP 751 lock must be named pylock.toml or pylock.NAME.toml (installers "
+                          "recognise it by its name)").format(out_path=out_path), hint=_("-o pylock.toml"))

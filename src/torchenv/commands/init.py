@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..i18n import _
 from . import _options
 
 
@@ -43,8 +44,8 @@ def run(args: argparse.Namespace) -> int:
     ui = Ui(quiet=args.quiet, json_mode=args.json)
     project = Path(args.project or ".").resolve()
     if not project.is_dir():
-        raise IntentError("project directory does not exist", file=str(project),
-                          hint="pass an existing directory with -C DIR")
+        raise IntentError(_("project directory does not exist"), file=str(project),
+                          hint=_("pass an existing directory with -C DIR"))
     target = project / INTENT_FILE
     if not args.force:
         refuse_existing(target)             # before any work, so the refusal is the only output
@@ -68,18 +69,18 @@ def run(args: argparse.Namespace) -> int:
                       "found": [f.__dict__ for f in found.findings], "intent": intent.to_json()})
         return 0
     if not found.findings:
-        ui.step("No torch pin found in the project's dependency files (requirements files, pyproject.toml, "
-                "environment.yml, setup.py/setup.cfg): torchenv will choose the newest torch that fits each "
-                "machine (cuda = \"auto\")")
+        ui.step(_("No torch pin found in the project's dependency files (requirements files, pyproject.toml, "
+                  "environment.yml, setup.py/setup.cfg): torchenv will choose the newest torch that fits each "
+                  "machine (cuda = \"auto\")"))
     for f in found.findings:                 # Ui.step escapes markup: "[env]" prints as text
         ui.step(f"{f.where}: {f.seen}  ->  {f.meaning}")
     if backup:
-        ui.step(f"Kept the previous {INTENT_FILE} as {backup.name}")
+        ui.step(_("Kept the previous {file} as {backup}").format(file=INTENT_FILE, backup=backup.name))
     if outer:
-        ui.step(f"Note: this folder is inside the project of {outer}; commands run here (and below) "
-                f"now use the new {target} instead")
-    ui.info(f"Wrote {target}. Next: `torchenv plan` to see what it resolves to, "
-            "`torchenv up` to build it.", markup=False)
+        ui.step(_("Note: this folder is inside the project of {outer}; commands run here (and below) "
+                  "now use the new {file} instead").format(outer=outer, file=target))
+    ui.info(_("Wrote {file}. Next: `torchenv plan` to see what it resolves to, "
+              "`torchenv up` to build it.").format(file=target), markup=False)
     return 0
 
 

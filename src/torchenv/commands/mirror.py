@@ -10,6 +10,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from ..i18n import _
 from ._options import add_json, add_project, add_quiet
 
 
@@ -51,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
         return _test(args, ui)
     if args.mirror_cmd == "use":
         return _use(args, ui)
-    ui.info("usage: torchenv mirror list|test|use NAME|auto  (see torchenv mirror -h)")
+    ui.info(_("usage: torchenv mirror list|test|use NAME|auto  (see torchenv mirror -h)"))
     return 2
 
 
@@ -105,15 +106,16 @@ def _list(args: argparse.Namespace, ui: Any) -> int:
     from rich.table import Table
 
     for kind, rows in data["presets"].items():
-        t = Table(title=f"{kind} mirrors (active: {now[kind]['name'] or 'not set'} — from {now[kind]['layer']})")
-        for col in ("", "name", "where", "verified"):
+        t = Table(title=_("{kind} mirrors (active: {name} — from {layer})").format(
+            kind=kind, name=now[kind]["name"] or _("not set"), layer=now[kind]["layer"]))
+        for col in ("", _("name"), _("where"), _("verified")):
             t.add_column(col)
         for r in rows:
             where = r.get("url") or ", ".join(sorted({v.split('/anaconda')[0] for v in r["channels"].values()}))
             if kind == "torch":
                 where += f" ({r['layout']})"
             mark = "*" if r["name"] == now[kind]["name"] else ""
-            t.add_row(mark, r["name"], where, "yes" if r["verified"] else "no")
+            t.add_row(mark, r["name"], where, _("yes") if r["verified"] else _("no"))
         ui.console.print(t)
     return 0
 
@@ -181,7 +183,8 @@ def _measure(args: argparse.Namespace, ui: Any) -> tuple[dict[str, Any], dict[st
     kinds = tuple(args.kind) if args.kind else KINDS
     if note:
         ui.warn(note)
-    ui.step(f"testing {len(table)} mirror(s) for {', '.join(kinds)} (tier {tier}, timeout {args.timeout:g} s)")
+    ui.step(_("testing {count} mirror(s) for {kinds} (tier {tier}, timeout {seconds} s)").format(
+        count=len(table), kinds=", ".join(kinds), tier=tier, seconds=f"{args.timeout:g}"))
     results = measure_mirrors(table, tier=tier, needs=needs, kinds=kinds, timeout=args.timeout)
     ranked = rank(results)
     best = {k: next((r.name for r in rows if r.ok and not r.files_missing), None) for k, rows in ranked.items()}
@@ -200,8 +203,8 @@ def _print_results(ui: Any, data: dict[str, Any]) -> None:
 
     if ui.quiet:
         return
-    t = Table(title=f"mirror test (tier {data['tier']})")
-    for col in ("kind", "rank", "mirror", "url", "latency", "speed", "files", "status"):
+    t = Table(title=_("mirror test (tier {tier})").format(tier=data["tier"]))
+    for col in (_("kind"), _("rank"), _("mirror"), "url", _("latency"), _("speed"), _("files"), _("status")):
         t.add_column(col, overflow="fold")
     rank_in_kind: dict[str, int] = {}
     for r in data["results"]:
@@ -209,14 +212,14 @@ def _print_results(ui: Any, data: dict[str, Any]) -> None:
         files = "-" if r["files_needed"] is None else \
             f"{len(r['files_needed']) - len(r['files_missing'] or [])}/{len(r['files_needed'])}"
         status = "ok" if r["ok"] and not r["files_missing"] else (
-            f"missing {', '.join(r['files_missing'])}" if r["ok"] else r["error"])
+            _("missing {files}").format(files=", ".join(r["files_missing"])) if r["ok"] else r["error"])
         t.add_row(r["kind"], str(rank_in_kind[r["kind"]]), r["name"], r["url"],
                   f"{r['latency_ms']:.0f} ms" if r["latency_ms"] is not None else "-",
                   f"{r['throughput_kibps']:.0f} KiB/s" if r["throughput_kibps"] is not None else "-",
                   files, status)
     ui.console.print(t)
-    best = ", ".join(f"{k}: {v}" for k, v in data["best"].items() if v) or "none reachable"
-    ui.info(f"best: {best}")
+    best = ", ".join(f"{k}: {v}" for k, v in data["best"].items() if v) or _("none reachable")
+    ui.info(_("best: {best}").format(best=best))
 
 
 def _test(args: argparse.Namespace, ui: Any) -> int:
@@ -242,8 +245,8 @@ def write_user_choice(name: str) -> Path:
     try:
         doc = tomlkit.parse(text)
     except Exception as exc:  # noqa: BLE001 - tomlkit raises its own ParseError family
-        raise IntentError(f"not valid TOML, not rewriting it: {exc}", file=str(path),
-                          hint="fix the file by hand (nothing was changed)") from None
+        raise IntentError(_("not valid TOML, not rewriting it: {error}").format(error=exc), file=str(path),
+                          hint=_("fix the file by hand (nothing was changed)")) from None
     if "mirror" not in doc:
         doc["mirror"] = tomlkit.table()
     doc["mirror"]["use"] = name
@@ -272,6 +275,7 @@ def _use(args: argparse.Namespace, ui: Any) -> int:
     if ui.json_mode:
         ui.emit_json(out)
     else:
-        ui.info(f"[mirror] use = \"{name}\" written to {out['config_file']}"
-                + (" (re-measured when older than 24 h: `torchenv mirror use auto`)" if name == "auto" else ""))
+        line = _("[mirror] use = \"{name}\" written to {file}").format(name=name, file=out["config_file"])
+        ui.info(line + (_(" (re-measured when older than 24 h: `torchenv mirror use auto`)") if name == "auto"
+                        else ""), markup=False)
     return 0

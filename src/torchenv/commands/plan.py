@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from ..i18n import _
 from . import _options
 
 if TYPE_CHECKING:
@@ -92,21 +93,23 @@ def show_plan(ui: "Ui", plan: "Plan") -> None:
               f"Python {plan.python} · {plan.backend} · {plan.platform}")
     if not ui.quiet:
         table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
-        table.add_column("package")
-        table.add_column("version")
-        table.add_column("from")
+        table.add_column(_("package"))
+        table.add_column(_("version"))
+        table.add_column(_("from"))
         for p in plan.packages:
             origin = "PyPI" if p.source == "pypi" else (
-                plan.sources.torch[0].url if plan.sources and plan.sources.torch else f"torch index ({plan.tier})")
+                plan.sources.torch[0].url if plan.sources and plan.sources.torch
+                else _("torch index ({tier})").format(tier=plan.tier))
             local = _in_wheelhouse(plan, p.name, p.version)
-            table.add_row(p.name, p.version, f"{local} (your local folder), else {origin}" if local else origin)
+            table.add_row(p.name, p.version, _("{folder} (your local folder), else {origin}").format(
+                folder=local, origin=origin) if local else origin)
         con.print(table)
-        con.print("[bold]why[/]")
-        con.print(f"  • intent: {_intent_source(plan)}", markup=False, highlight=False)
+        con.print(f"[bold]{_('why')}[/]")
+        con.print("  • " + _("intent: {source}").format(source=_intent_source(plan)), markup=False, highlight=False)
         for r in plan.reasons:
-            con.print(f"  • {r}", markup=False, highlight=False)
+            con.print(f"  • {reason_text(r)}", markup=False, highlight=False)
         if plan.backend_reason:
-            con.print(f"  • environment: {plan.backend_reason}", markup=False)
+            con.print("  • " + _("environment: {why}").format(why=reason_text(plan.backend_reason)), markup=False)
         if plan.backend == "conda":
             from ..conda.specs import conda_request
 
@@ -115,9 +118,18 @@ def show_plan(ui: "Ui", plan: "Plan") -> None:
             for r in request.reasons:
                 con.print(f"  • conda: {r}", markup=False, highlight=False)
         if plan.compiled_archs:
-            con.print(f"  • GPU code in this build: {' '.join(plan.compiled_archs)}", markup=False)
+            con.print("  • " + _("GPU code in this build: {archs}").format(archs=" ".join(plan.compiled_archs)),
+                      markup=False)
     for w in plan.warnings:
-        ui.warn(w)
+        ui.warn(reason_text(w))
+
+
+def reason_text(reason: str) -> str:
+    """A plan reason or warning (English data) as the user reads it, in the active language."""
+    from ..i18n import translate_rendered
+    from ..resolve.reason_texts import REASONS
+
+    return translate_rendered(reason, REASONS)
 
 
 def show_cluster_plan(ui: "Ui", found: "ClusterPlan") -> None:
@@ -137,7 +149,7 @@ def _intent_source(plan: "Plan") -> str:
     """Which torchenv.toml was read (found by walking up from the current directory), or none."""
     if plan.intent.file:
         return str(plan.intent.file)
-    return f"no torchenv.toml in {plan.intent.project_dir} or above it; defaults"
+    return _("no torchenv.toml in {folder} or above it; defaults").format(folder=plan.intent.project_dir)
 
 
 def _in_wheelhouse(plan: "Plan", name: str, version: str) -> str | None:
@@ -155,15 +167,16 @@ def _in_wheelhouse(plan: "Plan", name: str, version: str) -> str | None:
 
 
 def show_refusal(ui: "Ui", exc) -> None:
-    ui.error(exc.message, exc.hint)
+    ui.error(reason_text(exc.message), reason_text(exc.hint) if exc.hint else None)
     err = ui.err
     if exc.reasons:
-        err.print("[bold]why[/]")
+        err.print(f"[bold]{_('why')}[/]")
         for r in exc.reasons:
-            err.print(f"  • {r}", markup=False, highlight=False)
+            err.print(f"  • {reason_text(r)}", markup=False, highlight=False)
     if exc.alternatives:
-        err.print("[bold]what would work instead[/]")
+        err.print(f"[bold]{_('what would work instead')}[/]")
         from ..resolve.alternatives import as_flags
 
         for a in exc.alternatives:
-            err.print(f"  • {a.get('why', '')}  ->  {a.get('flags') or as_flags(a)}", markup=False, highlight=False)
+            err.print(f"  • {reason_text(a.get('why', ''))}  ->  {a.get('flags') or as_flags(a)}", markup=False,
+                      highlight=False)

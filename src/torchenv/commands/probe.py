@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..i18n import _
 from ._options import add_json, add_quiet
 
 if TYPE_CHECKING:
@@ -63,15 +64,16 @@ def save_machine(machine: "Machine", path: Path) -> None:
     try:
         write_atomic(path, json.dumps(probe_json(machine), indent=2, sort_keys=True) + "\n")
     except OSError as exc:
-        raise MachineFileError(f"{path}: cannot write the machine file ({exc.strerror or exc})",
-                               hint="choose a writable path for --save") from None
+        raise MachineFileError(_("{path}: cannot write the machine file ({value})").format(
+                                   path=path, value=exc.strerror or exc),
+                               hint=_("choose a writable path for --save")) from None
 
 
 def arch_needed(cc: str | None) -> str:
     """What a build must contain to run on a GPU: SASS of the same major and ≤ minor, or PTX."""
     if not cc:
         return "unknown"
-    major, _, minor = cc.partition(".")
+    major, _sep, minor = cc.partition(".")
     if minor in ("", "0"):
         return f"sm_{major}0 (or PTX)"
     return f"sm_{major}0…sm_{major}{minor} (or PTX)"

@@ -32,9 +32,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..activation import find_env, project_env_path
-    from ..ui import Ui
+    from ..i18n import _
+    from ..ui import Ui, _escape
     from ..verify.expect import expectations, gpu_expected
-    from ..verify.report import render_report, write_report
+    from ..verify.report import render_report, shown, write_report
 
     ui = Ui(quiet=args.quiet, json_mode=args.json)
     project = Path(args.project).absolute()
@@ -43,8 +44,7 @@ def run(args: argparse.Namespace) -> int:
     for note in expect.notes:
         ui.info(f"[dim]{note}[/]")
     expects_gpu = gpu_expected(expect.tier, expect.os)
-    target = f" against lock target {expect.target}" if expect.target else ""
-    ui.step(f"verifying {env.prefix}{target}" + (" (deep: training a small CNN)" if args.deep else ""))
+    ui.step(_verifying_step(str(env.prefix), expect.target, args.deep))
     report = _run_with_status(ui, env.python, expected=expect.expected, expects_gpu=expects_gpu,
                               deep=args.deep, timeout=args.timeout)
     path = write_report(project, report)
@@ -54,15 +54,24 @@ def run(args: argparse.Namespace) -> int:
 
         ui.emit_json(with_project(report.to_json(), args))
     elif args.quiet:
-        ui.console.print(report.verdict())
+        ui.console.print(shown(report.verdict()))
     else:
         render_report(ui, report)
-        ui.info(f"[dim]report saved to {path}[/]")
+        ui.info(f"[dim]{_escape(_('report saved to {path}').format(path=path))}[/]")
     return 0 if report.ok else 1
+
+
+def _verifying_step(prefix: str, target: str | None, deep: bool) -> str:
+    from ..i18n import _
+
+    line = _("verifying {env} against lock target {target}") if target else _("verifying {env}")
+    line = line.format(env=prefix, target=target)
+    return line + _(" (deep: training a small CNN)") if deep else line
 
 
 def _run_with_status(ui: "Ui", python: Path, **kw: Any) -> "VerifyReport":
     """run_verify with a spinner naming the running check (importing torch alone takes seconds)."""
+    from ..verify.report import shown
     from ..verify.runner import run_verify
 
     if ui.quiet or ui.json_mode or not ui.console.is_terminal:
@@ -70,7 +79,7 @@ def _run_with_status(ui: "Ui", python: Path, **kw: Any) -> "VerifyReport":
     with ui.console.status("verify: import torch") as status:
         def on_check(name: str, done: object) -> None:
             if done is None:
-                status.update(f"verify: {name}")
+                status.update(f"verify: {shown(name)}")
         return run_verify(python, on_check=on_check, **kw)
 
 

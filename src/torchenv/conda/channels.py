@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..i18n import _
+
 CHANNEL_ALIAS = "https://conda.anaconda.org"
 
 # torchenv platform key (Machine.platform_key) -> conda subdir
@@ -29,8 +31,9 @@ def conda_subdir(platform_key: str) -> str:
     except KeyError:
         from ..errors import BackendError
 
-        raise BackendError(f"conda has no package subdir for platform {platform_key}",
-                           hint='use [env] backend = "venv" on this platform') from None
+        raise BackendError(_("conda has no package subdir for platform {platform_key}").format(
+                               platform_key=platform_key),
+                           hint=_('use [env] backend = "venv" on this platform')) from None
 
 
 def channel_url(channel: str) -> str:

@@ -10,6 +10,7 @@ import json
 import re
 from typing import TYPE_CHECKING, Any, Sequence
 
+from ..i18n import _
 from .channels import channel_name
 
 if TYPE_CHECKING:
@@ -54,8 +55,8 @@ def conda_lock_document(lock: "Lockfile", targets: Sequence["LockTarget"], *, so
 
     subdirs = [conda_subdir(f"{t.os}-{t.arch}") for t in targets]
     if len(set(subdirs)) != len(subdirs):
-        raise LockError(f"targets {', '.join(t.name for t in targets)} share a conda platform; conda-lock.yml holds "
-                        "one solve per platform", hint="pick one with --target NAME")
+        raise LockError(_("targets {items} share a conda platform; conda-lock.yml holds one solve per platform").format(
+                            items=', '.join(t.name for t in targets)), hint=_("pick one with --target NAME"))
     channels: list[str] = []
     for t in targets:
         channels += [channel_name(c) for c in t.channels if channel_name(c) not in channels]
@@ -74,9 +75,11 @@ def conda_lock_document(lock: "Lockfile", targets: Sequence["LockTarget"], *, so
     for subdir, target in zip(subdirs, targets):
         for p in target.conda:
             if not p.md5:
-                raise LockError(f"conda package {p.name} {p.version} in target {target.name} has no md5, which "
-                                "conda-lock.yml requires", hint="re-lock with `torchenv lock`, or use "
-                                                              "`torchenv export explicit` (sha256 lines)")
+                raise LockError(_("conda package {name} {version} in target {name2} has no md5, which "
+                                  "conda-lock.yml requires").format(
+                                    name=p.name, version=p.version, name2=target.name),
+                                hint=_("re-lock with `torchenv lock`, or use `torchenv export explicit` "
+                                       "(sha256 lines)"))
             package.append({"name": p.name, "version": p.version, "manager": "conda", "platform": subdir,
                             "dependencies": _dependencies(p.depends), "url": p.url,
                             "hash": {"md5": p.md5, "sha256": p.sha256}, "build": p.build,

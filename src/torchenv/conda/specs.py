@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..i18n import _
 from .channels import channel_name, channel_url
 
 if TYPE_CHECKING:
@@ -96,15 +97,17 @@ def _conda_torch_specs(plan: "Plan", cuda: str | None, legacy: bool, reasons: li
     version = plan.torch_version.split("+")[0]
     companions = [c for c in plan.intent.torch.with_]
     if plan.tier.startswith("rocm"):
-        raise IntentError(f"conda channels have no ROCm build of pytorch (tier {plan.tier})", file=file,
+        raise IntentError(_("conda channels have no ROCm build of pytorch (tier {tier})").format(tier=plan.tier),
+                          file=file,
                           key="conda.torch-source",
-                          hint='use torch-source = "wheels" to get ROCm torch wheels inside the conda prefix')
+                          hint=_('use torch-source = "wheels" to get ROCm torch wheels inside the conda prefix'))
     if legacy:
         if _version_tuple(version) > LEGACY_LAST_TORCH:
-            raise IntentError(f"the `pytorch` conda channel stopped at torch 2.5; torch {version} is not there",
+            raise IntentError(_("the `pytorch` conda channel stopped at torch 2.5; torch {version} is not "
+                                "there").format(version=version),
                               file=file, key="conda.channels",
-                              hint='drop "pytorch"/"nvidia" from [conda] channels (conda-forge has newer '
-                                   'builds), or ask for torch <= 2.5 (--torch 2.5)')
+                              hint=_('drop "pytorch"/"nvidia" from [conda] channels (conda-forge has newer '
+                                     "builds), or ask for torch <= 2.5 (--torch 2.5)"))
         variant = f"pytorch-cuda {cuda}.*" if cuda else "cpuonly"
         reasons.append(f"legacy `-c pytorch` scheme (torch <= 2.5): pytorch {version} with {variant.split()[0]}"
                        f"{' ' + cuda if cuda else ''}")

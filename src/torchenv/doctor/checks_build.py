@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..i18n import _
 from . import archscan, fixes, knowledge
 from .model import Context, EnvFacts, Finding
 
@@ -15,27 +16,28 @@ if TYPE_CHECKING:
 
 
 def _gpu_names(machine: "Machine") -> str:
-    return ", ".join(f"{g.name} (CC {g.compute_capability or '?'})" for g in machine.gpus) or "none"
+    return ", ".join(f"{g.name} (CC {g.compute_capability or '?'})" for g in machine.gpus) or _("none")
 
 
 def _tier_fix(machine: "Machine", env: EnvFacts, ctx: Context) -> tuple[str | None, tuple[str, ...], str]:
     """(fix, alternatives, sentence) moving the env to a tier that runs here."""
     found = fixes.working_tier(machine, env.torch_public, env.python)
     if not found:
-        return None, (), "no official build of a known release runs on this machine"
+        return None, (), _("no official build of a known release runs on this machine")
     version, tier = found
     pip_cmd, te_cmd = fixes.install_build(env, version, tier, ctx.torch_mirror)
-    return pip_cmd, (te_cmd,), f"torch {version} for {tier} runs here"
+    return pip_cmd, (te_cmd,), _("torch {version} for {tier} runs here").format(version=version, tier=tier)
 
 
 def check_cpu_build(machine: "Machine", env: EnvFacts, ctx: Context) -> list[Finding]:
     if env.tier != "cpu" or not machine.gpus:
         return []
     fix, alts, why = _tier_fix(machine, env, ctx)
-    return [Finding("error", "CPU-only torch on a machine with an NVIDIA GPU",
-                    f"torch {env.torch_version} has no CUDA (torch.version.cuda is None), so "
-                    f"torch.cuda.is_available() is False and .cuda() raises 'Torch not compiled with CUDA "
-                    f"enabled'. GPUs here: {_gpu_names(machine)}. {why}.", fix, "cpu-build", alts)]
+    return [Finding("error", _("CPU-only torch on a machine with an NVIDIA GPU"),
+                    _("torch {version} has no CUDA (torch.version.cuda is None), so "
+                      "torch.cuda.is_available() is False and .cuda() raises 'Torch not compiled with CUDA "
+                      "enabled'. GPUs here: {gpus}. {why}.").format(
+                        version=env.torch_version, gpus=_gpu_names(machine), why=why), fix, "cpu-build", alts)]
 
 
 def check_driver(machine: "Machine", env: EnvFacts, ctx: Context) -> list[Finding]:
@@ -44,23 +46,27 @@ def check_driver(machine: "Machine", env: EnvFacts, ctx: Context) -> list[Findin
         return []
     if not machine.driver:
         if machine.gpus or machine.wsl:
-            return [Finding("error", "No NVIDIA driver found for this CUDA build",
-                            f"torch {env.torch_version} needs the NVIDIA driver (libcuda.so), which the probe did "
-                            "not find; torch reports 'Found no NVIDIA driver on your system'.",
-                            "install the NVIDIA driver (Linux: your distribution's nvidia-driver package; "
-                            "WSL2: the Windows driver only), then reboot", "no-driver")]
-        return [Finding("info", "CUDA build on a machine without an NVIDIA GPU",
-                        f"torch {env.torch_version} runs on the CPU here; the CPU build is much smaller.",
+            return [Finding("error", _("No NVIDIA driver found for this CUDA build"),
+                            _("torch {version} needs the NVIDIA driver (libcuda.so), which the probe did "
+                              "not find; torch reports 'Found no NVIDIA driver on your system'.").format(
+                                version=env.torch_version),
+                            _("install the NVIDIA driver (Linux: your distribution's nvidia-driver package; "
+                              "WSL2: the Windows driver only), then reboot"), "no-driver")]
+        return [Finding("info", _("CUDA build on a machine without an NVIDIA GPU"),
+                        _("torch {version} runs on the CPU here; the CPU build is much smaller.").format(
+                            version=env.torch_version),
                         fixes.pip_install(env, [f"torch=={env.torch_public}+cpu"], fixes.index_url("cpu", ctx.torch_mirror)),
                         "no-driver")]
     floor = knowledge.driver_floor(tier, machine.os)
     if not floor or knowledge.driver_ok(machine.driver, floor):
         return []
     fix, alts, why = _tier_fix(machine, env, ctx)
-    return [Finding("error", f"NVIDIA driver {machine.driver} is too old for this {tier} build",
-                    f"torch {env.torch_version} bundles CUDA {knowledge.tier_cuda(tier)}, which needs driver >= "
-                    f"{floor}; CUDA calls fail with 'CUDA driver version is insufficient for CUDA runtime version'. "
-                    f"Either upgrade the driver to >= {floor} or install an older CUDA build: {why}.",
+    return [Finding("error", _("NVIDIA driver {driver} is too old for this {tier} build").format(
+                        driver=machine.driver, tier=tier),
+                    _("torch {version} bundles CUDA {cuda}, which needs driver >= {floor}; CUDA calls fail with "
+                      "'CUDA driver version is insufficient for CUDA runtime version'. Either upgrade the driver "
+                      "to >= {floor} or install an older CUDA build: {why}.").format(
+                        version=env.torch_version, cuda=knowledge.tier_cuda(tier), floor=floor, why=why),
                     fix, "driver-too-old", alts)]
 
 
@@ -75,12 +81,13 @@ def check_archs(machine: "Machine", env: EnvFacts, ctx: Context) -> list[Finding
         fix, alts, why = _tier_fix(machine, env, ctx)
         label = knowledge.gpu_label(gpu.compute_capability or "")
         out.append(Finding(
-            "error", f"GPU with compute capability {gpu.compute_capability} ({label}) is not supported by "
-                     f"torch {env.torch_version}",
-            f"{gpu.name}: compute capability {gpu.compute_capability} needs sm_{cc[0]}x code with minor <= {cc[1]} or PTX "
-            f"<= compute_{cc[0]}{cc[1]}; torch {env.torch_version} carries {' '.join(env.archs)} "
-            f"({env.archs_source}). Kernels fail with 'CUDA error: no kernel image is available for execution "
-            f"on the device'. {why}.", fix, "arch-missing", alts))
+            "error", _("GPU with compute capability {cc} ({label}) is not supported by torch {version}").format(
+                cc=gpu.compute_capability, label=label, version=env.torch_version),
+            _("{gpu}: compute capability {cc} needs sm_{major}x code with minor <= {minor} or PTX "
+              "<= compute_{major}{minor}; torch {version} carries {archs} ({source}). Kernels fail with "
+              "'CUDA error: no kernel image is available for execution on the device'. {why}.").format(
+                gpu=gpu.name, cc=gpu.compute_capability, major=cc[0], minor=cc[1], version=env.torch_version,
+                archs=" ".join(env.archs), source=env.archs_source, why=why), fix, "arch-missing", alts))
     return out
 
 
@@ -139,8 +146,8 @@ CHECKS = (check_cpu_build, check_driver, check_archs, check_companions)
 
 def run_all(machine: "Machine", env: EnvFacts, ctx: Context) -> list[Finding]:
     if not env.torch_version:
-        return [Finding("info", "No torch in this environment",
-                        f"no torch dist-info under {', '.join(env.site_packages) or env.prefix}",
+        return [Finding("info", _("No torch in this environment"),
+                        _("no torch dist-info under {where}").format(where=", ".join(env.site_packages) or env.prefix),
                         "torchenv up", "no-torch")]
     out: list[Finding] = []
     for check in CHECKS:

@@ -11,6 +11,7 @@ import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..i18n import _
 from . import syslibs
 from .model import Context, EnvFacts, Finding
 
@@ -38,9 +39,10 @@ def check_visible_devices(machine: "Machine", env: EnvFacts | None, ctx: Context
             break
     if visible:
         return []
-    return [Finding("error", "CUDA_VISIBLE_DEVICES hides every GPU",
-                    f"CUDA_VISIBLE_DEVICES={value!r} selects none of the {n} GPU(s) ({', '.join(g.name for g in machine.gpus)}), "
-                    "so torch.cuda.is_available() is False and device_count() is 0.",
+    return [Finding("error", _("CUDA_VISIBLE_DEVICES hides every GPU"),
+                    _("CUDA_VISIBLE_DEVICES={value!r} selects none of the {n} GPU(s) ({items}), so "
+                      "torch.cuda.is_available() is False and device_count() is 0.").format(
+                        value=value, n=n, items=', '.join(g.name for g in machine.gpus)),
                     "unset CUDA_VISIBLE_DEVICES", "cuda-visible-devices",
                     ("export CUDA_VISIBLE_DEVICES=" + ",".join(str(i) for i in range(n)),))]
 
@@ -53,10 +55,11 @@ def check_pip_conda_mix(machine: "Machine", env: EnvFacts | None, ctx: Context) 
     prefix = shlex.quote(env.prefix)
     tier = env.tier or "cpu"
     reinstall = fixes.pip_install(env, [f"torch=={env.torch_public}+{tier}"], fixes.index_url(tier, ctx.torch_mirror))
-    return [Finding("error", "torch installed by both conda and pip in one env",
-                    f"conda-meta records {', '.join(env.conda_torch)} while site-packages holds a torch dist-info "
-                    f"installed by {env.installer}; files of one overwrite the other, and conda's CUDA libraries "
-                    "may be loaded by pip's torch (or the reverse). Keep one source per env.",
+    return [Finding("error", _("torch installed by both conda and pip in one env"),
+                    _("conda-meta records {items} while site-packages holds a torch dist-info installed by "
+                      "{installer}; files of one overwrite the other, and conda's CUDA libraries may be loaded by "
+                      "pip's torch (or the reverse). Keep one source per env.").format(
+                        items=', '.join(env.conda_torch), installer=env.installer),
                     f"conda remove -p {prefix} --force pytorch && {reinstall} --force-reinstall",
                     "pip-conda-mixed", ("torchenv up",))]
 
@@ -67,10 +70,10 @@ def check_wsl(machine: "Machine", env: EnvFacts | None, ctx: Context) -> list[Fi
     wsl_lib = Path(ctx.root) / "usr/lib/wsl/lib"
     if list(wsl_lib.glob("libcuda.so*")):
         return []
-    return [Finding("error", "WSL2 without the NVIDIA driver libraries",
-                    f"{'/usr/lib/wsl/lib'}/libcuda.so* is missing: under WSL2 the GPU driver comes from the Windows "
-                    "NVIDIA driver, mapped into /usr/lib/wsl/lib. Never install a Linux NVIDIA driver inside WSL.",
-                    "update the NVIDIA driver on Windows, then run `wsl --shutdown` in PowerShell and reopen WSL",
+    return [Finding("error", _("WSL2 without the NVIDIA driver libraries"),
+                    _("/usr/lib/wsl/lib/libcuda.so* is missing: under WSL2 the GPU driver comes from the Windows "
+                      "NVIDIA driver, mapped into /usr/lib/wsl/lib. Never install a Linux NVIDIA driver inside WSL."),
+                    _("update the NVIDIA driver on Windows, then run `wsl --shutdown` in PowerShell and reopen WSL"),
                     "wsl-no-driver-libs")]
 
 
@@ -89,10 +92,11 @@ def check_library_resolution(machine: "Machine", env: EnvFacts | None, ctx: Cont
     if foreign:
         dirs = {d for d, _, _ in foreign}
         out.append(Finding(
-            "error", "LD_LIBRARY_PATH puts another CUDA's runtime ahead of torch's",
-            f"{', '.join(f'{d}/{f}' for d, f, _ in foreign)} (CUDA {foreign[0][2]}) is found through LD_LIBRARY_PATH "
-            f"before the wheel's own nvidia/*/lib (CUDA {env.cuda_level}); loading torch fails with "
-            f"'libcudart.so...: cannot open shared object file' or undefined symbols.",
+            "error", _("LD_LIBRARY_PATH puts another CUDA's runtime ahead of torch's"),
+            _("{files} (CUDA {cuda}) is found through LD_LIBRARY_PATH before the wheel's own nvidia/*/lib (CUDA "
+              "{torch_cuda}); loading torch fails with 'libcudart.so...: cannot open shared object file' or "
+              "undefined symbols.").format(files=", ".join(f"{d}/{f}" for d, f, _cuda in foreign),
+                                          cuda=foreign[0][2], torch_cuda=env.cuda_level),
             _ld_without(ctx, dirs), "ld-shadowed", ("module purge   # when an HPC module set it",)))
     lib = Path(env.torch_lib_dir or "") / "libtorch_cuda.so"
     if ctx.run_subprocesses and env.torch_lib_dir and lib.is_file():
@@ -101,16 +105,17 @@ def check_library_resolution(machine: "Machine", env: EnvFacts | None, ctx: Cont
             missing = sorted(k for k, v in resolved.items() if v is None)
             if missing:
                 out.append(Finding(
-                    "error", "Shared libraries of torch cannot be found",
-                    f"ldd {lib}: {', '.join(missing)} not found; import torch fails with 'cannot open shared "
-                    "object file'. The nvidia-* wheels torch depends on are missing or incomplete.",
+                    "error", _("Shared libraries of torch cannot be found"),
+                    _("ldd {lib}: {items} not found; import torch fails with 'cannot open shared object file'. The "
+                      "nvidia-* wheels torch depends on are missing or incomplete.").format(
+                        lib=lib, items=', '.join(missing)),
                     f"{shlex.quote(env.interpreter or 'python')} -m pip install --force-reinstall torch=={env.torch_version}",
                     "libs-missing"))
             elsewhere = sorted(f"{k} => {v}" for k, v in resolved.items()
                                if v and ("cuda" in k or "cudnn" in k or "cublas" in k)
                                and not v.startswith(env.prefix) and not v.startswith(("/usr/lib/wsl", "/lib", "/usr/lib")))
             if elsewhere and not foreign:
-                out.append(Finding("warning", "torch's CUDA libraries resolve outside the env",
+                out.append(Finding("warning", _("torch's CUDA libraries resolve outside the env"),
                                     f"ldd {lib}: {'; '.join(elsewhere)}", _ld_without(ctx, {
                                         str(Path(v.split(' => ')[1]).parent) for v in elsewhere}), "ld-shadowed"))
     return out
@@ -122,9 +127,10 @@ def check_toolkits(machine: "Machine", env: EnvFacts | None, ctx: Context) -> li
         return []
     listing = "; ".join(f"{v}: {', '.join(w)}" for v, w in sorted(found.items()))
     keep = env.cuda_level if env and env.cuda_level in found else sorted(found)[-1]
-    return [Finding("warning", f"Several CUDA toolkits on PATH/LD_LIBRARY_PATH ({', '.join(sorted(found))})",
-                    f"{listing}. Which nvcc and which libcudart load then depends on order; builds of extensions "
-                    "and imports may mix versions.",
+    return [Finding("warning", _("Several CUDA toolkits on PATH/LD_LIBRARY_PATH ({items})").format(
+                                   items=', '.join(sorted(found))),
+                    _("{listing}. Which nvcc and which libcudart load then depends on order; builds of extensions "
+                      "and imports may mix versions.").format(listing=listing),
                     f"module purge && module load cuda/{keep}", "several-toolkits",
                     (f"export CUDA_HOME=/usr/local/cuda-{keep}  # and drop the other cuda-* entries from PATH "
                      "and LD_LIBRARY_PATH",))]
@@ -147,11 +153,12 @@ def check_nvcc(machine: "Machine", env: EnvFacts | None, ctx: Context) -> list[F
         fix = f"module load cuda/{want}"
     else:
         fix = f"export CUDA_HOME=/usr/local/cuda-{want} PATH=/usr/local/cuda-{want}/bin:$PATH"
-    return [Finding(severity, f"nvcc {found} differs from torch's CUDA {want}",
-                    f"{nvcc} is CUDA {found} but torch {env.torch_version} was built with CUDA {want}. Building "
-                    "extensions (torch.utils.cpp_extension, DeepSpeed, apex, flash-attn) fails with 'The detected "
-                    "CUDA version mismatches the version that was used to compile PyTorch' or ABI errors. Running "
-                    "torch itself is unaffected.", fix, "nvcc-mismatch",
+    return [Finding(severity, _("nvcc {found} differs from torch's CUDA {want}").format(found=found, want=want),
+                    _("{nvcc} is CUDA {found} but torch {torch_version} was built with CUDA {want}. Building "
+                      "extensions (torch.utils.cpp_extension, DeepSpeed, apex, flash-attn) fails with 'The "
+                      "detected CUDA version mismatches the version that was used to compile PyTorch' or ABI "
+                      "errors. Running torch itself is unaffected.").format(
+                        nvcc=nvcc, found=found, torch_version=env.torch_version, want=want), fix, "nvcc-mismatch",
                     (f"conda install cuda-nvcc={want}", f"module load cuda/{want}",
                      f"export CUDA_HOME=/usr/local/cuda-{want}"))]
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..i18n import _
 from .model import Context, Diagnosis, Finding
 
 if TYPE_CHECKING:
@@ -32,8 +33,8 @@ def diagnose(machine: "Machine", prefix: Path | None, ctx: Context, *, import_ch
         findings = [_with_evidence(f, runtime) if f.severity == "error" else f for f in findings]
         findings += explain.runtime_findings(rt.messages(runtime), findings)
         if runtime.get("crashed") is not None or runtime.get("timeout"):
-            findings.append(Finding("error", "import torch crashed or hung in this env", line,
-                                    "torchenv up   # recreate the env; a crash on import means broken binaries",
+            findings.append(Finding("error", _("import torch crashed or hung in this env"), line,
+                                    _("torchenv up   # recreate the env; a crash on import means broken binaries"),
                                     "import-crash"))
         elif (runtime.get("torch_error") or runtime.get("error")) and not any(
                 f.id.startswith("runtime-") for f in findings):
@@ -62,8 +63,8 @@ def _import_fails(runtime: dict, line: str) -> Finding:
     Why an error even when no catalogue entry explains it: an env whose torch does not import is
     broken whatever the reason, and ``doctor`` gates CI on errors.
     """
-    return Finding("error", "import torch fails in this env",
-                   f"{line if runtime.get('torch_error') else runtime['error']}; the installed files are damaged "
-                   "or incomplete",
-                   "torchenv up   # repairs an env torchenv made (`torchenv up --force` rebuilds it)",
+    return Finding("error", _("import torch fails in this env"),
+                   _("{error}; the installed files are damaged or incomplete").format(
+                       error=line if runtime.get("torch_error") else runtime["error"]),
+                   _("torchenv up   # repairs an env torchenv made (`torchenv up --force` rebuilds it)"),
                    "import-fails")

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from ..i18n import _
 from .model import Context, EnvFacts, Finding
 
 if TYPE_CHECKING:
@@ -72,7 +73,7 @@ def _machine_from_text(machine: "Machine", text: str) -> "Machine":
         return machine
     from ..machine import Gpu, NvidiaInfo
 
-    gpu = Gpu(name="GPU from the message", compute_capability=f"{int(m.group(2))}.{m.group(3)}")
+    gpu = Gpu(name=_("GPU from the message"), compute_capability=f"{int(m.group(2))}.{m.group(3)}")
     nv = machine.nvidia or NvidiaInfo(driver=None, cuda_driver_version=None, source="assumed")
     return dataclasses.replace(machine, nvidia=dataclasses.replace(nv, gpus=[gpu]))
 
@@ -83,21 +84,22 @@ def _build_from_text(text: str, machine: "Machine") -> EnvFacts | None:
 
     m = _BUILD.search(text)
     if m:
-        version, tier, how = m.group(1), m.group(2), "named in the pasted text"
+        version, tier, how = m.group(1), m.group(2), _("named in the pasted text")
     else:
         version = knowledge.latest_torch()
         if not version:
             return None
         t = _TIER.search(text)
         tier = t.group(1) if t else knowledge.pypi_default(version, machine.platform_key) or "cpu"
-        how = "named in the pasted text" if t else f"assumed: what `pip install torch` gives ({version}, {tier})"
+        how = _("named in the pasted text") if t else _("assumed: what `pip install torch` gives ({version}, {tier})"
+                                                         ).format(version=version, tier=tier)
     archs = ()
     s = _SUPPORTS.search(text)
     if s:
         archs = tuple(s.group(1).split())
     elif tier.startswith("cu"):
         archs = knowledge.compiled_archs(version, tier, machine.platform_key)
-    return EnvFacts(prefix=f"(no env: build {how})", kind="text", python=None, interpreter=None,
+    return EnvFacts(prefix=_("(no env: build {how})").format(how=how), kind="text", python=None, interpreter=None,
                     torch_version=f"{version}+{tier}", torch_cuda=knowledge.tier_cuda(tier), archs=archs,
                     archs_source=how)
 
@@ -138,30 +140,34 @@ def explain(text: str, machine: "Machine", env: EnvFacts | None, findings: list[
     used: set[int] = set()
     for entry, groups in matches:
         vals = _placeholders(groups, env, machine, ctx)
-        cause = entry.cause.format_map(vals)
+        cause = _(entry.cause).format_map(vals)
         message = groups["message"]
         if not entry.config:
-            out.append(Finding("info", f"'{message}' is not a configuration problem", cause,
-                               entry.fix.format_map(vals), entry.id))
+            out.append(Finding("info", _("'{message}' is not a configuration problem").format(message=message),
+                               cause, _(entry.fix).format_map(vals), entry.id))
             continue
         confirming = [(i, f) for i, f in enumerate(findings) if f.id in entry.confirm]
         if confirming:
-            used.update(i for i, _ in confirming)
+            used.update(i for i, _f in confirming)
             first = confirming[0][1]
-            detail = f"{cause} Confirmed here: " + " | ".join(f"{f.title}: {f.detail}" for _, f in confirming)
-            alts = tuple(a for _, f in confirming for a in ((f.fix,) if f is not first and f.fix else ())
+            detail = _("{cause} Confirmed here: {findings}").format(
+                cause=cause, findings=" | ".join(f"{f.title}: {f.detail}" for _i, f in confirming))
+            alts = tuple(a for _i, f in confirming for a in ((f.fix,) if f is not first and f.fix else ())
                          + f.alternatives)
             out.append(Finding("error", f"'{message}': {first.title}", detail, first.fix, entry.id, alts))
         else:
-            checked = ", ".join(entry.confirm) or "none"
-            out.append(Finding("warning", f"'{message}': cause not confirmed on this machine/env",
-                               f"{cause} Checks that found nothing here: {checked} (the error may come from "
-                               "another machine or env; rerun with --env/--assume-*).",
-                               entry.fix.format_map(vals), entry.id))
+            checked = ", ".join(entry.confirm) or _("none")
+            out.append(Finding("warning", _("'{message}': cause not confirmed on this machine/env").format(
+                                   message=message),
+                               _("{cause} Checks that found nothing here: {checked} (the error may come from "
+                                 "another machine or env; rerun with --env/--assume-*).").format(
+                                   cause=cause, checked=checked),
+                               _(entry.fix).format_map(vals), entry.id))
     if not matches:
-        out.append(Finding("info", "No known error message matched",
-                           f"the catalogue ({len(catalogue())} entries, recipes/errors.toml) has no pattern for this "
-                           "text; the findings below come from checking this machine and env.", None, "no-match"))
+        out.append(Finding("info", _("No known error message matched"),
+                           _("the catalogue ({count} entries, recipes/errors.toml) has no pattern for this "
+                             "text; the findings below come from checking this machine and env.").format(
+                               count=len(catalogue())), None, "no-match"))
     out += [f for i, f in enumerate(findings) if i not in used]
     return out, machine, env
 
@@ -173,9 +179,11 @@ def runtime_findings(texts: list[str], findings: list[Finding]) -> list[Finding]
     for text in texts:
         for entry, groups in match(text):
             if entry.config and not (set(entry.confirm) & have):
-                out.append(Finding("error", f"import check: {groups['message']}", entry.cause.format_map(
-                    _Blank(groups)) + " (seen when the env's interpreter imported it; no static check explains it)",
-                    entry.fix.format_map(_Blank(groups, env_install="torchenv up", env_install_cpu="torchenv up --cuda cpu")),
+                out.append(Finding("error", _("import check: {message}").format(message=groups["message"]),
+                    _("{cause} (seen when the env's interpreter imported it; no static check explains it)").format(
+                        cause=_(entry.cause).format_map(_Blank(groups))),
+                    _(entry.fix).format_map(_Blank(groups, env_install="torchenv up",
+                                                   env_install_cpu="torchenv up --cuda cpu")),
                     f"runtime-{entry.id}"))
                 have.add(f"runtime-{entry.id}")
     return out

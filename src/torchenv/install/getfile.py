@@ -5,7 +5,9 @@ torch listing is large, so a source is contacted only when every source before i
 to deliver the file with the locked sha256. Why a memory of dead hosts: a mirror that
 does not answer for ``torch`` will not answer for ``torchvision`` either; it costs one
 timeout per run, not one per package. Why no silent fallback: each failure is a warning
-naming the mirror, so users learn that their preferred mirror is dead.
+naming the mirror, so users learn that their preferred mirror is dead. The one exception
+to "lazily": a large file (``sources.ranged``) whose first source answers a range request is
+fetched in chunks from that source and every later source of the same list at once.
 
 Torch-family files come only from the plan's torch sources (direct ``<tier url>/<file>``
 first, the source's listing only when that 404s) and the user's local wheelhouses; the

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import LockError
+from ..i18n import _
 from .layout import CONDA, FILES, MANIFEST, TOOL, BundleError, stem
 
 if TYPE_CHECKING:
@@ -69,15 +70,18 @@ def default_output(project_dir: Path) -> Path:
 def choose_targets(lock: Any, names: list[str] | None, lock_path: Path) -> list["LockTarget"]:
     if not names:
         if not lock.targets:
-            raise LockError(f"{lock_path} has no targets", hint="run `torchenv lock` first")
+            raise LockError(_("{lock_path} has no targets").format(lock_path=lock_path),
+                            hint=_("run `torchenv lock` first"))
         return list(lock.targets)
     out = []
     for name in names:
         target = lock.target(name)
         if target is None:
             have = ", ".join(t.name for t in lock.targets) or "none"
-            raise LockError(f"{lock_path} has no target {name} (it has: {have})",
-                            hint=f"add it with `torchenv lock --target {name}`, then bundle again")
+            raise LockError(_("{lock_path} has no target {name} (it has: {have})").format(
+                                lock_path=lock_path, name=name, have=have),
+                            hint=_("add it with `torchenv lock --target {name}`, then bundle again").format(
+                                     name=name))
         out.append(target)
     return out
 
@@ -95,9 +99,10 @@ def collect_plan(targets: list["LockTarget"]) -> list[Artifact]:
             if known is None:
                 by_rel[rel] = known = Artifact(rel, fn, rec.sha256.lower().removeprefix("sha256:"), rec)
             elif known.sha256 != rec.sha256.lower().removeprefix("sha256:"):
-                raise LockError(f"{fn} has sha256 {known.sha256[:12]}… in target {known.targets[0]} but "
-                                f"{rec.sha256[:12]}… in target {t.name}",
-                                hint="two builds share one file name; re-lock with `torchenv lock`")
+                raise LockError(_("{file} has sha256 {sha}… in target {target} but {other_sha}… in target "
+                                  "{other_target}").format(file=fn, sha=known.sha256[:12], target=known.targets[0],
+                                                           other_sha=rec.sha256[:12], other_target=t.name),
+                                hint=_("two builds share one file name; re-lock with `torchenv lock`"))
             if t.name not in known.targets:
                 known.targets.append(t.name)
     return sorted(by_rel.values(), key=lambda a: a.rel)
@@ -190,8 +195,8 @@ def make_bundle(project_dir: Path, args: argparse.Namespace, ui: "Ui", *, output
     project_dir = Path(project_dir).resolve()
     lock_path = project_dir / LOCK_FILE
     if not lock_path.is_file():
-        raise LockError(f"{lock_path}: no lock file to bundle",
-                        hint="run `torchenv lock` (add `--target NAME` for the offline machine), then bundle")
+        raise LockError(_("{lock_path}: no lock file to bundle").format(lock_path=lock_path),
+                        hint=_("run `torchenv lock` (add `--target NAME` for the offline machine), then bundle"))
     lock = read_lock(lock_path)
     targets = choose_targets(lock, target_names, lock_path)
     intent = intent_from_args(args)

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BackendError
+from ..i18n import _
 
 if TYPE_CHECKING:
     from packaging.requirements import Requirement
@@ -51,9 +52,10 @@ def _pip(args: list[str], what: str, pypi: PypiSide | None) -> None:
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
         tail = "\n".join((proc.stderr.strip() or proc.stdout.strip()).splitlines()[-20:])
-        raise BackendError(f"{what} failed (exit {proc.returncode}):\n{tail}",
-                           hint="torchenv's own wheels need pip and the PyPI side (your pip config); "
-                                "or leave them out with `torchenv bundle --no-tool`")
+        raise BackendError(_("{what} failed (exit {returncode}):\n{tail}").format(
+                               what=what, returncode=proc.returncode, tail=tail),
+                           hint=_("torchenv's own wheels need pip and the PyPI side (your pip config); or leave "
+                                  "them out with `torchenv bundle --no-tool`"))
 
 
 def _platform_args(platform: str, python: str) -> list[str]:
@@ -66,7 +68,7 @@ def _platform_args(platform: str, python: str) -> list[str]:
 
 
 def _marker_env(platform: str, python: str) -> dict[str, str]:
-    os_name, _, arch = platform.partition("-")
+    os_name, _sep, arch = platform.partition("-")
     machine = {"arm64": "arm64" if os_name == "macos" else "aarch64"}.get(arch, arch)
     return {"python_version": python, "python_full_version": f"{python}.0", "implementation_name": "cpython",
             "platform_python_implementation": "CPython", "platform_machine": machine,
@@ -193,18 +195,18 @@ def own_wheel(dest: Path, pypi: PypiSide | None) -> Path:
         try:
             return repack(dist, dest)
         except RepackError as exc:
-            raise BackendError(f"cannot rebuild torchenv's wheel from its installation: {exc}",
-                               hint="reinstall torchenv (./bootstrap), or leave it out with "
-                                    "`torchenv bundle --no-tool`") from exc
+            raise BackendError(_("cannot rebuild torchenv's wheel from its installation: {exc}").format(exc=exc),
+                               hint=_("reinstall torchenv (./bootstrap), or leave it out with `torchenv bundle "
+                                      "--no-tool`")) from exc
     root = source_root()
     if root is None:
-        raise BackendError("torchenv runs from neither an installed wheel nor its source tree",
-                           hint="install it with ./bootstrap, or leave it out with `torchenv bundle --no-tool`")
+        raise BackendError(_("torchenv runs from neither an installed wheel nor its source tree"),
+                           hint=_("install it with ./bootstrap, or leave it out with `torchenv bundle --no-tool`"))
     _pip(["wheel", "--no-deps", "--quiet", "-w", str(dest), str(root)], "building torchenv's wheel", pypi)
     own = sorted(dest.glob("torchenv-*.whl"))
     if not own:
-        raise BackendError(f"no torchenv wheel appeared in {dest}",
-                           hint="run `pip wheel --no-deps .` by hand to see why")
+        raise BackendError(_("no torchenv wheel appeared in {dest}").format(dest=dest),
+                           hint=_("run `pip wheel --no-deps .` by hand to see why"))
     return own[-1]
 
 

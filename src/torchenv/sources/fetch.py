@@ -65,7 +65,11 @@ class _VerifiedLocal:
         known = self.data.get(key)
         if known and known[0] == size and known[1] == mtime:
             return known[2]
-        digest = sha256_file(path)
+        return self.remember(path, sha256_file(path))
+
+    def remember(self, path: Path, digest: str) -> str:
+        """Record ``digest`` for ``path`` (just hashed, or just downloaded and checked): no second hash later."""
+        key, size, mtime = self._key(path)
         self.data[key] = [size, mtime, digest]
         self._save()
         return digest
@@ -88,42 +92,32 @@ class _Failed(Exception):
         self.received = received   # set for hash mismatches
 
 
-def _download(url: str, filename: str, expected: str | None, dest: Path, *, ui: Any, timeout: float) -> str:
+def _download(url: str, filename: str, expected: str | None, dest: Path, *, ui: Any, timeout: float,
+              mirrors: list[str] | None = None) -> str:
     """Stream ``url`` into ``dest`` (atomically) if and only if its sha256 is ``expected``; returns the sha256.
 
     ``expected=None`` (a source that publishes no hash): ``dest`` is a folder, and the file
-    lands content-addressed under it (``<dest>/<sha[:2]>/<sha>/<filename>``).
+    lands content-addressed under it (``<dest>/<sha[:2]>/<sha>/<filename>``). A file with a
+    known hash is first asked for in ranges: a large one comes in chunks from ``url`` and the
+    other ``mirrors`` at once (``sources.ranged``); a server that ignores ``Range`` answers with
+    the whole file, which is streamed over that one connection.
     """
-    import urllib.error
-
-    from .http import describe, open_url
+    from .ranged import RANGED_MIN_BYTES, budget
 
     staging = dest if expected is None else dest.parent
     staging.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(dir=staging, prefix=".partial-", suffix=".tmp")
     tmp = Path(tmp_name)
     try:
-        h = hashlib.sha256()
-        got = 0
-        try:
-            with os.fdopen(fd, "wb") as out, open_url(url, timeout=timeout) as resp:
-                length = resp.headers.get("Content-Length")
-                total = int(length) if length and length.isdigit() else None
-                with _progress(ui, f"{filename} from {_label(url)}", total) as advance:
-                    for block in iter(lambda: resp.read(CHUNK), b""):
-                        out.write(block)
-                        h.update(block)
-                        got += len(block)
-                        advance(len(block))
-        except urllib.error.HTTPError as exc:
-            raise _Failed(f"HTTP {exc.code}") from None
-        except OSError as exc:
-            raise _Failed(describe(exc)) from None
-        except Exception as exc:  # http.client.IncompleteRead and friends (not OSError)
-            raise _Failed(describe(exc)) from None
-        if total is not None and got < total:
-            raise _Failed(f"connection dropped after {got} of {total} bytes")
-        digest = h.hexdigest()
+        with os.fdopen(fd, "wb") as out:
+            resp = None
+            if expected is not None and os.environ.get("TORCHENV_RANGED", "1") != "0":
+                resp, total = _probe(url, timeout)
+                if resp is None and total is not None and total >= RANGED_MIN_BYTES:
+                    _ranged(url, filename, expected, total, dest, ui=ui, timeout=timeout, mirrors=mirrors or [url])
+                    return expected
+            with budget():
+                digest = _stream(url, filename, expected, out, resp, ui=ui, timeout=timeout)
         if expected is None:
             dest = dest / digest[:2] / digest / filename
             dest.parent.mkdir(parents=True, exist_ok=True)
@@ -133,6 +127,73 @@ def _download(url: str, filename: str, expected: str | None, dest: Path, *, ui: 
         return digest
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def _probe(url: str, timeout: float):
+    from .ranged import ChunkFailed, budget, probe
+
+    with budget(), _reasons():
+        try:
+            return probe(url, timeout=timeout)
+        except ChunkFailed as exc:
+            raise _Failed(exc.reason) from None
+
+
+class _reasons:
+    """Network and HTTP errors inside the block become ``_Failed`` with a short reason."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, exc: BaseException | None, tb: Any) -> bool:
+        if exc is None or isinstance(exc, _Failed) or not isinstance(exc, Exception):
+            return False
+        import urllib.error
+
+        from .http import describe
+
+        if isinstance(exc, urllib.error.HTTPError):
+            raise _Failed(f"HTTP {exc.code}") from None
+        raise _Failed(describe(exc)) from None   # OSError, http.client.IncompleteRead and friends
+
+
+def _ranged(url: str, filename: str, expected: str, total: int, dest: Path, *, ui: Any, timeout: float,
+            mirrors: list[str]) -> None:
+    from .ranged import ChunkFailed, DiskFailed, download
+
+    hosts = [u for u in dict.fromkeys([url, *mirrors]) if _local_path(u) is None]
+    warn = ui.warn if ui is not None else (lambda text: None)
+    with _progress(ui, filename, total) as advance:
+        try:
+            download(filename, expected, hosts, total, dest, timeout=timeout, advance=advance,
+                     show_mirrors=getattr(advance, "mirrors", lambda hosts: None), warn=warn,
+                     on_resume=getattr(advance, "resumed", None))
+        except ChunkFailed as exc:
+            raise _Failed(exc.reason, received=exc.received) from None
+        except DiskFailed as exc:
+            raise _Failed(str(exc)) from None
+
+
+def _stream(url: str, filename: str, expected: str | None, out: Any, resp: Any, *, ui: Any,
+            timeout: float) -> str:
+    """One connection: ``resp`` (already open) or a new GET of ``url``, hashed into ``out`` while it streams."""
+    from .http import open_url
+
+    h = hashlib.sha256()
+    got = 0
+    with _reasons():
+        with (resp if resp is not None else open_url(url, timeout=timeout)) as resp:
+            length = resp.headers.get("Content-Length")
+            total = int(length) if length and length.isdigit() else None
+            with _progress(ui, f"{filename} from {_label(url)}", total) as advance:
+                for block in iter(lambda: resp.read(CHUNK), b""):
+                    out.write(block)
+                    h.update(block)
+                    got += len(block)
+                    advance(len(block))
+    if total is not None and got < total:
+        raise _Failed(f"connection dropped after {got} of {total} bytes")
+    return h.hexdigest()
 
 
 def _remove_stale_partials(folder: Path, max_age: float = 3600.0) -> None:
@@ -234,11 +295,12 @@ def _first_source(filename: str, expected: str | None, urls: list[str], *, root:
                 return local, digest
             if offline():
                 raise _Failed("not tried: offline (TORCHENV_OFFLINE=1)")
-            digest = _download(url, filename, expected, final, ui=ui, timeout=timeout)
+            digest = _download(url, filename, expected, final, ui=ui, timeout=timeout,
+                               mirrors=[u for u in urls[i:] if _local_path(u) is None])
             if expected is None:
                 return root / digest[:2] / digest / filename, digest
             _remove_stale_partials(final.parent)
-            return final, digest
+            return final, verified.remember(final, digest)
         except _Failed as exc:
             tried.append((url, exc.reason))
             received = exc.received or received

@@ -198,9 +198,11 @@ def rank(results: list[Result]) -> dict[str, list[Result]]:
 
 
 def choice_from(ranked: dict[str, list[Result]]) -> dict[str, list[dict[str, Any]]]:
-    """What ``mirror use auto`` remembers: usable mirrors per kind, best first."""
+    """What ``mirror use auto`` remembers: usable mirrors per kind, best first, with the measured
+    speed (``sources.ranged`` starts from it when it spreads a download over mirrors)."""
     out: dict[str, list[dict[str, Any]]] = {}
     for kind, rows in ranked.items():
         good = [r for r in rows if r.ok and not r.files_missing]
-        out[kind] = [{"name": r.name, "url": r.url, **r.extra} for r in good]
+        out[kind] = [{"name": r.name, "url": r.url, **r.extra,
+                      **({"throughput_kibps": r.throughput_kibps} if r.throughput_kibps else {})} for r in good]
     return out

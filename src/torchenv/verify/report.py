@@ -131,17 +131,27 @@ def render_report(ui: "Ui", report: VerifyReport) -> None:
     from rich.markup import escape
     from rich.table import Table
 
+    from ..i18n import _
+
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
-    table.add_column("check", no_wrap=True)
-    table.add_column("ok", justify="center")
-    table.add_column("detail", overflow="fold")
+    table.add_column(_("check"), no_wrap=True)
+    table.add_column(_("ok"), justify="center")
+    table.add_column(_("detail"), overflow="fold")
     for c in report.checks:
         key = "skipped" if c.skipped else "error" if not c.ok else c.severity if c.severity != "error" else "info"
         mark = _MARKS[key]
-        detail = escape(c.detail)
+        detail = escape(shown(c.detail))
         if c.hint and not c.ok and not c.skipped:
-            detail += f"\n[dim]hint: {escape(c.hint)}[/]"
-        table.add_row(escape(c.name), mark, f"[dim]{detail}[/]" if c.skipped else detail)
+            detail += f"\n[dim]{escape(_('hint:'))} {escape(shown(c.hint))}[/]"
+        table.add_row(escape(shown(c.name)), mark, f"[dim]{detail}[/]" if c.skipped else detail)
     ui.console.print(table)
     style = "bold green" if report.ok else "bold red"
-    ui.console.print(f"[{style}]{escape(report.verdict())}[/]")
+    ui.console.print(f"[{style}]{escape(shown(report.verdict()))}[/]")
+
+
+def shown(text: str) -> str:
+    """A check's name, detail or hint (English data) as the user reads it, in the active language."""
+    from ..i18n import translate_rendered
+    from .texts import CHECK_TEXTS
+
+    return translate_rendered(text, CHECK_TEXTS)

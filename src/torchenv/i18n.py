@@ -1,0 +1,161 @@
+"""Messages in the user's language: English unless the locale asks for a catalogue torchenv ships.
+
+Why this shape: messages are written in English with named placeholders
+(``_("torch {version} has no wheels for Python {python}").format(version=v, python=p)``), so a
+translation may reorder them and a test can check both sides name the same ones. ``_()`` costs one
+global lookup while no catalogue is active, and nothing is read from disk before the first message
+needs it: the no-op ``up`` path pays nothing in English and at most one ``.mo`` read otherwise.
+Only the command line activates a catalogue, and never for ``--json``: machine output, files
+written to disk and the Python API stay English whatever the locale.
+
+Text made in another process (the verify script run by the env's own interpreter) arrives as
+English; ``translate_rendered`` matches it against known templates at the point it is shown.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from functools import lru_cache
+from typing import Any
+
+DOMAIN = "torchenv"
+_LOCALE_VARS = ("TORCHENV_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
+# a language asked for -> the catalogues tried, first found wins (zh_TW reads zh_CN until it has its own)
+_FALLBACKS = {"zh_HK": ("zh_HK", "zh_TW"), "zh": ()}
+
+_wanted: tuple[str, ...] = ()   # catalogue names to try, set by activate(); () = English
+_catalog: Any = None            # a gettext.GNUTranslations once loaded, False when none was found
+
+
+def N_(message: str) -> str:
+    """Mark ``message`` for the catalogue without translating it (a template translated where it is shown)."""
+    return message
+
+
+def _(message: str) -> str:
+    """``message`` in the active language; English when no catalogue is active or it has no entry."""
+    if not _wanted:
+        return message
+    catalog = _load()
+    return catalog.gettext(message) if catalog else message
+
+
+def languages_from_env(environ: dict[str, str] | None = None) -> tuple[str, ...]:
+    """Catalogue names the environment asks for: ``TORCHENV_LANG`` first, then the POSIX order."""
+    env = os.environ if environ is None else environ
+    for var in _LOCALE_VARS:
+        value = env.get(var, "")
+        if value:
+            first = value.split(":")[0]
+            code = first.split(".")[0].split("@")[0].replace("-", "_")
+            if code.lower().startswith("zh"):
+                lang, _sep, region = code.partition("_")
+                name = f"{lang.lower()}_{region.upper()}" if region else "zh"
+                return tuple(dict.fromkeys(_FALLBACKS.get(name, (name,)) + ("zh_CN",)))
+            return ()
+    return ()
+
+
+def activate(environ: dict[str, str] | None = None) -> None:
+    """Use the catalogue the locale asks for (read lazily at the first message); English otherwise."""
+    global _wanted, _catalog
+    _wanted, _catalog = languages_from_env(environ), None
+
+
+def deactivate() -> None:
+    global _wanted, _catalog
+    _wanted, _catalog = (), None
+
+
+def _load() -> Any:
+    global _catalog
+    if _catalog is None:
+        import gettext
+        from pathlib import Path
+
+        localedir = Path(__file__).parent / "locale"
+        found = next((localedir / lang / "LC_MESSAGES" / f"{DOMAIN}.mo" for lang in _wanted
+                      if (localedir / lang / "LC_MESSAGES" / f"{DOMAIN}.mo").is_file()), None)
+        try:
+            if found:
+                with found.open("rb") as fp:
+                    _catalog = gettext.GNUTranslations(fp)
+            else:
+                _catalog = False
+        except (OSError, gettext.error) as exc:  # a damaged catalogue: say so once, keep English
+            sys.stderr.write(f"torchenv: ignoring the message catalogue {found}: {exc}\n")
+            _catalog = False
+    return _catalog
+
+
+def translate_rendered(text: str, templates: tuple[str, ...]) -> str:
+    """English ``text`` made from one of ``templates`` elsewhere, shown in the active language.
+
+    The template with the most fixed text that matches the whole text wins (so "cpu chosen: no usable
+    GPU on this machine" beats "{tier} chosen: {why}"); placeholder values that are themselves known
+    texts are translated too. Texts are often joined by "; ", which a template may also contain: the
+    line is first cut at those joints into runs that each match a template with no value spanning a
+    joint; only when that fails may a value span one. Unmatched text is shown as it is.
+    """
+    if not _wanted or not _load():
+        return text
+    found = _joined(text.split("; "), templates)
+    if found is None:
+        found = _translated(text, templates, strict=False)
+    return text if found is None else found
+
+
+def _joined(parts: list[str], templates: tuple[str, ...]) -> str | None:
+    """``parts`` (a text split at each "; ") cut into runs that are each a known text, longest runs first."""
+    best: list[list[str] | None] = [[]] + [None] * len(parts)
+    for end in range(1, len(parts) + 1):
+        for start in range(end):
+            done = best[start]
+            if done is not None:
+                shown = _translated("; ".join(parts[start:end]), templates, strict=True)
+                if shown is not None:
+                    best[end] = done + [shown]
+                    break
+    last = best[-1]
+    return None if last is None else _("; ").join(last)
+
+
+def _translated(text: str, templates: tuple[str, ...], *, strict: bool) -> str | None:
+    for template in _most_specific_first(templates):
+        values = _match(template, text, strict)
+        if values is not None:
+            return _(template).format(**{k: translate_rendered(v, templates) for k, v in values.items()})
+    return None
+
+
+@lru_cache(maxsize=8)
+def _most_specific_first(templates: tuple[str, ...]) -> tuple[str, ...]:
+    import re
+
+    return tuple(sorted(templates, key=lambda t: -len(re.sub(r"\{\w+\}", "", t))))
+
+
+def _match(template: str, text: str, strict: bool) -> dict[str, str] | None:
+    import re
+
+    pattern = _PATTERNS.get((template, strict))
+    if pattern is None:
+        parts, pos, seen = [], 0, set()
+        any_text = r"(?:(?!; ).)+?" if strict else ".+?"
+        for m in re.finditer(r"\{(\w+)\}", template):   # a name used twice matches the same text
+            name = m.group(1)
+            value = r"[^\s;]+?" if name in TOKEN_NAMES else any_text
+            parts += [re.escape(template[pos:m.start()]), f"(?P={name})" if name in seen else f"(?P<{name}>{value})"]
+            seen.add(name)
+            pos = m.end()
+        pattern = _PATTERNS[template, strict] = re.compile("".join(parts) + re.escape(template[pos:]) + r"\Z", re.S)
+    m = pattern.match(text)
+    return m.groupdict() if m else None
+
+
+_PATTERNS: dict[tuple[str, bool], Any] = {}
+# placeholders that always hold one token (cu126, 2.8.0, linux-x86_64, 575.51.03, sm_61): a value with a
+# space in it is not one of them, so "torch 2.8.0: cu128 skipped: ..." is not read as tier "torch 2.8.0: cu128"
+TOKEN_NAMES = frozenset({"tier", "version", "platform", "driver", "floor", "sm", "cc", "python", "series", "code",
+                         "label", "major", "minor", "ptx", "need", "glibc", "count", "first", "last", "pypi_tier",
+                         "mode", "device", "seconds", "ms", "got", "have", "cuda", "cudnn", "want", "backend"})
