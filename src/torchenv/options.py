@@ -81,6 +81,8 @@ class UpOptions:
     frozen: bool = False                 # install the lock as it is; never resolve
     offline: bool = False
     from_: Path | None = None            # a bundle or a folder of files; implies offline
+    save: bool = False                   # write the intent flags into torchenv.toml (comments kept)
+    reset_overrides: bool = False        # drop the flags torchenv.lock remembers from the last up
 
     @property
     def is_offline(self) -> bool:

@@ -52,12 +52,17 @@ class World(ProjectView):
                     reasons=(), machine=Machine(os=os_name, arch=arch), intent=intent, sources=sources,
                     python_path=sys.executable)
 
-    def run_up(self, *extra: str):
+    def options(self, *extra: str):
+        """The ``UpOptions`` the CLI builds for ``up *extra``."""
         from torchenv.commands._options import up_options
+
+        return up_options(self.args(*extra))
+
+    def run_up(self, *extra: str):
         from torchenv.install.up import run_up
         from torchenv.ui import Ui
 
-        return run_up(self.project, up_options(self.args(*extra)), Ui(quiet=True))
+        return run_up(self.project, self.options(*extra), Ui(quiet=True))
 
     def read_lock(self):
         from torchenv.lock.io import read_lock

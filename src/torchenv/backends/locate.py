@@ -97,7 +97,7 @@ def best_file(files: list[Any], name: str, version: str, *, tier: str, ranking: 
     return best
 
 
-def _search_order(sources: "Sources", source: str) -> list[tuple[str, str]]:
+def search_order(sources: "Sources", source: str) -> list[tuple[str, str]]:
     """(url, layout) to search, local ones first so a wheelhouse hit costs no network."""
     from ..sources.model import OFFICIAL_PYPI
 
@@ -140,7 +140,7 @@ def locate(sources: "Sources", name: str, version: str, *, source: str, tier: st
     tags = target_tags(python, platform)
     ranking = {t: i for i, t in enumerate(tags)}
     tried: list[str] = []
-    for url, layout in _search_order(sources, source):
+    for url, layout in search_order(sources, source):
         if memory is not None and not memory.usable(url):
             tried.append(f"{url}: skipped ({memory.why_skipped([url])})")
             continue

@@ -20,6 +20,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--force", action="store_true",
                    help="replace a Python environment at the env path that torchenv did not create "
                         "(deleted only after the new one works); never a project, a plain folder or a file")
+    p.add_argument("--save", action="store_true",
+                   help="write the intent flags (--torch, --cuda, --python, ...) into torchenv.toml, comments kept")
+    p.add_argument("--reset-overrides", action="store_true",
+                   help="plan from torchenv.toml alone, dropping the flags torchenv.lock remembers from the last up")
     p.add_argument("--frozen", action="store_true",
                    help="install exactly what torchenv.lock says; fail instead of re-resolving")
     from ._options import add_offline_flags
@@ -39,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     if result.status == "up-to-date":
         # plain write: the no-op path must not import rich
         sys.stdout.write(f"{_rel(result.env_path)} is up to date with {result.lock_path.name} "
-                         f"(target {result.target})\n")
+                         f"(target {result.target})\n" + "".join(f"{note}\n" for note in result.notes))
         sys.stderr.write("".join(f"warning: {w}\n" for w in result.warnings))   # as the full path warns
         return 0
     if result.verify_ok is False:

@@ -120,6 +120,7 @@ def _run_locked(project_dir: Path, options: "LockOptions", ui: "Ui") -> list[str
     from ..backends import make_backend
     from ..lock.diff import diff_targets
     from ..lock.io import write_lock
+    from .project_install import lock_entry
     from .stages import load_project, lock_with
     from .up import new_lockfile
 
@@ -133,7 +134,7 @@ def _run_locked(project_dir: Path, options: "LockOptions", ui: "Ui") -> list[str
         target = lock_with(make_backend(plan=plan, env_path=project.env, ui=ui), plan, project, ui)
         for line in diff_targets(lock.target(target.name) if lock is not None else None, target):
             ui.info(f"    {line}")
-        lock = new_lockfile(lock, project.intent, list(project.reqs), target, plan, ui)
+        lock = new_lockfile(lock, project.intent, list(project.reqs), target, plan, ui, lock_entry(project_dir))
         written.append(target.name)
     assert lock is not None
     write_lock(project.lock_path, lock)

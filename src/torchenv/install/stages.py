@@ -7,7 +7,7 @@ is looked up at call time, so tests can hand in a fixed Plan.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from ..backends.base import Backend
     from ..intent.model import Intent
     from ..lock.model import Lockfile, LockTarget
-    from ..options import IntentOverrides
+    from ..options import IntentOverrides, UpOptions
     from ..resolve.plan import Plan
     from ..ui import Ui
     from ..intent.requirements import ProjectRequirement
@@ -23,13 +23,20 @@ if TYPE_CHECKING:
 
 def load_intent(project_dir: Path, overrides: "IntentOverrides", ui: "Ui | None" = None) -> "Intent":
     """torchenv.toml (or, without one, the torch pin of a pylock.toml/uv.lock), with ``overrides`` on top."""
+    from ..intent.load import apply_overrides
+
+    return apply_overrides(_file_intent(project_dir, ui), overrides)
+
+
+def _file_intent(project_dir: Path, ui: "Ui | None") -> "Intent":
+    """torchenv.toml as written (or the followed pylock.toml/uv.lock pin), before any flag."""
     from ..export.follow import follow_existing_lock
-    from ..intent.load import apply_overrides, load_project_intent
+    from ..intent.load import load_project_intent
 
     intent, followed = follow_existing_lock(load_project_intent(project_dir), project_dir)
     if followed is not None and ui is not None:
         ui.step(followed.sentence())
-    return apply_overrides(intent, overrides)
+    return intent
 
 
 @dataclass(frozen=True)
@@ -42,26 +49,55 @@ class Project:
     warnings: tuple[str, ...]                  # requirement lines torchenv does not apply
     lock_path: Path
     lock: "Lockfile | None"                    # as read (from ``source``: a bundle may lend one)
-    lock_current: bool                         # written for this intent and these requirements
+    lock_current: bool                         # written for this intent, these requirements and this folder
     env: Path
+    remembered: dict = field(default_factory=dict)   # the lock's ``[overrides]`` to write (``up`` only)
 
 
 def load_project(project_dir: Path, overrides: "IntentOverrides", ui: "Ui | None" = None, *,
-                 source: Path | None = None) -> Project:
-    """Read everything once. ``source``: where torchenv.toml/lock are read, when not ``project_dir``."""
+                 source: Path | None = None, up: "UpOptions | None" = None) -> Project:
+    """Read everything once. ``source``: where torchenv.toml/lock are read, when not ``project_dir``.
+
+    ``up``: the request of a ``torchenv up``, whose remembered flags (``install.overrides``) apply
+    when it gives none, and whose ``save`` writes its flags into torchenv.toml; ``lock`` plans from
+    torchenv.toml and its own flags alone.
+    """
+    from ..intent import requirements as reqmod
+    from ..intent.load import apply_overrides
     from ..lock.io import read_lock
     from ..lock.model import LOCK_FILE
-    from ..intent import requirements as reqmod
-    from . import noop
+    from . import noop, project_install
 
     src = source or project_dir
-    intent = load_intent(src, overrides, ui)
-    reqs, warnings = reqmod.gather(intent, src)
     lock = read_lock(src / LOCK_FILE) if (src / LOCK_FILE).exists() else None
-    current = lock is not None and reqmod.lock_is_current(lock, intent, reqs)
+    base = _file_intent(src, ui)
+    remembered: dict = {}
+    if up is not None:
+        overrides, remembered = _kept_overrides(up, base, src, lock, ui)
+    intent = apply_overrides(base, overrides)
+    reqs, warnings = reqmod.gather(intent, src)
+    current = lock is not None and reqmod.lock_is_current(lock, intent, reqs) \
+        and project_install.lock_agrees(lock, project_dir)
     return Project(dir=project_dir, intent=intent, reqs=tuple(reqs), warnings=tuple(warnings),
                    lock_path=project_dir / LOCK_FILE, lock=lock, lock_current=current,
-                   env=noop.env_path_for(intent, project_dir))
+                   env=noop.env_path_for(intent, project_dir), remembered=remembered)
+
+
+def _kept_overrides(up: "UpOptions", base: "Intent", src: Path, lock: "Lockfile | None",
+                    ui: "Ui | None") -> tuple["IntentOverrides", dict]:
+    """The flags to plan with (the last ``up``'s, said, when this one gives none) and what the lock remembers:
+    nothing after ``--save``, which writes them into torchenv.toml, after which they are plain intent."""
+    from .overrides import given, record, remembered, said, save_to_toml
+
+    overrides, kept = remembered(up.intent, base, lock, reset=up.reset_overrides)
+    if kept and ui is not None:
+        ui.step(said(kept))
+    flags = given(overrides)
+    if up.save and flags:
+        path = save_to_toml(src, flags)
+        if ui is not None:
+            ui.step(f"wrote {', '.join(flags)} into {path.name}".replace("with_", "with"))
+    return overrides, ({} if up.save else record(overrides, base))
 
 
 def plan_for(project: Project, options: Any, ui: "Ui") -> "Plan":

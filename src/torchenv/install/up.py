@@ -49,12 +49,18 @@ class UpResult:
 def make_plan(intent: "Intent", options: "UpOptions | LockOptions") -> "Plan":
     """Probe (or assume) the machine and resolve; the single place ``up``/``lock`` ask for a plan."""
     from ..cluster.hooks import plan_on_node
+    from ..options import UpOptions
     from ..probe.assume import machine_for
+    from ..resolve.reachable import available_plan
     from ..resolve.resolver import resolve
 
     on_node = plan_on_node(intent, options.machine, options.sources)   # --machine cluster.json: this node's type
-    return on_node or resolve(intent, machine_for(options.machine), sources_overrides=options.sources,
-                              check_index=True)
+    if on_node is not None:
+        return on_node
+    machine = machine_for(options.machine)
+    plan = resolve(intent, machine, sources_overrides=options.sources, check_index=True)
+    offline = isinstance(options, UpOptions) and options.is_offline
+    return available_plan(plan, intent, machine, options.sources, offline=offline)   # cuda = "auto": fetchable
 
 
 def machine_facts(plan: "Plan") -> dict[str, Any]:
@@ -67,7 +73,7 @@ def machine_facts(plan: "Plan") -> dict[str, Any]:
 
 
 def new_lockfile(old: "Lockfile | None", intent: "Intent", reqs: list, target: "LockTarget", plan: "Plan",
-                 ui: "Ui") -> "Lockfile":
+                 ui: "Ui", project: dict | None = None, overrides: dict | None = None) -> "Lockfile":
     """The lock with ``target`` added/replaced; targets made for another intent are dropped (with a warning)."""
     from .. import __version__
     from ..lock.model import Lockfile
@@ -85,7 +91,8 @@ def new_lockfile(old: "Lockfile | None", intent: "Intent", reqs: list, target: "
     if plan.machine.assumed and old is not None and old.machine and not old.machine.get("assumed"):
         facts = old.machine   # keep the real machine's facts when adding a target for another one
     base = Lockfile(intent_hash=intent.hash(), requirements_hash=requirements_digest(reqs), targets=keep,
-                    machine=facts, torchenv_version=__version__)
+                    machine=facts, torchenv_version=__version__, project=dict(project or {}),
+                    overrides=dict(overrides or {}))
     return base.with_target(target)
 
 
@@ -272,7 +279,8 @@ def run_up(project_dir: Path, options: "UpOptions", ui: "Ui") -> UpResult:
     project_dir = Path(project_dir).resolve()
     fast = noop.check(project_dir, options)
     if fast is not None:
-        return UpResult("up-to-date", fast.env_path, fast.target, fast.lock_path, warnings=fast.warnings)
+        return UpResult("up-to-date", fast.env_path, fast.target, fast.lock_path, warnings=fast.warnings,
+                        notes=(fast.kept,) if fast.kept else ())
     from .projectlock import project_lock
 
     strategy = sources_strategy(options)
@@ -289,7 +297,9 @@ def _run_locked(project_dir: Path, options: "UpOptions", ui: "Ui", strategy: Onl
     from ..backends import make_backend
     from .stages import load_project
 
-    project = load_project(project_dir, options.intent, ui, source=strategy.project_source(project_dir))
+    from . import project_install
+
+    project = load_project(project_dir, options.intent, ui, source=strategy.project_source(project_dir), up=options)
     usable_env_path(project.env, project_dir, force=options.force)   # refuse before planning, locking, fetching
     for w in project.warnings:
         ui.warn(w)
@@ -297,6 +307,9 @@ def _run_locked(project_dir: Path, options: "UpOptions", ui: "Ui", strategy: Onl
     backend = choice.backend or make_backend(plan=choice.plan, env_path=project.env, ui=ui)
     status = sync_env(backend, project.env, choice.install_target or choice.target, choice.plan, ui,
                       project_dir=project_dir, force=options.force)
+    if project_install.sync_project(project.env, backend.python(), choice.plan, project_dir, ui) \
+            and status == "up-to-date":
+        status = "synced"
     strategy.after_sync(project.env, choice.plan, ui)
     _record(project, choice, ui)
     verify_ok = None
@@ -317,6 +330,10 @@ def decide_target(project: "Project", options: "UpOptions", strategy: OnlineSour
     if frozen and not project.lock_current:
         raise strategy.stale_lock(project.lock_path)
     plan = plan_for(project, options, ui)
+    from ..resolve.reachable import fallback_said
+
+    for line in fallback_said(plan):
+        ui.warn(line)
     if project.lock is not None and project.lock_current:
         target = project.lock.target(plan.target_name)
         if target is None:
@@ -350,9 +367,10 @@ def _record(project: "Project", choice: TargetChoice, ui: "Ui") -> None:
     if not choice.fresh:
         return
     from ..lock.io import write_lock
+    from .project_install import lock_entry
 
     write_lock(project.lock_path, new_lockfile(project.lock, project.intent, list(project.reqs), choice.target,
-                                               choice.plan, ui))
+                                               choice.plan, ui, lock_entry(project.dir), project.remembered))
     ui.step(f"wrote {project.lock_path.name} (target {choice.target.name})")
 
 
@@ -445,7 +463,9 @@ def _in_place_action(backend: "Backend", env: Path, target: "LockTarget", ui: "U
     if fp == state.fingerprint:
         ui.step(f"{env} is up to date")
         return "up-to-date"
-    for line in _hand_changes(st.distributions(fp), target, backend.kept_packages):
+    from .project_install import kept_names
+
+    for line in _hand_changes(st.distributions(fp), target, backend.kept_packages | kept_names(env)):
         ui.warn(f"{env}: {line}")
     ui.step(f"{env}: restoring the locked packages")
     return "restore"

@@ -102,7 +102,7 @@ def intent_from_text(text: str, name: str = "<text>") -> Intent:
 # --- flags ----------------------------------------------------------------------------------
 
 # (request attribute, flag as the user typed it, section, key in SCHEMA)
-_FLAGS = (
+INTENT_FLAG_KEYS = (
     ("torch", "--torch", "torch", "version"),
     ("cuda", "--cuda", "torch", "cuda"),
     ("python", "--python", "torch", "python"),
@@ -140,7 +140,7 @@ def apply_overrides(intent: Intent, overrides: "IntentOverrides",
             raise IntentError(exc.reason, key=flag, hint=_flag_hint(flag, exc.hint)) from None
         changes.setdefault(section, {})[field.attr] = checked
 
-    given = [(rule, overrides) for rule in _FLAGS] + [(rule, mirror) for rule in _MIRROR_FLAGS if mirror]
+    given = [(rule, overrides) for rule in INTENT_FLAG_KEYS] + [(rule, mirror) for rule in _MIRROR_FLAGS if mirror]
     for (attr, flag, section, key), request in given:
         value = getattr(request, attr)
         if value is not None:

@@ -156,7 +156,7 @@ def _save_json(path, data: Any) -> None:
         pass        # a cache that cannot be written only costs a request next time
 
 
-def _memory():
+def dead_host_memory():
     """The run's SourceMemory, seeded with hosts that failed within DEAD_HOST_TTL_S."""
     from ..backends.getfile import SourceMemory
 
@@ -168,7 +168,7 @@ def _memory():
     return memory
 
 
-def _remember_dead(memory, before: set[str]) -> None:
+def remember_dead(memory, before: set[str]) -> None:
     new = {h: r for h, r in memory.dead.items() if h not in before}
     if not new:
         return
@@ -285,7 +285,7 @@ def check(intent: "Intent", cons: "Constraints", mv: "MachineView", overrides: A
         return None
     from ..backends.getfile import host_of
 
-    memory = _memory()
+    memory = dead_host_memory()
     before = set(memory.dead)
     targets = {t: _torch_source(intent, t, mv.platform, overrides) for t in tiers_to_check(cons, mv)}
     targets = {t: s for t, s in targets.items() if s is not None}
@@ -304,7 +304,7 @@ def check(intent: "Intent", cons: "Constraints", mv: "MachineView", overrides: A
 
         with ThreadPoolExecutor(max_workers=8) as pool:
             pages.update(zip(wanted, pool.map(lambda s: _read_page(s.url, s.layout, memory), wanted.values())))
-    _remember_dead(memory, before)
+    remember_dead(memory, before)
     listings = {t: _listing(t, targets[t].url, *page, mv.platform) for t, page in pages.items() if page is not None}
     listings = {t: listing for t, listing in listings.items() if listing is not None}
     dead = dict.fromkeys(h for h in (host_of(_shown(s.url)) for s in targets.values()) if h in memory.dead)
