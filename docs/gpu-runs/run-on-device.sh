@@ -1,10 +1,10 @@
 #!/bin/sh
-# Prepared GPU check for a session that is lent the device machine (one NVIDIA H200, no network there).
-# Here, before the call:   python3 -m pip wheel --no-deps -w .whl . && python3 -m pip download --no-deps \
+# Prepared GPU check for a machine with an NVIDIA GPU (checked on the H200 class) and no network.
+# On a machine with network, first:   python3 -m pip wheel --no-deps -w .whl . && python3 -m pip download --no-deps \
 #     --only-binary=:all: --python-version 3.12 --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
 #     --platform manylinux2014_x86_64 -d .whl tomlkit platformdirs filelock  (rich, packaging, pynvml are on the image;
 #     uv and py-rattler are not needed for probe/plan/verify/doctor; install torchenv with --no-deps)
-# Device call:  run(command="sh docs/gpu-runs/run-on-device.sh", carry=[".whl"], timeout_s=300)
+# Then on the GPU machine, in a checkout with that .whl/ folder:  sh docs/gpu-runs/run-on-device.sh  (about 300 s)
 # What it proves on real hardware: the probe through NVML (driver, CC 9.0, memory), the resolver's plan for an H200 with
 # its real driver, and verify (matmul, backward, AMP, cuDNN conv, arch check, --deep training) on the image's own
 # torch env (/opt/torch/.venv, torch 2.11.0+cu130), plus doctor's reading of that env.
