@@ -115,10 +115,15 @@ def missing_file(plan: "Plan", memory: Any) -> str | None:
 
     Besides the planned packages: torch-family names the project's own requirements ask for
     (``triton``), which must come from the same torch source unless the plan is PyPI's build.
+    A pin the user's pip constraint files forbid cannot be had either (``pip_caps``).
     """
     from ..install.locate import locate, torch_family
     from ..sources.index import normalize
+    from .pip_caps import forbidden
 
+    capped = forbidden(plan)
+    if capped:
+        return capped
     for pkg in plan.packages:
         if normalize(pkg.name) not in torch_family():
             continue
@@ -250,12 +255,16 @@ def _local_candidates(plan: "Plan", pythons: list[str]) -> Iterator[Candidate]:
 
 
 def _pypi_candidates(plan: "Plan", intent: "Intent", pythons: list[str]) -> Iterator[Candidate]:
-    """PyPI's default build of each release the pin allows (it runs on a CPU too), newest first."""
+    """PyPI's default build of each release the pin and the user's pip constraints allow (it runs on a CPU
+    too), newest first."""
     from .. import kb
+    from .pip_caps import caps, torch_allowed
     from .resolver import constraints
     from .search import matching_releases
 
-    for rel in matching_releases(constraints(intent).spec)[:3]:
+    found = caps(tuple(plan.sources.pypi.constraints))
+    allowed = [rel for rel in matching_releases(constraints(intent).spec) if torch_allowed(found, rel.version)]
+    for rel in allowed[:3]:
         tier = kb.pypi_default_tier(rel, plan.platform)
         if not tier:
             continue
