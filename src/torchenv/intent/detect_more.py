@@ -98,6 +98,46 @@ def _inside(project: Path, name: str) -> str | None:
     return rel if path.is_file() else None
 
 
+def scan_readme_extras(project: Path, found: "Detected") -> None:
+    """The extras of the first README command installing the project with some (``pip install 'litgpt[extra]'``,
+    ``pip install -e ".[all]"``): the project is installed with ``--no-deps``, so what they add must be locked.
+    Only ``[project.optional-dependencies]`` groups that exist count, and dev/test/docs groups are left out."""
+    groups, name = _optional_groups(project)
+    if not groups:
+        return
+    names = r"\." + (f"|{re.sub(r'[-_.]+', '[-_.]', name)}" if name else "")
+    target = re.compile(r"(?:^|[\s'\"])(?:" + names + r")\[([A-Za-z0-9_,\s-]+)\]", re.IGNORECASE)
+    for doc in _README:
+        try:
+            text = (project / doc).read_text(encoding="utf-8", errors="replace")[:200_000]
+        except OSError:
+            continue
+        for command in _PIP_INSTALL.finditer(text):
+            m = target.search(command.group(0))
+            if not m:
+                continue
+            asked = [e.strip().lower() for e in m.group(1).split(",") if e.strip()]
+            kept = [e for e in asked if e in groups and not _NOT_RUNTIME.search(e)]
+            if kept:
+                found.extras.extend(kept)
+                found.note(doc, f"`{command.group(0).strip()}`", f"extras = {kept}: the project's own "
+                           "optional dependencies, locked and installed with it")
+                return
+
+
+def _optional_groups(project: Path) -> tuple[set[str], str]:
+    """(``[project.optional-dependencies]`` group names, the project's name) of ``pyproject.toml``."""
+    from ..lock.io import tomllib_module
+
+    try:
+        data = tomllib_module().loads((project / "pyproject.toml").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return set(), ""
+    table = data.get("project") or {}
+    groups = table.get("optional-dependencies") or {}
+    return {str(g).lower() for g in groups}, str(table.get("name") or "")
+
+
 # --- environment.yml, setup.py, setup.cfg -----------------------------------------------------
 
 def scan_other_files(project: Path, found: "Detected", seen: set[Path]) -> None:
