@@ -117,3 +117,28 @@ def test_a_torch_family_requirement_of_the_project_must_be_fetchable_too(here, t
     assert plan.pypi_default_build, "the local +cpu torch needs triton from the unreachable torch index"
     said = " ".join(plan.reasons)
     assert "the project's requirements name triton" in said
+
+
+def test_a_torch_family_package_the_resolve_pulled_in_is_planned_for(here):
+    """litgpt[extra]: a PyPI dependency pulls in torchvision, which the local +cpu torch's source lacks."""
+    from torchenv.resolve.reachable import PulledInFamily, replanned
+
+    machine, args, folder = here
+    make_wheel(folder, "torch", "2.13.0+cpu", tag=TAG)
+    intent = Intent(torch=TorchIntent())
+    first = _plan(intent, machine, args)
+    assert (first.torch_version, first.tier) == ("2.13.0", "cpu")
+    pulled = PulledInFamily("no torchvision 0.28.0 wheel in the torch source", name="torchvision")
+    again = replanned(first, intent, args, pulled)
+    assert again is not None and again.pypi_default_build and again.torch_version == "2.14.1"
+    assert any("pulled in torchvision" in w for w in fallback_said(again))
+
+
+def test_a_pulled_in_package_no_other_build_serves_leaves_the_error_as_it_is(here):
+    from torchenv.resolve.reachable import PulledInFamily, replanned
+
+    machine, args, folder = here
+    make_wheel(folder, "torch", "2.13.0+cpu", tag=TAG)
+    intent = Intent(torch=TorchIntent())
+    first = _plan(intent, machine, args)
+    assert replanned(first, intent, args, PulledInFamily("no such wheel", name="torchrec")) is None

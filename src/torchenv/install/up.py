@@ -59,6 +59,19 @@ def make_plan(intent: "Intent", args: argparse.Namespace) -> "Plan":
     return available_plan(plan, intent, machine, args)   # cuda = "auto": a build whose files can be fetched
 
 
+def _replanned(plan: "Plan", intent: "Intent", args: argparse.Namespace, exc: Exception, env: Path,
+               ui: "Ui") -> tuple["Plan", Any]:
+    from ..backends import make_backend
+    from ..resolve.reachable import fallback_said, replanned
+
+    found = replanned(plan, intent, args, exc)
+    if found is None:
+        raise exc
+    for line in fallback_said(found):
+        ui.warn(line)
+    return found, make_backend(plan=found, env_path=env, ui=ui)
+
+
 def machine_facts(plan: "Plan") -> dict[str, Any]:
     m = plan.machine
     facts: dict[str, Any] = {"os": m.os, "arch": m.arch, "driver": m.driver,
@@ -255,7 +268,7 @@ def _run_locked(project_dir: Path, args: argparse.Namespace, ui: "Ui", scratch: 
 
     with ui.progress("planning (probe + resolve)"):
         plan = make_plan(intent, args)
-    from ..resolve.reachable import fallback_said
+    from ..resolve.reachable import PulledInFamily, fallback_said
 
     for line in fallback_said(plan):
         ui.warn(line)
@@ -270,7 +283,11 @@ def _run_locked(project_dir: Path, args: argparse.Namespace, ui: "Ui", scratch: 
     else:
         backend = make_backend(plan=plan, env_path=env, ui=ui)
         with ui.progress(f"locking {plan.target_name} ({plan.installer})"):
-            target = backend.lock_target(requirements=reqmod.as_lines(reqs))
+            try:
+                target = backend.lock_target(requirements=reqmod.as_lines(reqs))
+            except PulledInFamily as exc:       # torchvision through a PyPI dependency: a build serving it
+                plan, backend = _replanned(plan, intent, args, exc, env, ui)
+                target = backend.lock_target(requirements=reqmod.as_lines(reqs))
         if old_lock is not None:
             previous = old_lock.target(plan.target_name) or next(
                 (t for t in old_lock.targets if t.os == target.os and t.arch == target.arch), None)

@@ -19,6 +19,7 @@ that tier). Only ``up``/``lock`` on the probed machine check; an assumed machine
 """
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterator
@@ -31,7 +32,37 @@ if TYPE_CHECKING:
     from .plan import Plan
 
 MAX_CANDIDATES = 12
+_ALSO_NEEDED: "contextvars.ContextVar[frozenset[str]]" = contextvars.ContextVar("also_needed", default=frozenset())
 FALLBACK = "reachable builds: "      # the start of the warning ``up`` prints for a fallback plan
+
+
+class PulledInFamily(SourceError):
+    """A torch-family package the resolve pulled in through a PyPI dependency (``torchvision`` through
+    ``lm-eval``) that the plan's torch source cannot serve; ``up`` plans again with it required."""
+
+    def __init__(self, message: str, *, name: str, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.name = name
+
+
+def replanned(plan: "Plan", intent: "Intent", overrides: Any, pulled: PulledInFamily) -> "Plan | None":
+    """The plan to lock instead, once ``pulled.name`` must come from the plan's sources too; ``None`` when
+    nothing else fits (the caller then raises ``pulled`` as it is)."""
+    if plan.machine is None or plan.machine.assumed or _offline(overrides):
+        return None
+    from .resolver import resolve
+
+    needed = frozenset({pulled.name})
+    fresh = resolve(intent, plan.machine, sources_overrides=overrides, check_index=True)
+    try:
+        found = available_plan(fresh, intent, plan.machine, overrides, also_needed=needed)
+    except PlanRefused:
+        return None
+    if (found.torch_version, found.tier, found.python) == (plan.torch_version, plan.tier, plan.python):
+        return None
+    note = (f"{FALLBACK}the resolve pulled in {pulled.name}, which the source of torch {plan.torch_version} "
+            f"({plan.tier}) does not serve ({pulled.message})")
+    return dataclasses.replace(found, warnings=(*found.warnings, note), reasons=(*found.reasons, note))
 
 
 def fallback_said(plan: "Plan") -> list[str]:
@@ -53,17 +84,21 @@ class Candidate:
         return " ".join(w for w in words if w)
 
 
-def available_plan(plan: "Plan", intent: "Intent", machine: "Machine", overrides: Any = None) -> "Plan":
-    """``plan`` when its torch-family files can be fetched; else (``auto`` only) the first reachable candidate."""
+def available_plan(plan: "Plan", intent: "Intent", machine: "Machine", overrides: Any = None,
+                   also_needed: frozenset[str] = frozenset()) -> "Plan":
+    """``plan`` when its torch-family files can be fetched; else (``auto`` only) the first reachable candidate.
+    ``also_needed``: torch-family names a resolve pulled in, which the plan's sources must serve too."""
     if machine.assumed or plan.sources is None or _offline(overrides):
         return plan
     from .index_check import _memory, _remember_dead
 
     memory = _memory()               # hosts that failed in the last minutes are not asked again
     before = set(memory.dead)
+    token = _ALSO_NEEDED.set(also_needed)
     try:
         return _available(plan, intent, machine, overrides, memory)
     finally:
+        _ALSO_NEEDED.reset(token)
         _remember_dead(memory, before)
 
 
@@ -133,7 +168,7 @@ def missing_file(plan: "Plan", memory: Any) -> str | None:
         except SourceError as exc:
             return exc.message
     planned = {normalize(p.name) for p in plan.packages}
-    for name in sorted(_required_family(plan) - planned):
+    for name in sorted((_required_family(plan) | _ALSO_NEEDED.get()) - planned):
         why = _unlisted(plan, name, memory)
         if why:
             return why
