@@ -26,7 +26,8 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     with zipfile.ZipFile(wheel_directory + "/" + name, "w") as z:
         z.writestr("onlysdist.py", "BUILT = True\\n")
         z.writestr("onlysdist-1.0.dist-info/METADATA", "Metadata-Version: 2.1\\nName: onlysdist\\nVersion: 1.0\\n")
-        z.writestr("onlysdist-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\\nGenerator: t\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n")
+        z.writestr("onlysdist-1.0.dist-info/WHEEL",
+                   "Wheel-Version: 1.0\\nGenerator: t\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n")
         z.writestr("onlysdist-1.0.dist-info/RECORD", "")
     return name
 '''

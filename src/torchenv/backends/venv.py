@@ -82,7 +82,7 @@ class VenvBackend(Backend):
             raise PulledInFamily(exc.message, name=name, hint=exc.hint) from None
 
     def lock_target(self, *, requirements: list[str]) -> "LockTarget":
-        from ..install.locate import FROM_PYPI, FROM_TORCH_INDEX, torch_family
+        from ..install.locate import FROM_PYPI, torch_family
         from ..lock.model import LockTarget
         from ..sources.index import normalize
 

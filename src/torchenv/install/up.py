@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from ..intent.model import Intent
     from ..lock.model import Lockfile, LockTarget
     from ..resolve.plan import Plan
+    from ..resolve.reachable import PulledInFamily
     from ..safety import EnvClaim
     from ..ui import Ui
 
@@ -59,7 +60,7 @@ def make_plan(intent: "Intent", args: argparse.Namespace) -> "Plan":
     return available_plan(plan, intent, machine, args)   # cuda = "auto": a build whose files can be fetched
 
 
-def _replanned(plan: "Plan", intent: "Intent", args: argparse.Namespace, exc: Exception, env: Path,
+def _replanned(plan: "Plan", intent: "Intent", args: argparse.Namespace, exc: "PulledInFamily", env: Path,
                ui: "Ui") -> tuple["Plan", Any]:
     from ..backends import make_backend
     from ..resolve.reachable import fallback_said, replanned

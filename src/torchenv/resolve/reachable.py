@@ -32,7 +32,8 @@ if TYPE_CHECKING:
     from .plan import Plan
 
 MAX_CANDIDATES = 12
-_ALSO_NEEDED: "contextvars.ContextVar[frozenset[str]]" = contextvars.ContextVar("also_needed", default=frozenset())
+_ALSO_NEEDED: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar("also_needed",
+                                                                             default=frozenset())
 FALLBACK = "reachable builds: "      # the start of the warning ``up`` prints for a fallback plan
 
 
@@ -297,7 +298,7 @@ def _pypi_candidates(plan: "Plan", intent: "Intent", pythons: list[str]) -> Iter
     from .resolver import constraints
     from .search import matching_releases
 
-    found = caps(tuple(plan.sources.pypi.constraints))
+    found = caps(tuple(plan.sources.pypi.constraints)) if plan.sources is not None else []
     allowed = [rel for rel in matching_releases(constraints(intent).spec) if torch_allowed(found, rel.version)]
     for rel in allowed[:3]:
         tier = kb.pypi_default_tier(rel, plan.platform)
