@@ -7,15 +7,12 @@ a file index holding torch 2.15.0 and 2.14.1, as in ``test_reachable``.
 """
 from __future__ import annotations
 
-import sys
-
 import pytest
 
-from tests.resolve.test_reachable import Args, _closed_port
+from tests.resolve.test_reachable import Args, _closed_port, _gpu_less_machine
 from tests.support import build_index, make_wheel
 from torchenv.errors import PlanRefused
 from torchenv.intent.model import Intent, TorchIntent
-from torchenv.machine import Machine, PythonInstall
 from torchenv.resolve.reachable import available_plan
 from torchenv.resolve.resolver import resolve
 from torchenv.sources.model import PypiSide
@@ -34,11 +31,7 @@ def capped(tmp_path, monkeypatch):
     cap = tmp_path / "constraints.txt"
     cap.write_text("# releases on this machine's disk\ntorch<=2.14.1\ntorchvision<=0.29.1\n")
     side = PypiSide(index_url=index.as_uri(), constraints=(str(cap),))
-    monkeypatch.setattr("torchenv.sources.select.read_pip_config", lambda *a, **k: side)
-    machine = Machine(os="linux", arch="x86_64",
-                      pythons=[PythonInstall(version="3.13.0", path=sys.executable, source="path"),
-                               PythonInstall(version="3.11.7", path=sys.executable, source="path")])
-    return machine, Args(f"http://127.0.0.1:{_closed_port()}/whl"), cap
+    return _gpu_less_machine(monkeypatch, side), Args(f"http://127.0.0.1:{_closed_port()}/whl"), cap
 
 
 def _plan(intent, machine, args):

@@ -45,11 +45,15 @@ def here(tmp_path, monkeypatch):
         "triton": [make_wheel(pypi_files, "triton", "3.6.0", tag=TAG)],
     })
     side = PypiSide(index_url=index.as_uri(), find_links=(str(folder),))
+    return _gpu_less_machine(monkeypatch, side), Args(f"http://127.0.0.1:{_closed_port()}/whl"), folder
+
+
+def _gpu_less_machine(monkeypatch, side: PypiSide) -> Machine:
+    """A real (not assumed) machine without a GPU, Pythons 3.13 and 3.11, whose pip config is ``side``."""
     monkeypatch.setattr("torchenv.sources.select.read_pip_config", lambda *a, **k: side)
-    machine = Machine(os="linux", arch="x86_64",
-                      pythons=[PythonInstall(version="3.13.0", path=sys.executable, source="path"),
-                               PythonInstall(version="3.11.7", path=sys.executable, source="path")])
-    return machine, Args(f"http://127.0.0.1:{_closed_port()}/whl"), folder
+    return Machine(os="linux", arch="x86_64",
+                   pythons=[PythonInstall(version="3.13.0", path=sys.executable, source="path"),
+                            PythonInstall(version="3.11.7", path=sys.executable, source="path")])
 
 
 def _plan(intent, machine, args):
