@@ -108,3 +108,12 @@ class ClusterError(TorchenvError):
     """Slurm is missing, a partition is unknown, a job stayed pending, or a node type's probe/install/verify failed."""
 
     exit_code = 2
+
+
+class PulledInFamily(SourceError):
+    """A torch-family package the resolve pulled in through a PyPI dependency (``torchvision`` through
+    ``lm-eval``) that the plan's torch source cannot serve; ``up`` plans again with it required."""
+
+    def __init__(self, message: str, *, name: str, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.name = name

@@ -45,11 +45,15 @@ def here(tmp_path, monkeypatch):
         "triton": [make_wheel(pypi_files, "triton", "3.6.0", tag=TAG)],
     })
     side = PypiSide(index_url=index.as_uri(), find_links=(str(folder),))
+    return _gpu_less_machine(monkeypatch, side), Args(f"http://127.0.0.1:{_closed_port()}/whl"), folder
+
+
+def _gpu_less_machine(monkeypatch, side: PypiSide) -> Machine:
+    """A real (not assumed) machine without a GPU, Pythons 3.13 and 3.11, whose pip config is ``side``."""
     monkeypatch.setattr("torchenv.sources.select.read_pip_config", lambda *a, **k: side)
-    machine = Machine(os="linux", arch="x86_64",
-                      pythons=[PythonInstall(version="3.13.0", path=sys.executable, source="path"),
-                               PythonInstall(version="3.11.7", path=sys.executable, source="path")])
-    return machine, Args(f"http://127.0.0.1:{_closed_port()}/whl"), folder
+    return Machine(os="linux", arch="x86_64",
+                   pythons=[PythonInstall(version="3.13.0", path=sys.executable, source="path"),
+                            PythonInstall(version="3.11.7", path=sys.executable, source="path")])
 
 
 def _plan(intent, machine, args):
@@ -117,3 +121,30 @@ def test_a_torch_family_requirement_of_the_project_must_be_fetchable_too(here, t
     assert plan.pypi_default_build, "the local +cpu torch needs triton from the unreachable torch index"
     said = " ".join(plan.reasons)
     assert "the project's requirements name triton" in said
+
+
+def test_a_torch_family_package_the_resolve_pulled_in_is_planned_for(here):
+    """litgpt[extra]: a PyPI dependency pulls in torchvision, which the local +cpu torch's source lacks."""
+    from torchenv.errors import PulledInFamily
+    from torchenv.resolve.reachable import replanned
+
+    machine, args, folder = here
+    make_wheel(folder, "torch", "2.13.0+cpu", tag=TAG)
+    intent = Intent(torch=TorchIntent())
+    first = _plan(intent, machine, args)
+    assert (first.torch_version, first.tier) == ("2.13.0", "cpu")
+    pulled = PulledInFamily("no torchvision 0.28.0 wheel in the torch source", name="torchvision")
+    again = replanned(first, intent, args, pulled)
+    assert again is not None and again.pypi_default_build and again.torch_version == "2.14.1"
+    assert any("pulled in torchvision" in w for w in fallback_said(again))
+
+
+def test_a_pulled_in_package_no_other_build_serves_leaves_the_error_as_it_is(here):
+    from torchenv.errors import PulledInFamily
+    from torchenv.resolve.reachable import replanned
+
+    machine, args, folder = here
+    make_wheel(folder, "torch", "2.13.0+cpu", tag=TAG)
+    intent = Intent(torch=TorchIntent())
+    first = _plan(intent, machine, args)
+    assert replanned(first, intent, args, PulledInFamily("no such wheel", name="torchrec")) is None

@@ -76,10 +76,20 @@ class WheelLocker:
                                    memory=self.memory, ui=self.ui)
         return dataclasses.replace(wheel, sha256=sha, size=path.stat().st_size), path.resolve().as_uri()
 
+    def _pulled_in(self, name: str, version: str) -> tuple["LockedWheel", str]:
+        """A torch-family package the resolve pulled in, from the torch source; said as such when it lacks it."""
+        from ..errors import PulledInFamily
+        from .locate import FROM_TORCH_INDEX
+
+        try:
+            return self._locate(name, version, FROM_TORCH_INDEX)
+        except SourceError as exc:
+            raise PulledInFamily(exc.message, name=name, hint=exc.hint) from None
+
     def lock(self, requirements: list[str]) -> tuple["LockedWheel", ...]:
         """Every wheel of the plan plus ``requirements``, exactly pinned and hash-locked, sorted."""
         from ..sources.index import normalize
-        from .locate import FROM_PYPI, FROM_TORCH_INDEX, torch_family
+        from .locate import FROM_PYPI, torch_family
 
         plan = self.plan
         if plan.sources is None:
@@ -100,7 +110,7 @@ class WheelLocker:
             if not strays or plan.pypi_default_build:
                 break
             for w in strays:   # e.g. triton pulled in by torch: must come from the torch source too
-                pinned[normalize(w.name)] = self._locate(normalize(w.name), w.version, FROM_TORCH_INDEX)
+                pinned[normalize(w.name)] = self._pulled_in(normalize(w.name), w.version)
         else:
             raise SourceError("the torch-family packages kept changing while resolving: "
                               + ", ".join(sorted(pinned)), hint=_("report this with `torchenv plan --json`"))

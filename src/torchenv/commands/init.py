@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     base = Intent(project=project)
     torch = replace(base.torch, version=found.version, cuda=found.cuda or "auto", python=found.python,
                     with_=tuple(sorted(set(found.with_))))
-    env = replace(base.env, requirements=tuple(found.requirements))
+    env = replace(base.env, requirements=tuple(found.requirements), extras=tuple(found.extras))
     intent = apply_overrides(replace(base, torch=torch, env=env), _options.intent_overrides(args),
                              _options.source_overrides(args))
 
@@ -101,7 +101,8 @@ def _notes(found, intent) -> dict[str, str]:
     taken = {"torch.version": (found.version, intent.torch.version, "version ="),
              "torch.cuda": (found.cuda, intent.torch.cuda, "cuda ="),
              "torch.python": (found.python, intent.torch.python, "python ="),
-             "torch.with": (tuple(sorted(set(found.with_))), intent.torch.with_, "with +=")}
+             "torch.with": (tuple(sorted(set(found.with_))), intent.torch.with_, "with +="),
+             "env.extras": (tuple(found.extras), intent.env.extras, "extras =")}
     notes: dict[str, str] = {}
     for key, (was_found, final, prefix) in taken.items():
         sources = [f.where for f in found.findings if f.meaning.startswith(prefix)]

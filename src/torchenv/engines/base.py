@@ -40,3 +40,24 @@ class WheelEngine(ABC):
         ``reinstall``: re-install every file even if the same version is present (``up``
         repairing an interrupted or hand-changed env).
         """
+
+
+SDIST_SUFFIXES = (".tar.gz", ".tgz", ".tar.bz2", ".zip")
+
+
+def build_requirement_links(files: list[Path], folder: Path) -> list[str]:
+    """``--find-links FOLDER`` of the locked wheels when ``files`` include a source distribution, else ``[]``.
+
+    Why: installs run with ``--no-index`` (only the locked, hash-checked files), so the isolated
+    build of a source-only dependency (rouge-score 0.1.2 asks for ``setuptools>=40.8.0``) finds
+    nothing to build with and fails as "package not found". The locked wheels serve its build
+    requirements (torch itself requires setuptools), still without asking any index.
+    """
+    if not any(f.name.endswith(SDIST_SUFFIXES) for f in files):
+        return []
+    folder.mkdir(exist_ok=True)
+    for f in files:
+        link = folder / f.name
+        if f.name.endswith(".whl") and not link.exists():
+            link.symlink_to(Path(f).resolve())
+    return ["--find-links", str(folder)]

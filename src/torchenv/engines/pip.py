@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BackendError, EnvError
-from .base import WheelEngine
+from .base import WheelEngine, build_requirement_links
 from .uv import file_url, index_for, missing_python_hint, requirements_lines, run_tool, source_args
 
 if TYPE_CHECKING:
@@ -119,7 +119,8 @@ class PipEngine(WheelEngine):
         with tempfile.TemporaryDirectory(prefix="torchenv-sync-") as tmp:
             req = Path(tmp) / "requirements.txt"
             req.write_text(requirements_lines(files, hashes))
-            cmd = [*pip, "install", "--quiet", "--no-deps", "--no-index", "-r", str(req)]
+            cmd = [*pip, "install", "--quiet", "--no-deps", "--no-index", "-r", str(req),
+                   *build_requirement_links(files, Path(tmp) / "built-with")]
             if reinstall:
                 cmd.append("--force-reinstall")
             run_tool(cmd, what=f"installing {len(files)} files into {env_python.parent.parent} (pip)",

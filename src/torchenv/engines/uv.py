@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BackendError, EnvError
-from .base import WheelEngine
+from .base import WheelEngine, build_requirement_links
 
 if TYPE_CHECKING:
     from ..lock.model import LockedWheel
@@ -199,7 +199,8 @@ class UvEngine(WheelEngine):
         with tempfile.TemporaryDirectory(prefix="torchenv-sync-") as tmp:
             req = Path(tmp) / "requirements.txt"
             req.write_text(requirements_lines(files, hashes))
-            cmd = [uv_bin(), "pip", "sync", "--no-config", "--quiet", "--no-index", "--python", str(env_python)]
+            cmd = [uv_bin(), "pip", "sync", "--no-config", "--quiet", "--no-index", "--python", str(env_python),
+                   *build_requirement_links(files, Path(tmp) / "built-with")]
             if hashes:
                 cmd.append("--require-hashes")
             if reinstall:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from .stages import Project
     from ..lock.model import Lockfile, LockTarget
     from ..resolve.plan import Plan
+    from ..errors import PulledInFamily
     from ..safety import EnvClaim
     from ..ui import Ui
 
@@ -61,6 +62,19 @@ def make_plan(intent: "Intent", options: "UpOptions | LockOptions") -> "Plan":
     plan = resolve(intent, machine, sources_overrides=options.sources, check_index=True)
     offline = isinstance(options, UpOptions) and options.is_offline
     return available_plan(plan, intent, machine, options.sources, offline=offline)   # cuda = "auto": fetchable
+
+
+def _replanned(plan: "Plan", project: "Project", options: "UpOptions", exc: "PulledInFamily", *, offline: bool,
+               ui: "Ui") -> tuple["Plan", Any]:
+    from ..backends import make_backend
+    from ..resolve.reachable import fallback_said, replanned
+
+    found = replanned(plan, project.intent, options.sources, exc, offline=offline)
+    if found is None:
+        raise exc
+    for line in fallback_said(found):
+        ui.warn(line)
+    return found, make_backend(plan=found, env_path=project.env, ui=ui)
 
 
 def machine_facts(plan: "Plan") -> dict[str, Any]:
@@ -330,6 +344,7 @@ def decide_target(project: "Project", options: "UpOptions", strategy: OnlineSour
     if frozen and not project.lock_current:
         raise strategy.stale_lock(project.lock_path)
     plan = plan_for(project, options, ui)
+    from ..errors import PulledInFamily
     from ..resolve.reachable import fallback_said
 
     for line in fallback_said(plan):
@@ -342,7 +357,11 @@ def decide_target(project: "Project", options: "UpOptions", strategy: OnlineSour
     from ..backends import make_backend
 
     backend = make_backend(plan=plan, env_path=project.env, ui=ui)
-    target = lock_with(backend, plan, project, ui)
+    try:
+        target = lock_with(backend, plan, project, ui)
+    except PulledInFamily as exc:       # torchvision through a PyPI dependency: plan a build that serves it
+        plan, backend = _replanned(plan, project, options, exc, offline=strategy.offline, ui=ui)
+        target = lock_with(backend, plan, project, ui)
     return TargetChoice(plan, target, fresh=True, changes=_announce_changes(project.lock, target, ui),
                         backend=backend)
 

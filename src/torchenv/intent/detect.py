@@ -42,6 +42,7 @@ class Detected:
     python: str | None = None
     with_: list[str] = field(default_factory=list)
     requirements: list[str] = field(default_factory=list)
+    extras: list[str] = field(default_factory=list)     # optional-dependency groups a README installs
     findings: list[Finding] = field(default_factory=list)
     cuda_from_local_tag: bool = False
 
@@ -71,6 +72,7 @@ def detect_project(project: Path) -> Detected:
     if pyproject.is_file():
         _scan_pyproject(pyproject, found)
     detect_more.scan_other_files(project, found, seen)
+    detect_more.scan_readme_extras(project, found)
     pyver = project / ".python-version"
     if pyver.is_file():
         _scan_python_version(pyver, found)

@@ -74,18 +74,24 @@ def _runtime_files(folder: Path) -> list[tuple[str, str]]:
     return [(n, why) for n in names]
 
 
-def _readme_named(project: Path) -> list[tuple[str, str]]:
-    out: list[tuple[str, str]] = []
+def _readme_commands(project: Path):
+    """(doc, command) for each ``pip install ...`` command of the README/INSTALL/docs pages, in order."""
     for doc in _README:
         try:
             text = (project / doc).read_text(encoding="utf-8", errors="replace")[:200_000]
         except OSError:
             continue
         for command in _PIP_INSTALL.finditer(text):
-            for m in _DASH_R.finditer(command.group(0)):
-                rel = _inside(project, m.group(1))
-                if rel and rel not in (r for r, _ in out) and not _NOT_RUNTIME.search(Path(rel).stem):
-                    out.append((rel, f"{doc} says `{command.group(0).strip()}`"))
+            yield doc, command.group(0).strip()
+
+
+def _readme_named(project: Path) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for doc, command in _readme_commands(project):
+        for m in _DASH_R.finditer(command):
+            rel = _inside(project, m.group(1))
+            if rel and rel not in (r for r, _ in out) and not _NOT_RUNTIME.search(Path(rel).stem):
+                out.append((rel, f"{doc} says `{command}`"))
     return out
 
 
@@ -96,6 +102,41 @@ def _inside(project: Path, name: str) -> str | None:
     except ValueError:
         return None
     return rel if path.is_file() else None
+
+
+def scan_readme_extras(project: Path, found: "Detected") -> None:
+    """The extras of the first README command installing the project with some (``pip install 'litgpt[extra]'``,
+    ``pip install -e ".[all]"``): the project is installed with ``--no-deps``, so what they add must be locked.
+    Only ``[project.optional-dependencies]`` groups that exist count, and dev/test/docs groups are left out."""
+    groups, name = _optional_groups(project)
+    if not groups:
+        return
+    names = r"\." + (f"|{re.sub(r'[-_.]+', '[-_.]', name)}" if name else "")
+    target = re.compile(r"(?:^|[\s'\"])(?:" + names + r")\[([A-Za-z0-9_,\s-]+)\]", re.IGNORECASE)
+    for doc, command in _readme_commands(project):
+        m = target.search(command)
+        if not m:
+            continue
+        asked = [e.strip().lower() for e in m.group(1).split(",") if e.strip()]
+        kept = [e for e in asked if e in groups and not _NOT_RUNTIME.search(e)]
+        if kept:
+            found.extras.extend(kept)
+            found.note(doc, f"`{command}`", f"extras = {kept}: the project's own "
+                       "optional dependencies, locked and installed with it")
+            return
+
+
+def _optional_groups(project: Path) -> tuple[set[str], str]:
+    """(``[project.optional-dependencies]`` group names, the project's name) of ``pyproject.toml``."""
+    from ..lock.io import tomllib_module
+
+    try:
+        data = tomllib_module().loads((project / "pyproject.toml").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return set(), ""
+    table = data.get("project") or {}
+    groups = table.get("optional-dependencies") or {}
+    return {str(g).lower() for g in groups}, str(table.get("name") or "")
 
 
 # --- environment.yml, setup.py, setup.cfg -----------------------------------------------------

@@ -105,6 +105,9 @@ def _env_table(e: EnvIntent, notes: dict[str, str]):
         _add(table, "requirements", e.requirements, comment, notes.get("env.requirements"))
     else:
         _example(table, "requirements", '["requirements.txt"]', comment + "; unset = found automatically")
+    if e.extras:
+        _add(table, "extras", e.extras, "the project's own optional dependencies installed too, as "
+             '`pip install -e ".[extra]"` does', notes.get("env.extras"))
     return table
 
 

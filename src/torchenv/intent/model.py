@@ -30,6 +30,7 @@ class EnvIntent:
     backend: str = "venv"               # venv | conda | auto
     installer: str = "uv"               # uv | pip
     requirements: tuple[str, ...] = ()  # requirement files of the project; () = autodetect
+    extras: tuple[str, ...] = ()        # the project's own optional-dependency groups (`pip install -e ".[extra]"`)
 
 
 @dataclass(frozen=True)

@@ -55,3 +55,44 @@ def setup_cfg_requirements(path: Path) -> list[str]:
 
 def _name(func: ast.expr) -> str:
     return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+
+
+def optional_requirements(project_dir: Path, extras: tuple[str, ...]) -> tuple[list[str], str, list[str]]:
+    """(requirement strings, the file, extras it lacks) of ``[project.optional-dependencies]`` groups.
+
+    A group naming the project itself (``litgpt[extra]`` inside ``all``) is expanded, as pip does."""
+    import re
+
+    from ..lock.io import tomllib_module
+
+    path = project_dir / "pyproject.toml"
+    try:
+        table = tomllib_module().loads(path.read_text(encoding="utf-8")).get("project") or {}
+    except (OSError, ValueError):
+        table = {}
+    groups = {_norm(k): v for k, v in (table.get("optional-dependencies") or {}).items()}
+    me = _norm(str(table.get("name") or ""))
+    out: list[str] = []
+    unknown: list[str] = []
+    todo, done = [_norm(e) for e in extras], set()
+    while todo:
+        extra = todo.pop(0)
+        if extra in done:
+            continue
+        done.add(extra)
+        if extra not in groups:
+            unknown.append(extra)
+            continue
+        for text in groups[extra]:
+            own = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*\[([^\]]+)\]\s*$", str(text))
+            if own and me and _norm(own.group(1)) == me:
+                todo.extend(_norm(e) for e in own.group(2).split(","))
+            else:
+                out.append(str(text))
+    return out, str(path), unknown
+
+
+def _norm(name: str) -> str:
+    import re
+
+    return re.sub(r"[-_.]+", "-", name.strip()).lower()

@@ -134,7 +134,21 @@ def _shown(path: Path, project: Path) -> str:
 
 def gather(intent: "Intent", project_dir: Path) -> tuple[list[ProjectRequirement], list[str]]:
     """``[env] requirements`` files, else ``requirements.txt``, else ``[project].dependencies``, else
-    setup.py/setup.cfg ``install_requires`` (read, never run)."""
+    setup.py/setup.cfg ``install_requires`` (read, never run); plus the ``[env] extras`` groups."""
+    reqs, warnings = _gather_base(intent, project_dir)
+    if intent.env.extras:
+        from .project_deps import optional_requirements
+
+        texts, where, unknown = optional_requirements(project_dir, intent.env.extras)
+        reqs.extend(ProjectRequirement(t, where, None) for t in texts)
+        if unknown:
+            raise IntentError(f"[env] extras names {', '.join(unknown)}, which {where} does not define",
+                              file=str(intent.file) if intent.file else None, key="env.extras",
+                              hint="use a group of [project.optional-dependencies] in pyproject.toml, or remove it")
+    return reqs, warnings
+
+
+def _gather_base(intent: "Intent", project_dir: Path) -> tuple[list[ProjectRequirement], list[str]]:
     reqs: list[ProjectRequirement] = []
     warnings: list[str] = []
     reading = _Reading(project_dir, reqs, warnings, set())

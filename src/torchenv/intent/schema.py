@@ -50,6 +50,7 @@ SCHEMA: dict[str, dict[str, Field]] = {
         "backend": Field("choice", "backend", choices=("venv", "conda", "auto"), example='backend = "venv"'),
         "installer": Field("choice", "installer", choices=("uv", "pip"), example='installer = "uv"'),
         "requirements": Field("list", "requirements", _nonempty, example='requirements = ["requirements.txt"]'),
+        "extras": Field("list", "extras", _nonempty, example='extras = ["extra"]'),
     },
     "mirror": {
         "use": Field("str", "use", _nonempty, example='use = "tuna"'),

@@ -19,6 +19,7 @@ that tier). Only ``up``/``lock`` on the probed machine check; an assumed machine
 """
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterator
@@ -32,7 +33,30 @@ if TYPE_CHECKING:
     from .plan import Plan
 
 MAX_CANDIDATES = 12
+_ALSO_NEEDED: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar("also_needed",
+                                                                             default=frozenset())
 FALLBACK = "reachable builds: "      # the start of the warning ``up`` prints for a fallback plan
+
+
+def replanned(plan: "Plan", intent: "Intent", overrides: "SourceOverrides | None", pulled: PulledInFamily,
+              *, offline: bool = False) -> "Plan | None":
+    """The plan to lock instead, once ``pulled.name`` must come from the plan's sources too; ``None`` when
+    nothing else fits (the caller then raises ``pulled`` as it is)."""
+    if plan.machine is None or plan.machine.assumed or offline:
+        return None
+    from .resolver import resolve
+
+    needed = frozenset({pulled.name})
+    fresh = resolve(intent, plan.machine, sources_overrides=overrides, check_index=True)
+    try:
+        found = available_plan(fresh, intent, plan.machine, overrides, also_needed=needed)
+    except PlanRefused:
+        return None
+    if (found.torch_version, found.tier, found.python) == (plan.torch_version, plan.tier, plan.python):
+        return None
+    note = (f"{FALLBACK}the resolve pulled in {pulled.name}, which the source of torch {plan.torch_version} "
+            f"({plan.tier}) does not serve ({pulled.message})")
+    return dataclasses.replace(found, warnings=(*found.warnings, note), reasons=(*found.reasons, note))
 
 
 def fallback_said(plan: "Plan") -> list[str]:
@@ -55,7 +79,7 @@ class Candidate:
 
 
 def available_plan(plan: "Plan", intent: "Intent", machine: "Machine", overrides: "SourceOverrides | None" = None,
-                   *, offline: bool = False) -> "Plan":
+                   *, offline: bool = False, also_needed: frozenset[str] = frozenset()) -> "Plan":
     """``plan`` when its torch-family files can be fetched; else (``auto`` only) the first reachable candidate.
 
     ``overrides``: the source flags the plan was resolved with (each candidate is resolved with them too);
@@ -67,9 +91,11 @@ def available_plan(plan: "Plan", intent: "Intent", machine: "Machine", overrides
 
     memory = dead_host_memory()               # hosts that failed in the last minutes are not asked again
     before = set(memory.dead)
+    token = _ALSO_NEEDED.set(also_needed)
     try:
         return _available(plan, intent, machine, overrides, memory)
     finally:
+        _ALSO_NEEDED.reset(token)
         remember_dead(memory, before)
 
 
@@ -118,10 +144,15 @@ def missing_file(plan: "Plan", memory: Any) -> str | None:
 
     Besides the planned packages: torch-family names the project's own requirements ask for
     (``triton``), which must come from the same torch source unless the plan is PyPI's build.
+    A pin the user's pip constraint files forbid cannot be had either (``pip_caps``).
     """
     from ..backends.locate import locate, torch_family
     from ..sources.index import normalize
+    from .pip_caps import forbidden
 
+    capped = forbidden(plan)
+    if capped:
+        return capped
     for pkg in plan.packages:
         if normalize(pkg.name) not in torch_family():
             continue
@@ -131,7 +162,7 @@ def missing_file(plan: "Plan", memory: Any) -> str | None:
         except SourceError as exc:
             return exc.message
     planned = {normalize(p.name) for p in plan.packages}
-    for name in sorted(_required_family(plan) - planned):
+    for name in sorted((_required_family(plan) | _ALSO_NEEDED.get()) - planned):
         why = _unlisted(plan, name, memory)
         if why:
             return why
@@ -253,12 +284,16 @@ def _local_candidates(plan: "Plan", pythons: list[str]) -> Iterator[Candidate]:
 
 
 def _pypi_candidates(plan: "Plan", intent: "Intent", pythons: list[str]) -> Iterator[Candidate]:
-    """PyPI's default build of each release the pin allows (it runs on a CPU too), newest first."""
+    """PyPI's default build of each release the pin and the user's pip constraints allow (it runs on a CPU
+    too), newest first."""
     from .. import kb
+    from .pip_caps import caps, torch_allowed
     from .resolver import constraints
     from .search import matching_releases
 
-    for rel in matching_releases(constraints(intent).spec)[:3]:
+    found = caps(tuple(plan.sources.pypi.constraints)) if plan.sources is not None else []
+    allowed = [rel for rel in matching_releases(constraints(intent).spec) if torch_allowed(found, rel.version)]
+    for rel in allowed[:3]:
         tier = kb.pypi_default_tier(rel, plan.platform)
         if not tier:
             continue
