@@ -38,6 +38,8 @@ def test_a_bad_flag_names_the_flag_in_chinese(sh, tmp_path):
     assert ran.rc == 2
     assert "<flags>: --cuda: 'cuda' 没有说明是哪个 CUDA 版本" in ran.err
     assert '"auto"' in ran.err and '"cu121"' in ran.err
+    ran = sh.torchenv("plan", "--assume-driver", "abc", cwd=tmp_path, env=ZH)
+    assert ran.rc == 2 and "--assume-driver abc: 不是 NVIDIA 驱动版本" in ran.err
 
 
 def test_intent_errors_in_json_do_not_change_with_the_locale(sh, tmp_path):
