@@ -1,12 +1,20 @@
-"""Benchmark ``torchenv up`` against uv and pip installing the same files, the no-op ``up``, and disk use.
+"""Benchmark every path of ``torchenv up`` against uv (and pip) doing the same work, in one run.
 
-    .torchenv-dev/bin/python bench/bench_up.py [--runs 5] [--pip-runs 3] [--write docs/benchmarks.md]
+    .torchenv-dev/bin/python bench/bench_up.py [--runs 5] [--cold-runs 3] [--pip-runs 3] [--write docs/benchmarks.md]
 
+Every torchenv run is paired with the uv run doing the same work, alternated (ABAB), so the load
+of a shared machine falls on both; the ratio is of the medians.
+
+(cold) empty caches, no env, no lock: ``up --no-verify`` vs ``uv venv`` + ``uv pip install torch==...``
+       from the same sources (the plan's index, extra indexes, find-links, constraints);
 (a) fresh env from an existing lock, warm caches: ``torchenv up --frozen`` (with and without
     verify) vs ``uv venv && uv pip install`` vs ``python -m venv && pip install`` of the very
-    files the lock names (``--no-deps --no-index``), paired and alternated;
-(b) the no-op ``torchenv up``;
-(c) disk: cache + five projects with the same stack vs cache + one (``du`` counts hardlinks once).
+    files the lock names (``--no-deps --no-index``);
+(b) the no-op ``torchenv up`` vs ``uv pip sync`` of the same files into the same env;
+(c) disk: cache + five projects with the same stack vs cache + one (``du`` counts hardlinks once);
+(d) a project-sized stack (60+ packages: an LLM / vision project's requirements.txt) from a local
+    wheelhouse only (``pip download``ed from PyPI once, kept in the user's cache folder): cold,
+    warm and no-op, each against uv.
 Needs the torch 2.13.0+cpu cp311 wheel in a find-links folder of your pip configuration (or a reachable
 download.pytorch.org); uv is the one torchenv depends on.
 """
@@ -41,12 +49,12 @@ def du_mib(*paths: Path) -> float:
     return float(out.strip().splitlines()[-1].split()[0])
 
 
-def locked_files(project: Path) -> list[str]:
+def locked_files(project: Path, folders: list[Path] | None = None) -> list[str]:
     from torchenv.lock.io import read_lock
     from torchenv.sources.fetch import fetch
     from torchenv.sources.pipconfig import local_dirs, read_pip_config
 
-    folders = local_dirs(read_pip_config().find_links)
+    folders = folders if folders is not None else local_dirs(read_pip_config().find_links)
     target = read_lock(project / "torchenv.lock").targets[0]
     files = []
     for w in target.wheels:
@@ -66,92 +74,262 @@ def med(xs: list[float]) -> str:
     return f"{statistics.median(xs):.2f} [{min(xs):.2f}-{max(xs):.2f}]"
 
 
+# A typical LLM / vision project's own requirements (torch comes from torchenv.toml).
+PROJECT_REQUIREMENTS = ("transformers", "accelerate", "datasets", "safetensors", "sentencepiece", "tokenizers",
+                        "peft", "scipy", "scikit-learn", "pandas", "matplotlib", "pillow", "opencv-python-headless",
+                        "tqdm", "pyyaml", "requests", "fastapi", "uvicorn", "pydantic", "einops", "rich")
+
+
+def pair(runs: int, a, b) -> tuple[list[float], list[float]]:
+    """``runs`` alternated runs of ``a(i)`` and ``b(i)`` (ABAB), each returning seconds."""
+    xs, ys = [], []
+    for i in range(runs):
+        first, second = (a, b) if i % 2 == 0 else (b, a)
+        t1, t2 = first(i), second(i)
+        xs.append(t1 if first is a else t2)
+        ys.append(t2 if first is a else t1)
+    return xs, ys
+
+
+def ratio(xs: list[float], ys: list[float]) -> float:
+    return statistics.median(xs) / statistics.median(ys)
+
+
+def plan_sources(torchenv: list[str], proj: Path, env: dict[str, str]) -> list[str]:
+    """uv/pip flags for the very sources the plan chose (what the uv baseline must use to do the same work)."""
+    import json
+
+    out = subprocess.run(torchenv + ["plan", "--json", "-C", str(proj)], env=env, capture_output=True, text=True)
+    pypi = json.loads(out.stdout)["sources"]["pypi"]
+    flags = ["--no-index"] if not pypi.get("index_url") and not pypi["extra_index_urls"] else []
+    if pypi.get("index_url"):
+        flags += ["--index-url", pypi["index_url"]]
+    for url in pypi["extra_index_urls"]:
+        flags += ["--extra-index-url", url]
+    for link in pypi["find_links"]:
+        flags += ["--find-links", link]
+    for c in pypi["constraints"]:
+        flags += ["--constraint", c]
+    return flags + ["--index-strategy", "unsafe-best-match"]
+
+
+def wheelhouse(python: str) -> Path:
+    """The project-sized stack's wheels, ``pip download``ed once into the user's cache folder (PyPI + pip config)."""
+    import hashlib
+
+    key = hashlib.sha256("\n".join(PROJECT_REQUIREMENTS).encode()).hexdigest()[:12]
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    folder = base / "torchenv-bench" / f"wheelhouse-{key}"
+    if not (folder / ".complete").exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        subprocess.run([python, "-m", "pip", "download", "-q", "--only-binary", ":all:", "-d", str(folder),
+                        "torch==2.13.0+cpu", *PROJECT_REQUIREMENTS], check=True)
+        (folder / ".complete").write_text("")
+    return folder
+
+
+class Bench:
+    """Fresh folders, environments and commands for one benchmark run."""
+
+    def __init__(self, work: Path, python: str, uv: str, env: dict[str, str]) -> None:
+        self.work, self.python, self.uv, self.env = work, python, uv, env
+        # torchenv's own modules get their .pyc once (as a pip-installed torchenv has), not recompiled every run;
+        # PYTHONDONTWRITEBYTECODE=1 stays in force for the uv/pip baselines.
+        self.tenv = {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        self.tenv["PYTHONPYCACHEPREFIX"] = str(work / "pycache")
+        self.torchenv = [sys.executable, "-m", "torchenv"]
+        self.count = 0
+
+    def fresh(self, name: str) -> Path:
+        self.count += 1
+        d = self.work / f"{name}-{self.count}"
+        d.mkdir(parents=True)
+        return d
+
+    def project(self, name: str, requirements: str = "", lock_from: Path | None = None) -> Path:
+        d = self.fresh(name)
+        (d / "torchenv.toml").write_text(TOML)
+        if requirements:
+            (d / "requirements.txt").write_text(requirements)
+        if lock_from is not None:
+            shutil.copy(lock_from / "torchenv.lock", d)
+        return d
+
+    def up(self, proj: Path, *flags: str, home: Path | None = None, extra: dict | None = None) -> float:
+        env = dict(self.tenv, TORCHENV_HOME=str(home or self.work / "home"), **(extra or {}))
+        return timed(self.torchenv + ["up", "-q", "-C", str(proj), *flags], env)
+
+    def uv_env(self, cache: Path | None = None, extra: dict | None = None) -> dict[str, str]:
+        return dict(self.env, UV_CACHE_DIR=str(cache or self.work / "home" / "cache" / "uv"),
+                    UV_LINK_MODE="hardlink", **(extra or {}))
+
+    def uv_install(self, target: Path, args: str, env: dict[str, str]) -> float:
+        return timed(f"{self.uv} venv -q --python {self.python} {target} && {self.uv} pip install -q --python "
+                     f"{target}/bin/python {args}", env)
+
+    def cold(self, runs: int, requirements: str, uv_args: str, extra: dict | None = None) -> tuple[list, list]:
+        """Empty caches, no env, no lock: ``up --no-verify`` vs ``uv venv`` + ``uv pip install`` (own empty caches)."""
+        def ours(_i: int) -> float:
+            return self.up(self.project("cold", requirements), "--no-verify", home=self.fresh("home"), extra=extra)
+
+        def theirs(_i: int) -> float:
+            return self.uv_install(self.fresh("uvcold") / "venv", uv_args,
+                                   self.uv_env(self.fresh("uvcache"), extra))
+        return pair(runs, ours, theirs)
+
+    def warm(self, runs: int, proj: Path, files: list[str], extra: dict | None = None,
+             verify: bool = False) -> tuple[list, list]:
+        """A fresh env from an existing lock, warm caches: ``up --frozen --no-verify`` vs uv of the lock's files."""
+        def ours(_i: int) -> float:
+            d = self.project("warm", (proj / "requirements.txt").read_text()
+                             if (proj / "requirements.txt").exists() else "", lock_from=proj)
+            return self.up(d, "--frozen", *(() if verify else ("--no-verify",)), extra=extra)
+
+        def theirs(_i: int) -> float:
+            d = self.fresh("uvwarm") / "venv"
+            took = self.uv_install(d, "--no-deps --no-index " + " ".join(files), self.uv_env(extra=extra))
+            shutil.rmtree(d.parent, ignore_errors=True)
+            return took
+        return pair(runs, ours, theirs)
+
+    def noop(self, runs: int, proj: Path, files: list[str], extra: dict | None = None) -> tuple[list, list]:
+        """The env already matches: ``up`` on the project's env vs ``uv pip sync`` of the same files into an
+        env uv made from them (each tool checks an env it made itself; syncing uv's list into torchenv's env
+        would re-install packages whose recorded file URL differs, and each tool would then undo the other)."""
+        reqs = self.work / f"sync-{proj.name}.txt"
+        reqs.write_text("\n".join(files) + "\n")
+        target = self.fresh("uvnoop") / "venv"
+        self.uv_install(target, "--no-deps --no-index " + " ".join(files), self.uv_env(extra=extra))
+        self.up(proj, extra=extra)   # the first no-op after an install runs the full check and leaves its stamp
+        sync = f"{self.uv} pip sync -q --no-index --python {target}/bin/python {reqs}"
+        return pair(runs, lambda _i: self.up(proj, extra=extra),
+                    lambda _i: timed(sync, self.uv_env(extra=extra)))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--cold-runs", type=int, default=3)
     ap.add_argument("--pip-runs", type=int, default=3)
+    ap.add_argument("--noop-runs", type=int, default=10)
+    ap.add_argument("--no-project", action="store_true", help="skip the project-sized stack (d)")
     ap.add_argument("--write", metavar="FILE")
     opts = ap.parse_args()
     python = shutil.which("python3.11") or sys.executable
     work = Path(tempfile.mkdtemp(prefix="torchenv-bench-"))
     env = dict(os.environ, TORCHENV_HOME=str(work / "home"))
     env.pop("UV_CACHE_DIR", None)
-    # torchenv's own modules get their .pyc once (as a pip-installed torchenv has), not recompiled every run;
-    # PYTHONDONTWRITEBYTECODE=1 stays in force for the uv/pip baselines.
-    tenv = {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    tenv["PYTHONPYCACHEPREFIX"] = str(work / "pycache")
-    torchenv = [sys.executable, "-m", "torchenv"]
     uv = subprocess.run([sys.executable, "-c", "import uv; print(uv.find_uv_bin())"], capture_output=True,
                         text=True).stdout.strip()
-    uv_cache = work / "home" / "cache" / "uv"
-    uv_env = dict(env, UV_CACHE_DIR=str(uv_cache), UV_LINK_MODE="hardlink")
+    b = Bench(work, python, uv, env)
+    house = None if opts.no_project else wheelhouse(sys.executable)
 
-    proj = work / "p0"
-    proj.mkdir()
-    (proj / "torchenv.toml").write_text(TOML)
-    cold = timed(torchenv + ["up", "-q", "-C", str(proj)], tenv)   # cold: locks, fills the caches
+    proj = b.project("p0")
+    cold = b.up(proj)   # the first `up` with verify: locks, fills the caches
     files = locked_files(proj)
+    torch_args = " ".join(plan_sources(b.torchenv, proj, b.tenv)) + " torch==2.13.0+cpu"
+    res: dict[str, list[float]] = {}
+    res["cold_up"], res["cold_uv"] = b.cold(opts.cold_runs, "", torch_args)
 
-    # (a) paired, alternating runs on fresh envs
-    res: dict[str, list[float]] = {"up": [], "up_noverify": [], "uv": [], "pip": [], "uv_verify": []}
+    # (a) warm: paired, alternating runs on fresh envs, with verify too, and pip on the same files
+    res["up_noverify"], res["uv"] = b.warm(opts.runs, proj, files)
+    res["up"], res["uv_verify"] = [], []
     for i in range(opts.runs):
-        for key in ("up", "up_noverify", "uv") + (("pip",) if i < opts.pip_runs else ()):
-            d = work / f"a-{key}-{i}"
-            if key.startswith("up"):
-                d.mkdir()
-                shutil.copy(proj / "torchenv.toml", d)
-                shutil.copy(proj / "torchenv.lock", d)
-                flags = ["--frozen", "-q"] + (["--no-verify"] if key == "up_noverify" else [])
-                res[key].append(timed(torchenv + ["up", "-C", str(d), *flags], tenv))
-            elif key == "uv":
-                res[key].append(timed(f"{uv} venv -q --python {python} {d} && {uv} pip install -q --python "
-                                      f"{d}/bin/python --no-deps --no-index " + " ".join(files), uv_env))
-                # the same verify `up` runs, on the fresh uv env (first import: no .pyc yet)
-                res["uv_verify"].append(timed([sys.executable, "-c", VERIFY.format(python=f"{d}/bin/python")], env))
-            else:
-                res[key].append(timed(f"{python} -m venv {d} && {d}/bin/pip install -q --no-deps --no-index "
-                                      + " ".join(files), env))
-            if key != "up":
-                shutil.rmtree(d, ignore_errors=True)
-    verify_alone = [timed([sys.executable, "-c", VERIFY.format(python=f"{work}/a-up-{i}/.venv/bin/python")], env)
-                    for i in range(min(3, opts.runs))]
+        d = b.project("a-up", lock_from=proj)
+        res["up"].append(b.up(d, "--frozen"))
+        u = b.fresh("a-uv") / "venv"
+        b.uv_install(u, "--no-deps --no-index " + " ".join(files), b.uv_env())
+        # the same verify `up` runs, on the fresh uv env (first import: no .pyc yet)
+        res["uv_verify"].append(timed([sys.executable, "-c", VERIFY.format(python=f"{u}/bin/python")], env))
+        shutil.rmtree(u.parent, ignore_errors=True)
+        if i < opts.pip_runs:
+            p = b.fresh("a-pip") / "venv"
+            res.setdefault("pip", []).append(
+                timed(f"{python} -m venv {p} && {p}/bin/pip install -q --no-deps --no-index " + " ".join(files), env))
+            shutil.rmtree(p.parent, ignore_errors=True)
+    up_envs = sorted(work.glob("a-up-*"), key=lambda p: int(p.name.rsplit("-", 1)[1]))
+    verify_alone = [timed([sys.executable, "-c", VERIFY.format(python=f"{d}/.venv/bin/python")], env)
+                    for d in up_envs[:3]]
     # (b) no-op
-    noop = [timed(torchenv + ["up", "-C", str(proj)], tenv) for _ in range(10)]
-    # (c) disk: cache + 1 env vs cache + 5 envs (the 5 projects of (a) with verify, plus p0)
+    res["noop_up"], res["noop_uv"] = b.noop(opts.noop_runs, proj, files)
+    # (c) disk: cache + 1 env vs cache + 5 envs (4 of the projects of (a), plus p0)
     caches = [work / "home" / "cache"]
     one = du_mib(*caches, proj / ".venv")
-    five = du_mib(*caches, proj / ".venv", *[work / f"a-up-{i}" / ".venv" for i in range(min(4, opts.runs))])
-    n_five = 1 + min(4, opts.runs)
+    five = du_mib(*caches, proj / ".venv", *[d / ".venv" for d in up_envs[:4]])
+    n_five = 1 + len(up_envs[:4])
+    # (d) the project-sized stack, from the wheelhouse only
+    big = {}
+    if house is not None:
+        only_house = {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(house), "PIP_EXTRA_INDEX_URL": "",
+                      "PIP_INDEX_URL": ""}
+        reqs = "".join(f"{r}\n" for r in PROJECT_REQUIREMENTS)
+        bigproj = b.project("big", reqs)
+        b.up(bigproj, "--no-verify", extra=only_house)
+        big_files = locked_files(bigproj, [house])
+        uv_args = f"--no-index --find-links {house} torch==2.13.0+cpu " + " ".join(PROJECT_REQUIREMENTS)
+        big["n"] = len(big_files)
+        big["cold_up"], big["cold_uv"] = b.cold(opts.cold_runs, reqs, uv_args, only_house)
+        big["warm_up"], big["warm_uv"] = b.warm(opts.cold_runs, bigproj, big_files, only_house)
+        big["noop_up"], big["noop_uv"] = b.noop(opts.noop_runs, bigproj, big_files, only_house)
 
-    m = {k: statistics.median(v) for k, v in res.items() if v}
-    mv = statistics.median(res["uv_verify"])
-    lines = [
-        "| case | wall s, median [min-max] | n |",
-        "|---|---|---|",
-        f"| cold first `torchenv up` (lock + fill caches + verify) | {cold:.2f} | 1 |",
-        f"| `torchenv up --frozen` (fresh env, warm cache, incl. verify) | {med(res['up'])} | {len(res['up'])} |",
-        f"| `torchenv up --frozen --no-verify` | {med(res['up_noverify'])} | {len(res['up_noverify'])} |",
-        f"| `uv venv` + `uv pip install --no-deps` same files | {med(res['uv'])} | {len(res['uv'])} |",
-        f"| `python -m venv` + `pip install --no-deps` same files | {med(res['pip'])} | {len(res['pip'])} |",
-        f"| verify of the fresh uv env (`run_verify`, first import) | {med(res['uv_verify'])} | {len(res['uv_verify'])} |",
-        f"| verify again (`run_verify`, .pyc written by up's verify) | {med(verify_alone)} | {len(verify_alone)} |",
-        f"| no-op `torchenv up` | {med(noop)} | {len(noop)} |",
-        "",
-        f"- up (no verify) / uv: **{m['up_noverify'] / m['uv']:.2f}x**; up (with verify) / (uv + verify of that env): "
-        f"**{m['up'] / (m['uv'] + mv):.2f}x**; pip / up (with verify): {m['pip'] / m['up']:.1f}x",
-        f"- no-op up: **{statistics.median(noop):.3f} s** (target < 0.5 s)",
-        f"- disk, torchenv cache + 1 env: {one:.0f} MiB; cache + {n_five} envs: {five:.0f} MiB: "
-        f"**{five / one:.2f}x** (target < 1.2x)",
-    ]
-    text = "\n".join(lines)
+    text = report(res, big, cold, verify_alone, (one, five, n_five))
     print(text)
     if opts.write:
         path = Path(opts.write)
         head = path.read_text().split("<!-- bench_up results -->")[0] if path.exists() else ""
+        tail = path.read_text().split("<!-- /bench_up results -->", 1)[1] if path.exists() and \
+            "<!-- /bench_up results -->" in path.read_text() else "\n"
         path.write_text(head + "<!-- bench_up results -->\n" + f"Measured {time.strftime('%Y-%m-%d %H:%M')}, "
-                        f"`{' '.join(sys.argv)}`, {_versions(python, uv)}:\n\n" + text + "\n")
+                        f"`{' '.join(sys.argv)}`, {_versions(python, uv)}:\n\n" + text
+                        + "\n<!-- /bench_up results -->" + tail)
     shutil.rmtree(work, ignore_errors=True)
     return 0
+
+
+def report(res: dict, big: dict, cold: float, verify_alone: list[float], disk: tuple[float, float, int]) -> str:
+    m = {k: statistics.median(v) for k, v in res.items() if v}
+    one, five, n_five = disk
+    rows = [
+        ("cold: `up --no-verify` (empty caches, no env, no lock)", res["cold_up"]),
+        ("cold: `uv venv` + `uv pip install torch==2.13.0+cpu`, same sources, empty cache", res["cold_uv"]),
+        ("warm: `torchenv up --frozen --no-verify` (fresh env, warm cache)", res["up_noverify"]),
+        ("warm: `uv venv` + `uv pip install --no-deps` of the lock's files", res["uv"]),
+        ("`torchenv up --frozen` (fresh env, warm cache, incl. verify)", res["up"]),
+        ("`python -m venv` + `pip install --no-deps` same files", res.get("pip", [])),
+        ("verify of the fresh uv env (`run_verify`, first import)", res["uv_verify"]),
+        ("verify again (`run_verify`, .pyc written by up's verify)", verify_alone),
+        ("no-op: `torchenv up`", res["noop_up"]),
+        ("no-op: `uv pip sync` of the same files", res["noop_uv"]),
+    ]
+    if big:
+        rows += [
+            (f"project ({big['n']} packages) cold: `up --no-verify`", big["cold_up"]),
+            (f"project ({big['n']} packages) cold: `uv venv` + `uv pip install` of torch + the requirements",
+             big["cold_uv"]),
+            (f"project ({big['n']} packages) warm: `up --frozen --no-verify`", big["warm_up"]),
+            (f"project ({big['n']} packages) warm: `uv venv` + `uv pip install --no-deps` of the lock's files",
+             big["warm_uv"]),
+            (f"project ({big['n']} packages) no-op: `torchenv up`", big["noop_up"]),
+            (f"project ({big['n']} packages) no-op: `uv pip sync`", big["noop_uv"]),
+        ]
+    lines = ["| case | wall s, median [min-max] | n |", "|---|---|---|",
+             f"| first `torchenv up` with verify (lock + fill caches + verify) | {cold:.2f} | 1 |"]
+    lines += [f"| {name} | {med(xs)} | {len(xs)} |" for name, xs in rows if xs]
+    lines += ["", "| path | torchenv / uv (medians, same run) | target |", "|---|---|---|",
+              f"| cold | **{ratio(res['cold_up'], res['cold_uv']):.2f}x** | <= 1.1x |",
+              f"| warm | **{ratio(res['up_noverify'], res['uv']):.2f}x** | <= 1.05x |",
+              f"| no-op | **{ratio(res['noop_up'], res['noop_uv']):.2f}x** | <= 1.5x |"]
+    if big:
+        lines += [f"| project cold ({big['n']} packages) | **{ratio(big['cold_up'], big['cold_uv']):.2f}x** | <= 1.1x |",
+                  f"| project warm | **{ratio(big['warm_up'], big['warm_uv']):.2f}x** | <= 1.05x |",
+                  f"| project no-op | **{ratio(big['noop_up'], big['noop_uv']):.2f}x** | <= 1.5x |"]
+    lines += ["",
+              f"- up (with verify) / (uv + verify of that env): **{m['up'] / (m['uv'] + m['uv_verify']):.2f}x**"
+              + (f"; pip / up (with verify): {m['pip'] / m['up']:.1f}x" if "pip" in m else ""),
+              f"- no-op up: **{m['noop_up']:.3f} s** (target < 0.5 s)",
+              f"- disk, torchenv cache + 1 env: {one:.0f} MiB; cache + {n_five} envs: {five:.0f} MiB: "
+              f"**{five / one:.2f}x** (target < 1.2x)"]
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

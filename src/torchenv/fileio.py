@@ -12,8 +12,13 @@ import secrets
 from pathlib import Path
 
 
-def write_atomic(path: Path | str, data: str | bytes) -> Path:
-    """Write ``data`` (str is UTF-8, ``\\n`` line ends) to ``path`` via a temp file + ``os.replace``."""
+def write_atomic(path: Path | str, data: str | bytes, *, durable: bool = True) -> Path:
+    """Write ``data`` (str is UTF-8, ``\\n`` line ends) to ``path`` via a temp file + ``os.replace``.
+
+    ``durable=False`` skips the ``fsync``: still atomic for readers, but not forced to disk. For
+    files inside an env, whose package files the installer never syncs either: an ``fsync`` right
+    after an install waits for the whole unpacked stack (hundreds of MB) to reach the disk.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = data.encode("utf-8") if isinstance(data, str) else data
@@ -22,7 +27,8 @@ def write_atomic(path: Path | str, data: str | bytes) -> Path:
         with os.fdopen(fd, "wb") as f:
             f.write(payload)
             f.flush()
-            os.fsync(f.fileno())
+            if durable:
+                os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)

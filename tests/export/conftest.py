@@ -44,11 +44,13 @@ def records(site: Path) -> dict[str, list[str]]:
     """dist-info name -> its RECORD lines (path, sha256, size) but the installer's own notes:
     equal maps mean the same files with the same bytes were installed. Lines without a hash
     (RECORD itself, bytecode pip compiled) and console scripts (``../../../bin/``, which name
-    the env's interpreter) are made at install time, so they are left out."""
+    the env's interpreter) are made at install time, so they are left out. pip is the env's own tool
+    (``engines.seed``), not a locked package, so an export that installs the lock's files does not
+    bring it."""
     return {d.name: sorted(line for line in (d / "RECORD").read_text().splitlines()
                            if line.split(",")[1:2] != [""] and not line.startswith("../")
                            and line.split(",", 1)[0].rsplit("/", 1)[-1] not in INSTALLER_FILES)
-            for d in sorted(site.glob("*.dist-info"))}
+            for d in sorted(site.glob("*.dist-info")) if not d.name.startswith("pip-")}
 
 
 __all__ = ["World", "argparse", "export", "installer", "locked", "records", "uv", "world", "write_cuda_lock"]

@@ -1,7 +1,7 @@
 """Exports of a real lock (torch 2.13.0+cpu from this machine's wheels) installed by uv and pip.
 
-The torch wheel is found where the user's pip finds it (``find-links`` of the pip config);
-without one these tests skip, saying so.
+The torch wheel is found where the user's pip finds it (the pip config's find-links and file:// indexes);
+without one these tests fail in CI and skip elsewhere, saying so.
 """
 from __future__ import annotations
 
@@ -10,32 +10,23 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from urllib.parse import unquote, urlparse
 
 import pytest
 
 from tests.export.conftest import export, records, uv
 from tests.export.test_requirements import pip_install
+from tests.support.assets import cpu_torch_wheel
 
 pytestmark = pytest.mark.integration
 
 
-def _local_torch_dir() -> Path | None:
-    from torchenv.sources.pipconfig import local_dirs, read_pip_config
-
-    for folder in local_dirs(read_pip_config().find_links):
-        if any(folder.glob("torch-2.13.0+cpu-cp311-*.whl")):
-            return folder
-    return None
-
-
-TORCH_DIR = _local_torch_dir()
+TORCH_DIR: Path = Path()     # the folder holding the real torch wheel; set by ``real_project``
 
 
 @pytest.fixture(scope="module")
 def real_project(tmp_path_factory) -> Path:
-    if TORCH_DIR is None:
-        pytest.skip("no torch-2.13.0+cpu wheel in this machine's pip find-links")
+    global TORCH_DIR
+    TORCH_DIR = cpu_torch_wheel().parent      # fails in CI, skips elsewhere, when the pip config lacks it
     from torchenv.cli import build_parser
     from torchenv.install.up import run_up
     from torchenv.ui import Ui
@@ -59,9 +50,27 @@ def _import_torch(env: Path) -> str:
     return done.stdout.strip()
 
 
+def _wheelhouse(project: Path, house: Path) -> Path:
+    """Every file the lock names, hash-checked, in one folder: the local torch wheel, the rest from their URLs.
+
+    Why fetch rather than copy from the pip config's folders: the PyPI side resolves to whatever PyPI
+    serves today, which a local folder need not hold; the lock's URL and sha256 always find it.
+    """
+    from torchenv.lock.io import read_lock
+    from torchenv.sources.fetch import fetch
+
+    house.mkdir()
+    for wheel in read_lock(project / "torchenv.lock").targets[0].wheels:
+        local = TORCH_DIR / wheel.filename
+        found = fetch(wheel.filename, wheel.sha256, [str(local)] if local.is_file() else [wheel.url])
+        shutil.copy(found, house / wheel.filename)
+    return house
+
+
 def test_uv_installs_the_real_pylock_byte_identical_to_up(real_project, tmp_path):
     out = tmp_path / "pylock.toml"
-    assert export(real_project, "pylock", "-o", str(out), "--wheels", str(TORCH_DIR)) == 0
+    house = _wheelhouse(real_project, tmp_path / "house")
+    assert export(real_project, "pylock", "-o", str(out), "--wheels", str(house)) == 0
     env = tmp_path / "fresh"
     assert uv("venv", "--no-config", "--quiet", "--python", sys.executable, str(env)).returncode == 0
     done = uv("pip", "install", "--no-config", "--offline", "--python", str(env / "bin" / "python"),
@@ -72,14 +81,7 @@ def test_uv_installs_the_real_pylock_byte_identical_to_up(real_project, tmp_path
 
 
 def test_pip_installs_the_real_requirements_with_hashes(real_project, tmp_path):
-    from torchenv.lock.io import read_lock
-
-    house = tmp_path / "house"            # the files the lock names, as a wheelhouse for pip
-    house.mkdir()
-    for wheel in read_lock(real_project / "torchenv.lock").targets[0].wheels:
-        url = urlparse(wheel.url)
-        src = Path(unquote(url.path)) if url.scheme == "file" else TORCH_DIR / wheel.filename
-        shutil.copy(src, house / wheel.filename)
+    house = _wheelhouse(real_project, tmp_path / "house")   # the files the lock names, as a wheelhouse for pip
     req = tmp_path / "requirements.txt"
     assert export(real_project, "requirements", "-o", str(req)) == 0
     env = tmp_path / "fresh"

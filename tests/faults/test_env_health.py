@@ -156,16 +156,17 @@ def test_failed_verify_is_redone(ready, observed):
 
 
 @pytest.mark.fault("`-c constraints.txt` and `-e .` in requirements.txt", where="a no-op `torchenv up`",
-                   expect="still a no-op, and each line torchenv does not apply is named with what to do")
+                   expect="`-c` is applied (the lock is redone once), then a no-op that still names `-e .` as the project itself")
 def test_noop_up_names_requirement_lines_it_does_not_apply(ready, observed):
     (ready.project / "constraints.txt").write_text("six==1.16.0\n")
     (ready.project / "requirements.txt").write_text("-c constraints.txt\n-e .\n")
+    changed = ready.up()                            # the constraints are applied: the requirements changed
+    assert changed.rc == 0 and "the requirements changed" in changed.out, changed.text
     for r in (ready.up(), _fast_up(ready)):        # the full path (machine flags given) and the no-op path
         assert r.rc == 0 and "is up to date" in r.out, r.text
-        assert "requirements.txt:1: constraints file `-c constraints.txt` is not applied" in r.err, r.err
-        assert "requirements.txt:2: editable install `-e .` is not locked" in r.err, r.err
+        assert "requirements.txt:2: `-e .` is this project itself, not a dependency" in r.err, r.err
     assert "planning" not in r.text, "the second run should have taken the no-op path"
-    observed(f"'{r.gist('requirements.txt:1', 120)}'")
+    observed(f"'{r.gist('requirements.txt:2', 120)}'")
 
 
 @pytest.mark.fault("`torchenv verify` fails", where="a good env after `torchenv up` (the fake torch cannot compute)",

@@ -108,6 +108,7 @@ class VenvBackend(Backend):
                 wheels.append(_replace(w, name=name, source=FROM_PYPI))
             else:
                 wheels.append(_replace(w, name=name))
+        self._remember_hashed(wheels)
         missing = set(pinned) - {w.name for w in wheels}
         if missing:
             raise BackendError(_("the resolver dropped {items} from the environment").format(
@@ -142,6 +143,25 @@ class VenvBackend(Backend):
             self.ui.warn(f"{', '.join(needs)} could not be resolved from the PyPI side, so it is left out: "
                          "`import torch` will warn that it is missing")
         return resolved, []
+
+    def _remember_hashed(self, wheels: list["LockedWheel"]) -> None:
+        """Record the sha256 the engine computed (``--generate-hashes``) for each local file it resolved.
+
+        Why: ``materialise`` (now and in every later run) would otherwise read every local wheel
+        again to hash it, a second pass over the whole stack on a project whose wheelhouse is
+        local; the lock's sha256 *is* that hash, kept by (path, size, mtime) like any verified
+        local file, and the engine checks it once more when it installs (``--require-hashes``).
+        """
+        from ..sources.fetch import remember_verified
+        from ..sources.index import local_path
+
+        hashed = {}
+        for w in wheels:
+            path = local_path(w.url) if w.url.startswith("file:") else None
+            if path is not None and path.is_file() and w.sha256:
+                hashed[path] = w.sha256
+        if hashed:
+            remember_verified(hashed)
 
     # -- building ---------------------------------------------------------------------------------
     def create(self) -> None:

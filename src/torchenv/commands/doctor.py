@@ -56,6 +56,9 @@ def run(args: argparse.Namespace) -> int:
 
         found_env = diag.env if args.env or (diag.env and diag.env.torch_version) else None
         diag.findings, diag.machine, diag.env = explain(text, diag.machine, found_env, diag.findings, ctx)
+        from ..doctor.through_torchenv import route
+
+        diag.findings = route(diag.findings, diag.env)
     if args.report:
         from ..doctor.report import write_report
 

@@ -178,4 +178,5 @@ def show_refusal(ui: "Ui", exc) -> None:
         from ..resolve.alternatives import as_flags
 
         for a in exc.alternatives:
-            err.print(f"  • {reason_text(a.get('why', ''))}  ->  {as_flags(a)}", markup=False, highlight=False)
+            err.print(f"  • {reason_text(a.get('why', ''))}  ->  {a.get('flags') or as_flags(a)}", markup=False,
+                      highlight=False)

@@ -20,6 +20,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--force", action="store_true",
                    help="replace a Python environment at the env path that torchenv did not create "
                         "(deleted only after the new one works); never a project, a plain folder or a file")
+    from ..install.overrides import add_flags
+
+    add_flags(p)
     p.add_argument("--frozen", action="store_true",
                    help="install exactly what torchenv.lock says; fail instead of re-resolving")
     from ..offline.install import add_offline_flags
@@ -39,7 +42,8 @@ def run(args: argparse.Namespace) -> int:
     if result.status == "up-to-date":
         # plain write: the no-op path must not import rich (nor read a catalogue in English: _() is one check)
         sys.stdout.write(_("{env} is up to date with {lock} (target {target})").format(
-            env=_rel(result.env_path), lock=result.lock_path.name, target=result.target) + "\n")
+            env=_rel(result.env_path), lock=result.lock_path.name, target=result.target) + "\n"
+            + "".join(f"{note}\n" for note in result.notes))
         sys.stderr.write("".join(f"{_('warning:')} {w}\n" for w in result.warnings))   # as the full path warns
         return 0
     if result.verify_ok is False:

@@ -39,6 +39,9 @@ def diagnose(machine: "Machine", prefix: Path | None, ctx: Context, *, import_ch
         elif (runtime.get("torch_error") or runtime.get("error")) and not any(
                 f.id.startswith("runtime-") for f in findings):
             findings.append(_import_fails(runtime, line))
+    from .through_torchenv import route
+
+    findings = route(findings, env)
     order = {"error": 0, "warning": 1, "info": 2}
     findings.sort(key=lambda f: order.get(f.severity, 3))
     return Diagnosis(machine=machine, env=env, findings=findings, runtime=runtime)

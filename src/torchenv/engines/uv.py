@@ -199,6 +199,7 @@ class UvEngine(WheelEngine):
 
     def install_files(self, *, env_python: Path, files: list[Path],
                       hashes: dict[str, str] | None = None, reinstall: bool = False) -> None:
+        files, hashes = with_pip_seed(env_python, files, hashes)
         with tempfile.TemporaryDirectory(prefix="torchenv-sync-") as tmp:
             req = Path(tmp) / "requirements.txt"
             req.write_text(requirements_lines(files, hashes))
@@ -217,6 +218,33 @@ class UvEngine(WheelEngine):
         that were edited in place through another link."""
         run_tool([uv_bin(), "cache", "clean", "--no-config", "--quiet", *names],
                  what=f"removing {', '.join(names)} from uv's cache", env=uv_environ())
+
+
+def with_pip_seed(env_python: Path, files: list[Path],
+                  hashes: dict[str, str] | None) -> tuple[list[Path], dict[str, str] | None]:
+    """``files`` plus pip's wheel (``engines.seed``) unless the lock already names pip."""
+    from ..sources.index import project_of
+    from .seed import pip_wheel
+
+    if any(project_of(f.name) == "pip" for f in files):
+        return files, hashes
+    seed = pip_wheel(_python_of(env_python))
+    if seed is None:
+        return files, hashes
+    path, sha = seed
+    return [*files, path], ({**hashes, path.name: sha} if hashes else hashes)
+
+
+def _python_of(env_python: Path) -> str:
+    """The env's Python X.Y, from its ``pyvenv.cfg`` (no interpreter started)."""
+    import re
+
+    try:
+        text = (env_python.parent.parent / "pyvenv.cfg").read_text(encoding="utf-8")
+    except OSError:
+        return "3"
+    m = re.search(r"^version(?:_info)?\s*=\s*(\d+\.\d+)", text, re.M)
+    return m.group(1) if m else "3"
 
 
 def missing_python_hint(python: str) -> str:

@@ -103,6 +103,7 @@ def _run_locked(project_dir: Path, args: argparse.Namespace, ui: "Ui") -> list[s
     from ..lock.model import LOCK_FILE
     from . import noop, requirements as reqmod
     from ..backends import make_backend
+    from .project_install import lock_entry
     from .up import make_plan, new_lockfile
 
     intent = intent_from_args(args)
@@ -144,7 +145,7 @@ def _run_locked(project_dir: Path, args: argparse.Namespace, ui: "Ui") -> list[s
         old = lock.target(target.name) if lock is not None else None
         for line in diff_targets(old, target):
             ui.info(f"    {line}")
-        lock = new_lockfile(lock, intent, reqs, target, plan, ui)
+        lock = new_lockfile(lock, intent, reqs, target, plan, ui, lock_entry(project_dir))
         written.append(target.name)
     write_lock(lock_path, lock)
     ui.step(f"wrote {lock_path} ({', '.join(written)}; targets now: {', '.join(t.name for t in lock.targets)})")

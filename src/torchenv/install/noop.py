@@ -24,6 +24,7 @@ class UpToDate:
     target: str
     lock_path: Path
     warnings: tuple[str, ...] = ()   # requirement lines torchenv does not apply (-e, -c, options)
+    kept: str = ""                   # the flags remembered from the last up, in words
 
 
 def env_path_for(intent, project_dir: Path) -> Path:
@@ -45,21 +46,27 @@ def _check(project_dir: Path, args: argparse.Namespace) -> UpToDate | None:
     from ..intent.load import apply_overrides, load_project_intent
     from ..lock.io import read_lock
     from ..lock.model import LOCK_FILE
+    from .overrides import remembered_args, said
+    from .project_install import lock_agrees, noop_problem
     from .requirements import gather, lock_is_current
     from .state import (STATE_SCHEMA, files_problem, fingerprint, in_progress, interpreter_problem, read_state,
-                        target_digest, verify_problem)
+                        site_packages, target_digest, verify_problem)
 
-    intent = apply_overrides(load_project_intent(project_dir), args)
-    env = env_path_for(intent, project_dir)
-    state = read_state(env)
-    if state is None or in_progress(env):
+    if getattr(args, "save", False):
         return None
     lock_path = project_dir / LOCK_FILE
     if not lock_path.is_file():
         return None
     lock = read_lock(lock_path)
+    base = load_project_intent(project_dir)
+    args, kept = remembered_args(args, base, lock)
+    intent = apply_overrides(base, args)
+    env = env_path_for(intent, project_dir)
+    state = read_state(env)
+    if state is None or in_progress(env):
+        return None
     reqs, warnings = gather(intent, project_dir)
-    if not lock_is_current(lock, intent, reqs):
+    if not lock_is_current(lock, intent, reqs) or not lock_agrees(lock, project_dir):
         return None
     target = lock.target(state.target)
     if target is None or target_digest(target) != state.lock_digest:
@@ -72,6 +79,9 @@ def _check(project_dir: Path, args: argparse.Namespace) -> UpToDate | None:
         return None
     if interpreter_problem(env, state) or files_problem(env, state):
         return None
+    if target.backend != "conda" and noop_problem(env, site_packages(env, target.python), project_dir):
+        return None
     if not getattr(args, "no_verify", False) and verify_problem(env):
         return None
-    return UpToDate(env_path=env, target=target.name, lock_path=lock_path, warnings=tuple(warnings))
+    return UpToDate(env_path=env, target=target.name, lock_path=lock_path, warnings=tuple(warnings),
+                    kept=said(kept) if kept else "")

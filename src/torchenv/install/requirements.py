@@ -133,7 +133,8 @@ def _shown(path: Path, project: Path) -> str:
 
 
 def gather(intent: "Intent", project_dir: Path) -> tuple[list[ProjectRequirement], list[str]]:
-    """``[env] requirements`` files, else ``requirements.txt``, else ``[project].dependencies``."""
+    """``[env] requirements`` files, else ``requirements.txt``, else ``[project].dependencies``, else
+    setup.py/setup.cfg ``install_requires`` (read, never run)."""
     reqs: list[ProjectRequirement] = []
     warnings: list[str] = []
     reading = _Reading(project_dir, reqs, warnings, set())
@@ -156,7 +157,24 @@ def gather(intent: "Intent", project_dir: Path) -> tuple[list[ProjectRequirement
                               hint="fix the TOML syntax, or list requirements in [env] requirements") from None
         for dep in (data.get("project") or {}).get("dependencies") or []:
             reqs.append(ProjectRequirement(str(dep), str(pyproject), None))
+        if reqs or "dependencies" in (data.get("project") or {}):
+            return reqs, warnings
+    _setup_requirements(project_dir, reading)
     return reqs, warnings
+
+
+def _setup_requirements(project_dir: Path, reading: _Reading) -> None:
+    """``install_requires`` of setup.py / setup.cfg (never executed), for a project installed with --no-deps."""
+    from .project_deps import setup_cfg_requirements, setup_py_requirements
+
+    setup_py, setup_cfg = project_dir / "setup.py", project_dir / "setup.cfg"
+    if setup_py.is_file():
+        texts, files = setup_py_requirements(setup_py)
+        reading.out.extend(ProjectRequirement(t, str(setup_py), None) for t in texts)
+        for name in files:
+            _read_requirements_file(project_dir / name, reading)
+    if setup_cfg.is_file():
+        reading.out.extend(ProjectRequirement(t, str(setup_cfg), None) for t in setup_cfg_requirements(setup_cfg))
 
 
 def requirements_digest(reqs: list[ProjectRequirement]) -> str:

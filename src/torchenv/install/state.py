@@ -105,9 +105,10 @@ def read_state(env: Path) -> EnvState | None:
 
 
 def _write_json(path: Path, data: dict) -> None:
-    from ..lock.io import write_text_atomic
+    """Atomic, not fsynced: the env's own files are not either, so a synced marker would outlive what it describes."""
+    from ..fileio import write_atomic
 
-    write_text_atomic(path, json.dumps(data, indent=2, sort_keys=True) + "\n")
+    write_atomic(path, json.dumps(data, indent=2, sort_keys=True) + "\n", durable=False)
 
 
 def write_state(env: Path, state: EnvState) -> None:

@@ -48,10 +48,15 @@ def make_plan(intent: "Intent", args: argparse.Namespace) -> "Plan":
     """Probe (or assume) the machine and resolve; the single place ``up``/``lock`` ask for a plan."""
     from ..cluster.hooks import plan_on_node
     from ..commands._options import machine_from_args
+    from ..resolve.reachable import available_plan
     from ..resolve.resolver import resolve
 
     on_node = plan_on_node(intent, args)       # --machine cluster.json: this node's type's target
-    return on_node or resolve(intent, machine_from_args(args), sources_overrides=args, check_index=True)
+    if on_node is not None:
+        return on_node
+    machine = machine_from_args(args)
+    plan = resolve(intent, machine, sources_overrides=args, check_index=True)
+    return available_plan(plan, intent, machine, args)   # cuda = "auto": a build whose files can be fetched
 
 
 def machine_facts(plan: "Plan") -> dict[str, Any]:
@@ -64,7 +69,7 @@ def machine_facts(plan: "Plan") -> dict[str, Any]:
 
 
 def new_lockfile(old: "Lockfile | None", intent: "Intent", reqs: list, target: "LockTarget", plan: "Plan",
-                 ui: "Ui") -> "Lockfile":
+                 ui: "Ui", project: dict | None = None, overrides: dict | None = None) -> "Lockfile":
     """The lock with ``target`` added/replaced; targets made for another intent are dropped (with a warning)."""
     from .. import __version__
     from ..lock.model import Lockfile
@@ -82,7 +87,8 @@ def new_lockfile(old: "Lockfile | None", intent: "Intent", reqs: list, target: "
     if plan.machine.assumed and old is not None and old.machine and not old.machine.get("assumed"):
         facts = old.machine   # keep the real machine's facts when adding a target for another one
     base = Lockfile(intent_hash=intent.hash(), requirements_hash=requirements_digest(reqs), targets=keep,
-                    machine=facts, torchenv_version=__version__)
+                    machine=facts, torchenv_version=__version__, project=dict(project or {}),
+                    overrides=dict(overrides or {}))
     return base.with_target(target)
 
 
@@ -188,7 +194,8 @@ def run_up(project_dir: Path, args: argparse.Namespace, ui: "Ui") -> UpResult:
     project_dir = Path(project_dir).resolve()
     fast = noop.check(project_dir, args)
     if fast is not None:
-        return UpResult("up-to-date", fast.env_path, fast.target, fast.lock_path, warnings=fast.warnings)
+        return UpResult("up-to-date", fast.env_path, fast.target, fast.lock_path, warnings=fast.warnings,
+                        notes=(fast.kept,) if fast.kept else ())
     from .projectlock import project_lock
 
     with project_lock(project_dir, ui) as waited, _offline_scope(args) as scratch:
@@ -205,7 +212,7 @@ def _run_locked(project_dir: Path, args: argparse.Namespace, ui: "Ui", scratch: 
     from ..lock.diff import diff_targets
     from ..lock.io import read_lock, write_lock
     from ..lock.model import LOCK_FILE
-    from . import noop, requirements as reqmod
+    from . import noop, project_install, requirements as reqmod
 
     offline = is_offline(args)
     from_path = Path(args.from_).expanduser().resolve() if getattr(args, "from_", None) else None
@@ -216,7 +223,9 @@ def _run_locked(project_dir: Path, args: argparse.Namespace, ui: "Ui", scratch: 
 
         borrowed = borrowed_project(project_dir, from_path, scratch / "project")
     src = borrowed or project_dir       # a fresh folder takes the bundle's torchenv.toml/lock (copied in later)
-    intent = apply_overrides(_followed(load_project_intent(src), src, ui), args)
+    base = _followed(load_project_intent(src), src, ui)
+    args = _kept_overrides(args, base, src, ui)
+    intent = apply_overrides(base, args)
     usable_env_path(noop.env_path_for(intent, project_dir), project_dir,
                     force=bool(getattr(args, "force", False)))   # refuse before planning, locking, fetching
     reqs, warnings = reqmod.gather(intent, src)
@@ -224,7 +233,8 @@ def _run_locked(project_dir: Path, args: argparse.Namespace, ui: "Ui", scratch: 
         ui.warn(w)
     lock_path = project_dir / LOCK_FILE
     old_lock = read_lock(src / LOCK_FILE) if (src / LOCK_FILE).exists() else None
-    current = old_lock is not None and reqmod.lock_is_current(old_lock, intent, reqs)
+    current = old_lock is not None and reqmod.lock_is_current(old_lock, intent, reqs) \
+        and project_install.lock_agrees(old_lock, project_dir)
     if frozen and old_lock is None:
         if offline:
             from ..offline.install import no_lock_error
@@ -245,6 +255,10 @@ def _run_locked(project_dir: Path, args: argparse.Namespace, ui: "Ui", scratch: 
 
     with ui.progress("planning (probe + resolve)"):
         plan = make_plan(intent, args)
+    from ..resolve.reachable import fallback_said
+
+    for line in fallback_said(plan):
+        ui.warn(line)
     reqmod.check_against_plan(reqs, plan)
     env = noop.env_path_for(intent, project_dir)
     backend = None
@@ -280,15 +294,42 @@ def _run_locked(project_dir: Path, args: argparse.Namespace, ui: "Ui", scratch: 
         backend = make_backend(plan=plan, env_path=env, ui=ui)
 
     status = sync_env(backend, env, install_target, plan, args, ui, project_dir=project_dir)
+    if project_install.sync_project(env, backend.python(), plan, project_dir, ui) and status == "up-to-date":
+        status = "synced"
     if not offline:
         _write_env_pip_conf(env, plan, ui)
     if not current:
-        write_lock(lock_path, new_lockfile(old_lock, intent, reqs, target, plan, ui))
+        write_lock(lock_path, new_lockfile(old_lock, intent, reqs, target, plan, ui,
+                                           project_install.lock_entry(project_dir), record_overrides(args, base)))
         ui.step(f"wrote {lock_path.name} (target {target.name})")
     verify_ok = None
     if not getattr(args, "no_verify", False):
         status, verify_ok = _verify_if_needed(status, env, backend.python(), target, plan, project_dir, ui)
     return UpResult(status, env, target.name, lock_path, verify_ok, tuple(changes), tuple(notes))
+
+
+def _kept_overrides(args: argparse.Namespace, base: "Intent", project: Path, ui: "Ui") -> argparse.Namespace:
+    """The flags the last ``up`` was run with, when this one gives none (said); ``--save`` writes them into
+    torchenv.toml, after which they are plain intent."""
+    from ..lock.io import read_lock
+    from ..lock.model import LOCK_FILE
+    from .overrides import given, remembered_args, said, save_to_toml
+
+    lock = read_lock(project / LOCK_FILE) if (project / LOCK_FILE).exists() else None
+    args, kept = remembered_args(args, base, lock)
+    if kept:
+        ui.step(said(kept))
+    if getattr(args, "save", False) and given(args):
+        path = save_to_toml(project, given(args))
+        ui.step(f"wrote {', '.join(given(args))} into {path.name}".replace("with_", "with"))
+    return args
+
+
+def record_overrides(args: argparse.Namespace, base: "Intent") -> dict:
+    """What the lock remembers: nothing after ``--save`` (torchenv.toml holds the flags then)."""
+    from .overrides import record
+
+    return {} if getattr(args, "save", False) else record(args, base)
 
 
 def _verify_if_needed(status: str, env: Path, python: Path, target: "LockTarget", plan: "Plan", project_dir: Path,
@@ -383,9 +424,9 @@ def sync_env(backend: Any, env: Path, target: "LockTarget", plan: "Plan", args: 
                 ui.step(f"{env}: {damage}; repairing (re-installing every locked file)")
                 action = "reinstall"
             else:
-                from ..engines.pip import KEEP
+                from .project_install import kept_names
 
-                for line in _hand_changes(st.distributions(fp), target, KEEP if engine == "pip" else frozenset()):
+                for line in _hand_changes(st.distributions(fp), target, kept_names(env)):
                     ui.warn(f"{env}: {line}")
                 action = "restore"
         else:

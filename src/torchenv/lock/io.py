@@ -75,6 +75,13 @@ def dumps_lock(lock: Lockfile) -> str:
                       ("intent-hash", lock.intent_hash), ("requirements-hash", lock.requirements_hash)])]
     if lock.machine:
         lines += ["", "[machine]", *_pairs(sorted(lock.machine.items()))]
+    if lock.project:
+        lines += ["", "# the project itself, installed editable from its folder (no hash: its files are the working tree)",
+                  "[project]", *_pairs(sorted(lock.project.items()))]
+    if lock.overrides:
+        lines += ["", "# the flags of the `torchenv up` that wrote this lock; a plain `up` keeps them while",
+                  "# torchenv.toml is unchanged (`up --save` writes them into it, `--reset-overrides` drops them)",
+                  "[overrides]", *_pairs(sorted(lock.overrides.items()))]
     for target in sorted(lock.targets, key=lambda t: t.name):
         lines += ["", "[[target]]", *_pairs([(k, getattr(target, k)) for k in _TARGET_KEYS])]
         if target.channels or target.conda:
@@ -237,6 +244,10 @@ def _from_data(data: dict, file: str) -> Lockfile:
     if not isinstance(machine, dict):
         raise LockError(_("{file}: [machine] should be a table").format(file=file),
                         hint=_("regenerate it with `torchenv lock`"))
+    project, overrides = data.get("project", {}), data.get("overrides", {})
+    if not isinstance(project, dict) or not isinstance(overrides, dict):
+        raise LockError(_("{file}: [project] and [overrides] should be tables").format(file=file),
+                        hint=_("regenerate it with `torchenv lock`"))
     targets = []
     for i, raw in enumerate(_tables(data, "target", "the top level", file)):
         name = raw.get("name") if isinstance(raw.get("name"), str) else f"#{i + 1}"
@@ -265,4 +276,5 @@ def _from_data(data: dict, file: str) -> Lockfile:
                                   channels=_strings(raw, "channels", where, file)))
     return Lockfile(intent_hash=intent_hash, targets=tuple(sorted(targets, key=lambda t: t.name)),
                     machine=dict(machine), torchenv_version=made_by if made_by != "?" else "",
-                    version=version, requirements_hash=requirements_hash)
+                    version=version, requirements_hash=requirements_hash, project=dict(project),
+                    overrides=dict(overrides))

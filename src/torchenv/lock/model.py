@@ -79,6 +79,11 @@ class Lockfile:
     # the project requirements (``install.requirements.requirements_digest``); None in locks
     # written before the key existed, whose intent-hash folded the requirements in
     requirements_hash: str | None = None
+    # the project itself when it is a package (``install.project_install.lock_entry``): an editable
+    # path entry, without a hash because its files are the working tree
+    project: dict = field(default_factory=dict)
+    # the intent flags of the ``up`` that wrote it (``install.overrides.record``), kept by a plain ``up``
+    overrides: dict = field(default_factory=dict)
 
     def target(self, name: str) -> LockTarget | None:
         return next((t for t in self.targets if t.name == name), None)
@@ -88,5 +93,6 @@ class Lockfile:
         others = [t for t in self.targets if t.name != target.name]
         return Lockfile(intent_hash=self.intent_hash, machine=self.machine,
                         torchenv_version=self.torchenv_version, version=self.version,
-                        requirements_hash=self.requirements_hash,
+                        requirements_hash=self.requirements_hash, project=self.project,
+                        overrides=self.overrides,
                         targets=tuple(sorted([*others, target], key=lambda t: t.name)))

@@ -75,6 +75,13 @@ class _VerifiedLocal:
         self._save()
         return digest
 
+    def remember_all(self, hashed: dict[Path, str]) -> None:
+        """Take hashes computed elsewhere over these very files (an engine's ``--generate-hashes``); one save."""
+        for path, digest in hashed.items():
+            key, size, mtime = self._key(path)
+            self.data[key] = [size, mtime, digest]
+        self._save()
+
     def _save(self) -> None:
         try:
             self.file.parent.mkdir(parents=True, exist_ok=True)
@@ -224,6 +231,13 @@ def _progress(ui: Any, description: str, total: int | None):
 def offline() -> bool:
     """``torchenv up --offline`` sets TORCHENV_OFFLINE=1: then no remote URL is ever contacted."""
     return os.environ.get("TORCHENV_OFFLINE") == "1"
+
+
+def remember_verified(hashed: dict[Path, str], cache: Path | None = None) -> None:
+    """Record sha256s of local files hashed in this run by someone else, so no one hashes them again."""
+    from .. import paths
+
+    _VerifiedLocal(cache if cache is not None else paths.wheel_cache()).remember_all(hashed)
 
 
 def verified_sha256(path: Path, cache: Path | None = None) -> str:

@@ -1,0 +1,338 @@
+"""With ``cuda = "auto"``, plan among the builds that run here *and can be fetched from here*.
+
+Why after the resolver: ``resolve`` decides from the knowledge base alone (fast, no network),
+so it may pick ``+cpu`` from the PyTorch CPU index on a machine that cannot reach it, while
+a build that runs is at hand (the user's own wheel folder, PyPI's default build, which runs
+on a CPU too). Here the plan's torch-family files are looked up in its sources (local folders
+first, the dead-host memory and short timeouts of ``install.getfile``/``sources.http``);
+when one is missing, candidates are tried in order, each a full ``resolve`` with one choice
+made explicit, so a fallback still passes every check of the resolver:
+
+1. the same release and tier for another Python on this machine (when Python is not pinned);
+2. torch files in the user's local folders (find-links), with the Python their tags name;
+3. PyPI's default build of each release matching the pin, newest first.
+
+What an explicit tier, version or Python says is never switched: the refusal lists the
+candidates that are reachable instead (local files, PyPI's build, mirror presets carrying
+that tier). Only ``up``/``lock`` on the probed machine check; an assumed machine (``--assume-*``,
+``--machine``) or ``--offline`` plans as before.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Iterator
+
+from ..errors import PlanRefused, SourceError
+
+if TYPE_CHECKING:
+    from ..intent.model import Intent
+    from ..machine import Machine
+    from .plan import Plan
+
+MAX_CANDIDATES = 12
+FALLBACK = "reachable builds: "      # the start of the warning ``up`` prints for a fallback plan
+
+
+def fallback_said(plan: "Plan") -> list[str]:
+    """The warnings saying a fallback was planned and what was skipped (``up`` prints them)."""
+    return [w for w in plan.warnings if w.startswith(FALLBACK)]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A variation of the intent to try: which words change, and why it is a candidate."""
+    version: str | None
+    tier: str | None
+    python: str | None
+    why: str
+
+    def flags(self) -> str:
+        words = [f"--torch {self.version.lstrip('=')}" if self.version else "", f"--cuda {self.tier}" if self.tier else "",
+                 f"--python {self.python}" if self.python else ""]
+        return " ".join(w for w in words if w)
+
+
+def available_plan(plan: "Plan", intent: "Intent", machine: "Machine", overrides: Any = None) -> "Plan":
+    """``plan`` when its torch-family files can be fetched; else (``auto`` only) the first reachable candidate."""
+    if machine.assumed or plan.sources is None or _offline(overrides):
+        return plan
+    from .index_check import _memory, _remember_dead
+
+    memory = _memory()               # hosts that failed in the last minutes are not asked again
+    before = set(memory.dead)
+    try:
+        return _available(plan, intent, machine, overrides, memory)
+    finally:
+        _remember_dead(memory, before)
+
+
+def _available(plan: "Plan", intent: "Intent", machine: "Machine", overrides: Any, memory: Any) -> "Plan":
+    missing = missing_file(plan, memory)
+    if missing is None:
+        return plan
+    skipped = [f"torch {plan.torch_version} ({plan.tier}) for Python {plan.python}: {missing}"]
+    explicit = _explicit(intent)
+    tried: list[tuple[Candidate, "Plan"]] = []
+    candidates = list(_candidates(plan, intent))
+    for where in (LocalOnly(), memory):     # files already on this machine first, then any reachable source
+        for cand in candidates:
+            found = _try(cand, intent, machine, overrides, where)
+            if isinstance(found, str):
+                skipped.append(f"{cand.flags()} ({cand.why}): {found}")
+                continue
+            if _keeps(found, plan, intent):
+                return _with_fallback(found, skipped, cand, local=isinstance(where, LocalOnly))
+            if all((p.torch_version, p.tier) != (found.torch_version, found.tier) for _c, p in tried):
+                tried.append((cand, found))
+    if explicit:
+        raise _refusal(plan, explicit, missing, tried, memory)
+    raise PlanRefused(f"no torch build that runs here can be fetched from here; {plan.tier} needs {missing}",
+                      reasons=[*plan.reasons, "skipped: " + "; ".join(skipped)],
+                      hint="check your network/proxy, pick a working mirror (`torchenv mirror test`), or put the "
+                           "wheels in a folder listed in pip's find-links")
+
+
+def _offline(overrides: Any) -> bool:
+    return bool(getattr(overrides, "offline", False) or getattr(overrides, "from_", None))
+
+
+def _explicit(intent: "Intent") -> list[str]:
+    """The torchenv.toml/flag words that must not be switched."""
+    t = intent.torch
+    out = []
+    if t.cuda and t.cuda != "auto":
+        out.append(f'cuda = "{t.cuda}"')
+    if t.version:
+        out.append(f'version = "{t.version}"')
+    if t.python:
+        out.append(f'python = "{t.python}"')
+    return out
+
+
+def missing_file(plan: "Plan", memory: Any) -> str | None:
+    """Why one of the plan's torch-family files cannot be had from its sources, or ``None`` when all can.
+
+    Besides the planned packages: torch-family names the project's own requirements ask for
+    (``triton``), which must come from the same torch source unless the plan is PyPI's build.
+    """
+    from ..install.locate import locate, torch_family
+    from ..sources.index import normalize
+
+    for pkg in plan.packages:
+        if normalize(pkg.name) not in torch_family():
+            continue
+        try:
+            locate(plan.sources, normalize(pkg.name), pkg.version, source=pkg.source, tier=plan.tier,
+                   python=plan.python, platform=plan.platform, memory=memory)
+        except SourceError as exc:
+            return exc.message
+    planned = {normalize(p.name) for p in plan.packages}
+    for name in sorted(_required_family(plan) - planned):
+        why = _unlisted(plan, name, memory)
+        if why:
+            return why
+    return None
+
+
+def _required_family(plan: "Plan") -> set[str]:
+    """Torch-family names in the project's requirement files (read as ``up`` reads them)."""
+    import re
+
+    from ..install.locate import torch_family
+    from ..install.requirements import gather
+
+    project = plan.intent.file.parent if plan.intent.file else plan.intent.project
+    if project is None:
+        return set()
+    try:
+        reqs, _warnings = gather(plan.intent, project)
+    except Exception:   # noqa: BLE001 - a broken requirements file is reported by up itself, with context
+        return set()
+    names = {re.sub(r"[-_.]+", "-", m.group(1)).lower()
+             for m in (re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", r.text) for r in reqs if not r.constraint) if m}
+    return names & torch_family()
+
+
+def _unlisted(plan: "Plan", name: str, memory: Any) -> str | None:
+    """Why no source the plan may take ``name`` from lists a wheel of it for this target, else ``None``."""
+    from ..install.locate import FROM_PYPI, FROM_TORCH_INDEX, _search_order, target_tags
+    from ..sources.index import list_project_files, parse_wheel_filename
+
+    tags = set(target_tags(plan.python, plan.platform))
+    source = FROM_PYPI if plan.pypi_default_build else FROM_TORCH_INDEX
+    tried = []
+    for url, layout in _search_order(plan.sources, source):
+        if not memory.usable(url):
+            tried.append(f"{url}: skipped")
+            continue
+        try:
+            files = list_project_files(url, name, layout=layout)
+        except SourceError as exc:
+            memory.failed(url, exc.message, unreachable=True)
+            tried.append(f"{url}: {exc.message}")
+            continue
+        for f in files:
+            try:
+                fname, _v, ftags = parse_wheel_filename(f.filename)
+            except SourceError:
+                continue
+            if fname == name and ftags & tags:
+                return None
+        tried.append(f"{url}: no {name} wheel for Python {plan.python}")
+    return f"the project's requirements name {name}, which no reachable source of this plan serves ({'; '.join(tried)})"
+
+
+class LocalOnly:
+    """A source memory that allows only local folders and ``file://`` indexes (no network at all)."""
+
+    def usable(self, url: str) -> bool:
+        return "://" not in url or url.startswith("file:")
+
+    def failed(self, url: str, reason: str, *, unreachable: bool | None = None) -> None:
+        return None
+
+    def why_skipped(self, urls: list[str]) -> str:
+        return "not on this machine; local files are tried first"
+
+
+def _candidates(plan: "Plan", intent: "Intent") -> Iterator[Candidate]:
+    seen: set[tuple] = set()
+    pinned_python = intent.torch.python
+    pythons = sorted(plan.machine.python_versions(), key=_vt, reverse=True) if not pinned_python \
+        else [pinned_python]
+
+    def fresh(c: Candidate) -> bool:
+        key = (c.version, c.tier, c.python)
+        return not (key in seen or seen.add(key))
+
+    from .. import kb
+
+    rel = kb.release(plan.torch_version)
+    out = [Candidate(f"=={plan.torch_version}", plan.tier, py, "the same build for another Python")
+           for py in pythons if py != plan.python and rel is not None and py in rel.python]
+    out += list(_local_candidates(plan, pythons))
+    out += list(_pypi_candidates(plan, intent, pythons))
+    n = 0
+    for c in out:
+        if fresh(c) and n < MAX_CANDIDATES:
+            n += 1
+            yield c
+
+
+def _local_candidates(plan: "Plan", pythons: list[str]) -> Iterator[Candidate]:
+    """torch wheels in the user's own folders, newest first, for the Pythons of this machine."""
+    import os
+
+    from ..sources.index import parse_wheel_filename
+    from ..sources.pipconfig import local_dirs
+
+    dirs = dict.fromkeys([*plan.sources.wheelhouses,
+                          *(str(p) for p in local_dirs(list(plan.sources.pypi.find_links)))])
+    found = []
+    for folder in dirs:
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for name in names:
+            if not (name.startswith("torch-") and name.endswith(".whl")):
+                continue
+            try:
+                _n, version, tags = parse_wheel_filename(name)
+            except SourceError:
+                continue
+            public, _, local = version.partition("+")
+            for py in pythons:
+                if any(t.interpreter == f"cp{py.replace('.', '')}" for t in tags):
+                    found.append(Candidate(f"=={public}", local or None, py, f"{name} in {folder}"))
+    yield from sorted(found, key=lambda c: (_vt(c.version.strip("=")), _vt(c.python or "0")), reverse=True)
+
+
+def _pypi_candidates(plan: "Plan", intent: "Intent", pythons: list[str]) -> Iterator[Candidate]:
+    """PyPI's default build of each release the pin allows (it runs on a CPU too), newest first."""
+    from .. import kb
+    from .resolver import constraints
+    from .search import matching_releases
+
+    for rel in matching_releases(constraints(intent).spec)[:3]:
+        tier = kb.pypi_default_tier(rel, plan.platform)
+        if not tier:
+            continue
+        for py in pythons:
+            if py in rel.python:
+                yield Candidate(f"=={rel.version}", tier, py, f"PyPI's own build of torch {rel.version}")
+
+
+def _try(cand: Candidate, intent: "Intent", machine: "Machine", overrides: Any, memory: Any) -> "Plan | str":
+    """The candidate's plan when the resolver accepts it and its files can be had, else why not."""
+    from ..errors import IntentError
+    from .resolver import resolve
+
+    torch = dataclasses.replace(intent.torch, version=cand.version or intent.torch.version,
+                                cuda=cand.tier or "cpu", python=cand.python or intent.torch.python)
+    try:
+        plan = resolve(dataclasses.replace(intent, torch=torch), machine, sources_overrides=overrides)
+    except (PlanRefused, IntentError) as exc:
+        return f"does not fit this machine ({exc.message})"
+    missing = missing_file(plan, memory)
+    return plan if missing is None else missing
+
+
+def _keeps(found: "Plan", planned: "Plan", intent: "Intent") -> bool:
+    """Does the fallback keep every explicit word of the intent (tier, version, Python)?"""
+    from .search import matching_releases
+    from .resolver import constraints
+
+    cons = constraints(intent)
+    return ((cons.tier == "auto" or found.tier == planned.tier)
+            and (not cons.spec or found.torch_version in {r.version for r in matching_releases(cons.spec)})
+            and (not cons.python or found.python == cons.python))
+
+
+def _with_fallback(plan: "Plan", skipped: list[str], cand: Candidate, *, local: bool) -> "Plan":
+    """The fallback plan, its reasons saying what was skipped and why; the user's intent is kept on it."""
+    how = "its files are on this machine" if local else "it can be fetched from here"
+    note = (f"{FALLBACK}chose torch {plan.torch_version} ({plan.tier}) for Python {plan.python}, {cand.why}, "
+            f"because {how}")
+    reasons = (*plan.reasons, note, *(f"skipped {s}" for s in skipped))
+    warning = f"{note}; skipped {skipped[0]}" + (f" (and {len(skipped) - 1} more)" if len(skipped) > 1 else "")
+    return dataclasses.replace(plan, reasons=reasons, warnings=(*plan.warnings, warning))
+
+
+def _refusal(plan: "Plan", explicit: list[str], missing: str, tried: list, memory: Any) -> PlanRefused:
+    """An explicit choice whose files cannot be fetched: refused, with what is reachable instead."""
+    alts = [{"kind": "reachable", "torch": p.torch_version, "tier": p.tier, "python": p.python,
+             "why": c.why, "flags": c.flags()} for c, p in tried[:4]]
+    alts += _mirror_alternatives(plan, memory)
+    words = "; ".join(f"{a['flags']} ({a['why']})" for a in alts) or "none found"
+    return PlanRefused(f"torch {plan.torch_version} ({plan.tier}), as torchenv.toml asks ({', '.join(explicit)}), "
+                       f"cannot be fetched from here: {missing}; reachable instead: {words}",
+                       reasons=list(plan.reasons), alternatives=alts,
+                       hint="change torchenv.toml (or pass the flags) to one of these, or make the source reachable "
+                            "(network/proxy, `torchenv mirror test`)")
+
+
+def _mirror_alternatives(plan: "Plan", memory: Any) -> list[dict[str, Any]]:
+    """Mirror presets carrying the plan's tier whose listing has its files."""
+    from ..sources.mirrors import presets
+    from ..sources.model import TorchSource
+
+    out = []
+    for name, preset in sorted(presets().items()):
+        if not preset.has("torch") or name == "official":
+            continue
+        source = TorchSource(url=f"{preset.torch.rstrip('/')}/{plan.tier}", layout=preset.torch_layout, name=name)
+        trial = dataclasses.replace(plan, sources=dataclasses.replace(plan.sources, torch=(source,), wheelhouses=()))
+        if missing_file(trial, memory) is None:
+            out.append({"kind": "mirror", "torch": plan.torch_version, "tier": plan.tier, "python": plan.python,
+                        "why": f"the {name} mirror carries {plan.tier}", "flags": f"--mirror {name}"})
+    return out
+
+
+def _vt(version: str) -> tuple[int, ...]:
+    out = []
+    for part in version.split("."):
+        digits = "".join(ch for ch in part if ch.isdigit())
+        out.append(int(digits or 0))
+    return tuple(out)

@@ -1,0 +1,119 @@
+"""``cuda = "auto"`` plans among builds that run here *and can be fetched*; explicit choices are never switched.
+
+The torch index is an unreachable loopback port (``--torch-mirror http://127.0.0.1:<closed>``), the
+user's wheel folder and PyPI side are local folders/file indexes built here with fake wheels; the
+machine is a real (not assumed) one without a GPU, with Python 3.11 and 3.13.
+"""
+from __future__ import annotations
+
+import socket
+import sys
+
+import pytest
+
+from tests.support import build_index, make_wheel
+from torchenv.errors import PlanRefused
+from torchenv.intent.model import Intent, TorchIntent
+from torchenv.machine import Machine, PythonInstall
+from torchenv.resolve.reachable import available_plan, fallback_said
+from torchenv.resolve.resolver import resolve
+from torchenv.sources.model import PypiSide
+
+TAG = "cp311-cp311-manylinux_2_28_x86_64"
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Args:
+    def __init__(self, mirror: str) -> None:
+        self.torch_mirror = mirror
+
+
+@pytest.fixture
+def here(tmp_path, monkeypatch):
+    """(machine, overrides, wheel folder, PyPI-side files) with the torch index unreachable."""
+    folder = tmp_path / "wheels"
+    folder.mkdir()
+    pypi_files = tmp_path / "pypi-files"
+    index = build_index(tmp_path / "pypi", {
+        "torch": [make_wheel(pypi_files, "torch", "2.14.1", tag=TAG)],
+        "torchvision": [make_wheel(pypi_files, "torchvision", "0.29.1", tag=TAG)],
+        "triton": [make_wheel(pypi_files, "triton", "3.6.0", tag=TAG)],
+    })
+    side = PypiSide(index_url=index.as_uri(), find_links=(str(folder),))
+    monkeypatch.setattr("torchenv.sources.select.read_pip_config", lambda *a, **k: side)
+    machine = Machine(os="linux", arch="x86_64",
+                      pythons=[PythonInstall(version="3.13.0", path=sys.executable, source="path"),
+                               PythonInstall(version="3.11.7", path=sys.executable, source="path")])
+    return machine, Args(f"http://127.0.0.1:{_closed_port()}/whl"), folder
+
+
+def _plan(intent, machine, args):
+    return available_plan(resolve(intent, machine, sources_overrides=args), intent, machine, args)
+
+
+def test_auto_falls_back_to_the_users_own_wheel_and_its_python(here):
+    machine, args, folder = here
+    make_wheel(folder, "torch", "2.13.0+cpu", tag=TAG)
+    plan = _plan(Intent(torch=TorchIntent()), machine, args)
+    assert (plan.torch_version, plan.tier, plan.python) == ("2.13.0", "cpu", "3.11")
+    said = " ".join(plan.reasons) + " ".join(plan.warnings)
+    assert "torch-2.13.0+cpu-" in said and "its files are on this machine" in said
+    assert "skipped torch " in said and "(cpu) for Python 3.13" in said and "127.0.0.1" in said
+
+
+def test_auto_falls_back_to_pypis_build_when_no_local_file_fits(here):
+    machine, args, _folder = here
+    plan = _plan(Intent(torch=TorchIntent(with_=("torchvision",))), machine, args)
+    assert (plan.torch_version, plan.python, plan.pypi_default_build) == ("2.14.1", "3.11", True)
+    assert {p.name: p.version for p in plan.packages}["torchvision"] == "0.29.1"
+    assert any("PyPI's own build of torch 2.14.1" in w for w in plan.warnings)
+    assert fallback_said(plan) and "skipped" in fallback_said(plan)[0]
+
+
+def test_a_reachable_plan_is_left_alone(here, tmp_path):
+    machine, _args, _folder = here
+    build_index(tmp_path / "torchidx", {"torch": [make_wheel(tmp_path / "t", "torch", "2.14.1+cpu",
+                                                             tag="cp313-cp313-manylinux_2_28_x86_64")]})
+    (tmp_path / "torchidx" / "cpu").symlink_to(tmp_path / "torchidx" / "simple")   # <base>/<tier>/
+    args = Args((tmp_path / "torchidx").as_uri())
+    intent = Intent(torch=TorchIntent(version="2.14"))
+    before = resolve(intent, machine, sources_overrides=args)
+    assert available_plan(before, intent, machine, args) is before
+
+
+def test_an_explicit_tier_is_refused_listing_what_is_reachable(here):
+    machine, args, folder = here
+    make_wheel(folder, "torch", "2.13.0+cpu", tag=TAG)
+    intent = Intent(torch=TorchIntent(cuda="cpu", version="2.14"))
+    with pytest.raises(PlanRefused) as exc:
+        _plan(intent, machine, args)
+    text = exc.value.message
+    assert "cannot be fetched from here" in text and 'cuda = "cpu"' in text
+    flags = [a["flags"] for a in exc.value.alternatives]
+    assert any("--torch 2.13.0 --cuda cpu --python 3.11" in f for f in flags), flags
+    assert any("--cuda cu130" in f for f in flags), flags
+
+
+def test_an_explicit_tier_may_still_use_another_python_of_the_same_build(here):
+    machine, args, folder = here
+    make_wheel(folder, "torch", "2.14.1+cpu", tag=TAG)
+    plan = _plan(Intent(torch=TorchIntent(cuda="cpu")), machine, args)
+    assert (plan.torch_version, plan.tier, plan.python) == ("2.14.1", "cpu", "3.11")
+
+
+def test_a_torch_family_requirement_of_the_project_must_be_fetchable_too(here, tmp_path):
+    machine, args, folder = here
+    make_wheel(folder, "torch", "2.13.0+cpu", tag=TAG)
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "requirements.txt").write_text("triton>=2.0.0\n")      # as openai/whisper asks
+    intent = Intent(torch=TorchIntent(), project=project)
+    plan = _plan(intent, machine, args)
+    assert plan.pypi_default_build, "the local +cpu torch needs triton from the unreachable torch index"
+    said = " ".join(plan.reasons)
+    assert "the project's requirements name triton" in said

@@ -1,0 +1,103 @@
+"""The second no-op ``torchenv up`` answers from a stamp before the command line is built, and only while
+nothing the full check looked at has changed."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from torchenv.install import fastpath
+
+
+def _up(project, *extra):
+    cmd = [sys.executable, "-X", "importtime", "-m", "torchenv", "up", "-C", str(project), *extra]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+    return proc.stdout, imported
+
+
+@pytest.mark.parametrize("installer", ["uv"], indirect=True)
+def test_second_noop_up_answers_without_building_the_command_line(world):
+    world.run_up()
+    first, imported_first = _up(world.project)        # the full no-op check, which writes the stamp
+    second, imported_second = _up(world.project)
+    assert "is up to date with torchenv.lock" in first and second == first
+    assert {"torchenv.intent.load", "torchenv.lock.io"} <= imported_first
+    assert not {m for m in imported_second if m.startswith(("torchenv.commands", "torchenv.intent", "torchenv.lock"))}
+
+
+def _site(world):
+    return next((world.project / ".venv" / "lib").glob("python*/site-packages"))
+
+
+CHANGES = {
+    "torchenv.toml edited": lambda w: (w.project / "torchenv.toml").write_text(
+        (w.project / "torchenv.toml").read_text() + "\n# edited\n"),
+    "requirements.txt added": lambda w: (w.project / "requirements.txt").write_text("six\n"),
+    "lock edited": lambda w: (w.project / "torchenv.lock").write_text(
+        (w.project / "torchenv.lock").read_text() + "\n"),
+    "package removed by hand": lambda w: shutil.rmtree(next(_site(w).glob("filelock-*.dist-info"))),
+    "package added by hand": lambda w: (_site(w) / "six-1.16.0.dist-info").mkdir(),
+    "install left unfinished": lambda w: (w.project / ".venv" / ".torchenv" / "in-progress").write_text("{}"),
+    "verify failed": lambda w: (w.project / ".venv" / ".torchenv" / "verify-not-passed").write_text("{}"),
+    "interpreter relinked": lambda w: (os.unlink(w.project / ".venv" / "bin" / "python"),
+                                       os.symlink(sys.executable, w.project / ".venv" / "bin" / "python")),
+    "env removed": lambda w: shutil.rmtree(w.project / ".venv"),
+}
+
+
+@pytest.mark.parametrize("installer", ["uv"], indirect=True)
+@pytest.mark.parametrize("change", sorted(CHANGES))
+def test_any_change_the_full_check_would_see_sends_up_down_the_full_path(world, change, capsys):
+    world.run_up()
+    argv = ["up", "-C", str(world.project)]
+    fastpath.record(argv, str(world.project))
+    assert fastpath.answer(argv) == 0
+    assert "is up to date" in capsys.readouterr().out
+    CHANGES[change](world)
+    assert fastpath.answer(argv) is None
+    assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize("installer", ["uv"], indirect=True)
+@pytest.mark.parametrize("argv", [["up", "--python", "3.12"], ["up", "--force"], ["up", "--mirror", "x"],
+                                  ["up", "--no-v"], ["lock"], ["up", "-C"]])
+def test_flags_the_stamp_cannot_answer_for_go_the_full_path(world, argv, capsys):
+    world.run_up()
+    fastpath.record(["up", "-C", str(world.project)], str(world.project))
+    os.chdir(world.project)
+    assert fastpath.answer(argv) is None
+    assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize("installer", ["uv"], indirect=True)
+def test_no_stamp_when_the_env_is_not_up_to_date(world):
+    world.run_up()
+    (world.project / ".venv" / ".torchenv" / "verify-not-passed").write_text("{}")
+    fastpath.record(["up", "-C", str(world.project)], str(world.project))
+    assert not (world.project / ".torchenv" / fastpath.STAMP_FILE).exists()
+
+
+@pytest.mark.parametrize("installer", ["uv"], indirect=True)
+def test_stamp_keeps_no_login(world):
+    (world.project / "requirements.txt").write_text("--extra-index-url https://bob:s3cret@example.org/simple\nsix\n")
+    world.run_up()
+    fastpath.record(["up", "-C", str(world.project)], str(world.project))
+    text = (world.project / ".torchenv" / fastpath.STAMP_FILE).read_text()
+    assert "s3cret" not in text and json.loads(text)["warnings"]
+
+
+@pytest.mark.parametrize("installer", ["uv"], indirect=True)
+def test_an_install_pays_no_stamp_the_next_noop_writes_it(world):
+    from torchenv.cli import main
+
+    stamp = world.project / ".torchenv" / fastpath.STAMP_FILE
+    assert main(["up", "-q", "--no-verify", "-C", str(world.project)]) == 0
+    assert (world.project / ".venv" / ".torchenv" / "state.json").exists() and not stamp.exists()
+    assert main(["up", "-q", "--no-verify", "-C", str(world.project)]) == 0
+    assert stamp.exists()
