@@ -16,7 +16,10 @@ from __future__ import annotations
 import os
 import sys
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import re
 
 DOMAIN = "torchenv"
 _LOCALE_VARS = ("TORCHENV_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
@@ -71,6 +74,7 @@ def _load() -> Any:
     global _catalog
     if _catalog is None:
         import gettext
+        import struct
         from pathlib import Path
 
         localedir = Path(__file__).parent / "locale"
@@ -82,7 +86,8 @@ def _load() -> Any:
                     _catalog = gettext.GNUTranslations(fp)
             else:
                 _catalog = False
-        except (OSError, gettext.error) as exc:  # a damaged catalogue: say so once, keep English
+        # a damaged catalogue: say so once, keep English (what GNUTranslations raises for bad bytes)
+        except (OSError, ValueError, LookupError, struct.error) as exc:
             sys.stderr.write(f"torchenv: ignoring the message catalogue {found}: {exc}\n")
             _catalog = False
     return _catalog
@@ -149,11 +154,11 @@ def _match(template: str, text: str, strict: bool) -> dict[str, str] | None:
             seen.add(name)
             pos = m.end()
         pattern = _PATTERNS[template, strict] = re.compile("".join(parts) + re.escape(template[pos:]) + r"\Z", re.S)
-    m = pattern.match(text)
-    return m.groupdict() if m else None
+    found = pattern.match(text)
+    return found.groupdict() if found else None
 
 
-_PATTERNS: dict[tuple[str, bool], Any] = {}
+_PATTERNS: dict[tuple[str, bool], re.Pattern[str]] = {}
 # placeholders that always hold one token (cu126, 2.8.0, linux-x86_64, 575.51.03, sm_61): a value with a
 # space in it is not one of them, so "torch 2.8.0: cu128 skipped: ..." is not read as tier "torch 2.8.0: cu128"
 TOKEN_NAMES = frozenset({"tier", "version", "platform", "driver", "floor", "sm", "cc", "python", "series", "code",

@@ -170,3 +170,14 @@ def test_pip_failures_get_their_hint_too(local_index, requirements, kind, words)
 
 def test_unknown_failure_keeps_the_callers_hint():
     assert classify("error: something nobody has seen before") is None
+
+
+def test_a_path_uv_wrapped_onto_the_next_line_is_still_named():
+    """uv wraps long messages; the path then sits on an indented line before or after the matched words."""
+    from torchenv.engines.failures import classify
+
+    long = "/tmp/" + "x" * 70 + "/env/lib/python3.11/site-packages"
+    after = f'error: Failed to create temporary file\n  Caused by: Read-only file system (os error 30) at path\n         "{long}/.tmpAb12"\n'
+    before = f"error: Failed to install: beta\n  Caused by: failed to create directory `{long}/beta`:\n         Permission denied (os error 13)\n"
+    assert long in classify(after).hint
+    assert f"{long}/beta" in classify(before).hint

@@ -135,8 +135,9 @@ def test_env_path_that_is_not_an_env_is_never_removed(world, label, env_path, se
     before = _everything(world)
     r = world.up(*verb.split()[1:])
     assert r.rc == 2, r.text
-    assert "Traceback" not in r.text and why in r.text, r.text
-    assert "will not remove, replace or rebuild it" in r.text, r.text
+    text = " ".join(r.text.split())          # the console wraps long paths; the words are what matter
+    assert "Traceback" not in text and why in text, r.text
+    assert "will not remove, replace or rebuild it" in text, r.text
     assert "planning" not in r.out, "refused before probing, resolving or fetching anything"
     assert diff(before, _everything(world)) == []
     assert not list(world.root.rglob("*.torchenv-old-*"))

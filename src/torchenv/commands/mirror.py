@@ -87,7 +87,7 @@ def _list(args: argparse.Namespace, ui: Any) -> int:
 
     table = presets()
     now = active(_intent(args))
-    data = {"presets": {kind: [] for kind in ("pypi", "torch", "conda")}, "active": now}
+    data: dict[str, Any] = {"presets": {kind: [] for kind in ("pypi", "torch", "conda")}, "active": now}
     for name, p in sorted(table.items()):
         for kind in ("pypi", "torch", "conda"):
             if not p.has(kind):

@@ -43,7 +43,7 @@ def catalogue() -> tuple[Entry, ...]:
     try:
         import tomllib
     except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
+        import tomli as tomllib
     data = tomllib.loads((resources.files("torchenv.recipes") / "errors.toml").read_text())
     return tuple(Entry(e["id"], re.compile(e["pattern"], re.I | re.M), e["cause"], e["fix"],
                        tuple(e.get("confirm", ())), bool(e.get("config", True)), e.get("source", ""))
@@ -93,7 +93,7 @@ def _build_from_text(text: str, machine: "Machine") -> EnvFacts | None:
         tier = t.group(1) if t else knowledge.pypi_default(version, machine.platform_key) or "cpu"
         how = _("named in the pasted text") if t else _("assumed: what `pip install torch` gives ({version}, {tier})"
                                                          ).format(version=version, tier=tier)
-    archs = ()
+    archs: tuple[str, ...] = ()
     s = _SUPPORTS.search(text)
     if s:
         archs = tuple(s.group(1).split())

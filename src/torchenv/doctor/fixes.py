@@ -34,7 +34,7 @@ def _uv() -> str:
     if shutil.which("uv"):
         return "uv"
     try:
-        from uv import find_uv_bin  # type: ignore[import-not-found]
+        from uv import find_uv_bin
 
         return _q(find_uv_bin())
     except (ImportError, FileNotFoundError):

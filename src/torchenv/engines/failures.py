@@ -102,9 +102,14 @@ def classify(output: str) -> EngineFailure | None:
 
 def _named_path(output: str, rule: FailureRule) -> str:
     """The path on the line that matched (uv: ``at path "..."``, ``\\`...\\`: Permission denied``)."""
-    for line in output.splitlines():
+    lines = output.splitlines()
+    for no, line in enumerate(lines):
         if re.search(rule.pattern, line, re.IGNORECASE):
-            path = _path_in(line)
+            # uv wraps a long message: the path may sit on the indented lines that follow
+            before = [lines[no - 1].strip()] if no and line[:1].isspace() else []
+            after = [nxt.strip() for nxt in lines[no + 1:no + 3] if nxt[:1].isspace()]
+            joined = " ".join(before + [line.strip()] + after)
+            path = _path_in(joined)
             if path:
                 return path
     return _("a folder the installer writes to (named above)")

@@ -19,12 +19,15 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence, cast
 
 from ..conda.engine import CondaEngine
 from ..conda.records import CondaRecord, records_from_lock  # noqa: F401  (re-exported for callers)
 from ..errors import BackendError, HashMismatch, SourceError, TorchenvError
 from ..i18n import _
+
+if TYPE_CHECKING:
+    from rattler import NoArchLiteral
 
 USER_AGENT = "torchenv (py-rattler)"
 _HTTP_TIMEOUT_S = 20
@@ -168,7 +171,7 @@ def _virtual(entries: list[str]):
     return out
 
 
-def _to_plain(rec: Any, mirrors: dict[str, list[str]]) -> dict[str, Any]:
+def _to_plain(rec: Any, mirrors: dict[str, tuple[str, ...] | list[str]]) -> dict[str, Any]:
     from ..conda.channels import canonical_url
 
     ts = rec.timestamp
@@ -192,7 +195,8 @@ def _from_plain(data: dict[str, Any]):
     from rattler.package import BuildString
 
     rec = CondaRecord.from_json(data)
-    noarch = NoArchType(rec.noarch) if rec.noarch else None
+    # the lock holds "python" or "generic"; NoArchType itself rejects any other string (ValueError)
+    noarch = NoArchType(cast("NoArchLiteral", rec.noarch)) if rec.noarch else None
     pkg = PackageRecord(rec.name, rec.version, BuildString(rec.build), rec.build_number, rec.subdir,
                         noarch=noarch, depends=list(rec.depends), constrains=list(rec.constrains),
                         sha256=bytes.fromhex(rec.sha256) if rec.sha256 else None,

@@ -37,7 +37,7 @@ def pixi_document(request: "ExportRequest") -> dict[str, Any]:
     doc["dependencies"] = conda
     if pypi:
         doc["pypi-dependencies"] = pypi
-        options = {"index-url": pypi_index(t)}
+        options: dict[str, str | list[str]] = {"index-url": pypi_index(t)}
         if torch_indexes(t):
             options["extra-index-urls"] = torch_indexes(t)
         doc["pypi-options"] = options

@@ -51,7 +51,7 @@ def project_lock(project_dir: Path, ui: Any = None, *, timeout: float = -1) -> I
     try:
         pid_file.write_text(f"{os.getpid()}\n")
         _remove_stale_temps(Path(project_dir))
-        yield
+        yield waited
     finally:
         pid_file.unlink(missing_ok=True)
         lock.release()

@@ -19,7 +19,7 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 from urllib.parse import quote
 
 _PAGE = "<!DOCTYPE html>\n<html><head><title>{title}</title></head><body>\n<h1>{title}</h1>\n{links}\n</body></html>\n"
@@ -86,6 +86,7 @@ def conda_repodata(packages: list[tuple[Any, Path]], *, work_dir: Path, ui: Any 
     staging folder of hardlinks (``work_dir`` should be on the cache's filesystem).
     """
     subdirs = sorted({pkg.subdir for pkg, _ in packages} | {"noarch"})
+    index_channel: Callable[[Path], None] | None
     try:
         from ..engines.rattler import index_channel
     except ImportError:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, TypeVar
 
 if TYPE_CHECKING:
-    from ..machine import Machine, PythonInstall
+    from ..machine import CondaExe, CudaToolkit, Machine, PythonInstall
     from .context import ProbeContext, Runner
 
 __all__ = ["probe_machine", "probe_pythons_only"]
@@ -68,9 +68,9 @@ def probe_machine(*, environ: Mapping[str, str] | None = None, root: str | os.Pa
     nvidia = _guarded(ctx, "NVIDIA GPUs", lambda: probe_nvidia(ctx, nvml), None)
     rocm = _guarded(ctx, "AMD GPUs", lambda: probe_rocm(ctx), None) if osinfo.os == "linux" else None
     apple = _guarded(ctx, "Apple silicon", lambda: probe_apple(ctx, osinfo.arch), None)
-    conda = _guarded(ctx, "conda", lambda: probe_conda(ctx), [])
-    pythons = _guarded(ctx, "Pythons", lambda: probe_pythons(ctx, conda), [])
-    toolkits = _guarded(ctx, "CUDA toolkits", lambda: probe_cuda_toolkits(ctx), [])
+    conda: list[CondaExe] = _guarded(ctx, "conda", lambda: probe_conda(ctx), [])
+    pythons: list[PythonInstall] = _guarded(ctx, "Pythons", lambda: probe_pythons(ctx, conda), [])
+    toolkits: list[CudaToolkit] = _guarded(ctx, "CUDA toolkits", lambda: probe_cuda_toolkits(ctx), [])
     if osinfo.wsl and nvidia is None:
         ctx.note("WSL2 without a usable NVIDIA GPU: install or update the NVIDIA driver on Windows "
                  "(never a Linux driver inside WSL); WSL exposes it under /usr/lib/wsl/lib")
@@ -86,5 +86,5 @@ def probe_pythons_only(*, environ: Mapping[str, str] | None = None, root: str | 
     from .pythons import probe_pythons
 
     ctx = make_context(environ=environ, root=root, run=run)
-    conda = _guarded(ctx, "conda", lambda: probe_conda(ctx), [])
+    conda: list[CondaExe] = _guarded(ctx, "conda", lambda: probe_conda(ctx), [])
     return _guarded(ctx, "Pythons", lambda: probe_pythons(ctx, conda), [])

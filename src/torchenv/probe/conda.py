@@ -46,8 +46,8 @@ def probe_conda(ctx: ProbeContext) -> list[CondaExe]:
     for var in _ENV_VARS:
         if ctx.environ.get(var):
             candidates.append(ctx.path(ctx.environ[var]))
-    for kind in KINDS:
-        candidates.extend(ctx.which_all(kind))
+    for name in KINDS:
+        candidates.extend(ctx.which_all(name))
     found: list[CondaExe] = []
     seen: set[str] = set()
     for exe in candidates:

@@ -110,7 +110,8 @@ def _from_path(ctx: ProbeContext) -> Iterator[tuple[Path, str | None, str]]:
 
 
 def _pyenv_root(ctx: ProbeContext) -> Path | None:
-    root = ctx.environ.get("PYENV_ROOT") or (os.path.join(ctx.home(), ".pyenv") if ctx.home() else None)
+    home = ctx.home()
+    root = ctx.environ.get("PYENV_ROOT") or (os.path.join(home, ".pyenv") if home else None)
     return ctx.path(root) if root else None
 
 
@@ -162,7 +163,8 @@ def _uv_dir(ctx: ProbeContext) -> Path | None:
         return ctx.path(env["UV_PYTHON_INSTALL_DIR"])
     if ctx.system == "Windows" and env.get("APPDATA"):
         return ctx.path(os.path.join(env["APPDATA"], "uv", "data", "python"))
-    data = env.get("XDG_DATA_HOME") or (os.path.join(ctx.home(), ".local", "share") if ctx.home() else None)
+    home = ctx.home()
+    data = env.get("XDG_DATA_HOME") or (os.path.join(home, ".local", "share") if home else None)
     return ctx.path(os.path.join(data, "uv", "python")) if data else None
 
 

@@ -19,7 +19,7 @@ import os
 import tempfile
 import urllib.parse
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Literal
 
 from ..errors import HashMismatch, SourceError
 from ..i18n import _
@@ -153,7 +153,7 @@ class _reasons:
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, kind: Any, exc: BaseException | None, tb: Any) -> bool:
+    def __exit__(self, kind: Any, exc: BaseException | None, tb: Any) -> Literal[False]:
         if exc is None or isinstance(exc, _Failed) or not isinstance(exc, Exception):
             return False
         import urllib.error

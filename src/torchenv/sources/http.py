@@ -60,11 +60,11 @@ def _handlers(connect_timeout: float, read_timeout: float) -> list[urllib.reques
     kw = {"connect_timeout": connect_timeout, "read_timeout": read_timeout}
 
     class HTTP(urllib.request.HTTPHandler):
-        def http_open(self, req):  # type: ignore[override]
+        def http_open(self, req):
             return self.do_open(lambda host, **k: _TimedHTTPConnection(host, **{**k, **kw}), req)
 
     class HTTPS(urllib.request.HTTPSHandler):
-        def https_open(self, req):  # type: ignore[override]
+        def https_open(self, req):
             ctx = ssl.create_default_context()
             return self.do_open(lambda host, **k: _TimedHTTPSConnection(host, **{**k, **kw}), req,
                                 context=ctx)

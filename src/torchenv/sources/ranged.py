@@ -396,15 +396,16 @@ def _writer(d: Download, job: _Job, host: str, offset: int) -> Callable[[bytes],
     """A sink that writes at the chunk's offset, counts it on disk and measures the mirror."""
     p = d.partial
     fd = os.open(p.part, os.O_WRONLY)
-    state = {"pos": offset, "t": time.monotonic(), "n": 0}
+    pos, since, n = offset, time.monotonic(), 0   # write position; bytes measured since ``since``
 
     def sink(block: bytes) -> None:
+        nonlocal pos, since, n
         try:
-            os.pwrite(fd, block, state["pos"])
+            os.pwrite(fd, block, pos)
         except OSError as exc:
             raise DiskFailed(f"cannot write {p.part}: {exc.strerror or exc}") from None   # not the mirror's fault
-        state["pos"] += len(block)
-        state["n"] += len(block)
+        pos += len(block)
+        n += len(block)
         with d.lock:
             p.have[job.index] = p.have.get(job.index, 0) + len(block)
             served = p.served.setdefault(job.index, [])
@@ -412,13 +413,13 @@ def _writer(d: Download, job: _Job, host: str, offset: int) -> Callable[[bytes],
                 served.append(host)
             p.save()
         d.advance(len(block))
-        if state["n"] >= 2 * _BLOCK:
-            RATES.measured(host, state["n"], time.monotonic() - state["t"])
-            state["t"], state["n"] = time.monotonic(), 0
+        if n >= 2 * _BLOCK:
+            RATES.measured(host, n, time.monotonic() - since)
+            since, n = time.monotonic(), 0
 
     def close() -> None:
         os.close(fd)
-        RATES.measured(host, state["n"], time.monotonic() - state["t"])
+        RATES.measured(host, n, time.monotonic() - since)
 
     sink.close = close  # type: ignore[attr-defined]
     return sink

@@ -20,6 +20,12 @@ import sys
 import time
 import traceback
 
+# Annotations stay inside function bodies, where Python never evaluates them (so ``list[str]`` is
+# fine on 3.8); mypy reads TYPE_CHECKING as True, so the typing import costs nothing at run time.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 BEGIN = "@@torchenv-begin "
 CHECK = "@@torchenv-check "
 NO_DEVICE = ("CUDA {cuda} build, no visible CUDA device "
@@ -41,8 +47,8 @@ class Failed(Exception):
 
 class Runner(object):
     def __init__(self):
-        self.checks = []
-        self.failed_layer = None    # (layer, check name) of the first failure
+        self.checks: list[dict[str, Any]] = []
+        self.failed_layer: tuple[str, str] | None = None    # (layer, check name) of the first failure
 
     def _emit(self, record):
         self.checks.append(record)
@@ -54,6 +60,7 @@ class Runner(object):
             self.skipped(name)
 
     def skipped(self, name):
+        assert self.failed_layer is not None, "a check is skipped only after one failed"
         layer, check = self.failed_layer
         self._emit({"name": name, "ok": False, "severity": "skipped",
                     "detail": "skipped: %s failed" % check})
@@ -66,7 +73,7 @@ class Runner(object):
         sys.stderr.write(BEGIN + name + "\n")
         sys.stderr.flush()
         start = time.perf_counter()
-        record = {"name": name, "ok": True, "severity": "info", "detail": ""}
+        record: dict[str, Any] = {"name": name, "ok": True, "severity": "info", "detail": ""}
         try:
             result = fn(*args)
             if isinstance(result, tuple):
@@ -198,10 +205,11 @@ class Verify(object):
         self.expected = dict(config.get("expected") or {})
         self.expects_gpu = bool(config.get("expects_gpu"))
         self.deep = bool(config.get("deep"))
-        self.torch = None
-        self.devices = []          # "cuda:0", "mps" ...; empty = CPU only
-        self.facts = {"python": sys.version.split()[0], "executable": sys.executable,
-                      "prefix": sys.prefix}
+        # The torch module once check_import succeeded; main() runs no later check while it is None.
+        self.torch: Any = None
+        self.devices: list[str] = []          # "cuda:0", "mps" ...; empty = CPU only
+        self.facts: dict[str, Any] = {"python": sys.version.split()[0], "executable": sys.executable,
+                                      "prefix": sys.prefix}
         self.r = Runner()
 
     # layer: import

@@ -97,7 +97,8 @@ def _parse(stdout: str, fields: list[str], missing: list[str]) -> SmiReport:
             problems.append(f"nvidia-smi printed a line torchenv could not read: {','.join(row)[:80]!r}")
             continue
         rec = {name: _value(raw) for name, raw in zip(fields, row)}
-        index = int(rec["index"]) if rec.get("index") and rec["index"].isdigit() else position
+        raw_index = rec.get("index")
+        index = int(raw_index) if raw_index and raw_index.isdigit() else position
         cc = rec.get("compute_cap")
         if cc is not None and not _CC.match(cc):
             problems.append(f"nvidia-smi reported compute capability {cc!r} for GPU {index}; ignored")
