@@ -45,6 +45,17 @@ class _RedactingStream:
         return getattr(getattr(sys, self._name), attr)
 
 
+def step_shown(text: str) -> str:
+    """A progress step of ``up`` (English, made in install/ and backends/) in the active language."""
+    from . import i18n
+
+    if not i18n._wanted:
+        return text
+    from .install.step_texts import STEP_TEXTS
+
+    return i18n.translate_rendered(text, STEP_TEXTS)
+
+
 class Ui:
     def __init__(self, *, quiet: bool = False, json_mode: bool = False) -> None:
         self.quiet = quiet
@@ -76,7 +87,7 @@ class Ui:
 
     def step(self, text: str) -> None:
         if not self.quiet and not self.json_mode:
-            self.console.print(f"[bold cyan]>[/] {escape_markup(text)}")
+            self.console.print(f"[bold cyan]>[/] {escape_markup(step_shown(text))}")
 
     def warn(self, text: str) -> None:
         self.err.print(f"[yellow]{escape_markup(_('warning:'))}[/] {escape_markup(text)}")
@@ -106,5 +117,5 @@ class Ui:
             return
         from .progress import row
 
-        with row(self.console, description, total, is_bytes=bytes_) as advance:
+        with row(self.console, step_shown(description), total, is_bytes=bytes_) as advance:
             yield advance

@@ -73,8 +73,10 @@ def run(args: argparse.Namespace) -> int:
         ui.step(_("No torch pin found in the project's dependency files (requirements files, pyproject.toml, "
                   "environment.yml, setup.py/setup.cfg): torchenv will choose the newest torch that fits each "
                   "machine (cuda = \"auto\")"))
+    from ..intent.texts import translate_found
+
     for f in found.findings:                 # Ui.step escapes markup: "[env]" prints as text
-        ui.step(f"{f.where}: {f.seen}  ->  {f.meaning}")
+        ui.step(f"{f.where}: {translate_found(f.seen)}  ->  {translate_found(f.meaning)}")
     if backup:
         ui.step(_("Kept the previous {file} as {backup}").format(file=INTENT_FILE, backup=backup.name))
     if outer:

@@ -126,5 +126,7 @@ def render(ui: "Ui", machine: "Machine") -> None:
             table.add_row(tk.version or "?", tk.source, tk.path)
         con.print(table)
         con.print("  [dim]torch wheels bring their own CUDA runtime; a toolkit matters only for compiling extensions[/]")
+    from ..probe.texts import translate_finding
+
     for finding in machine.findings:
-        ui.warn(finding)
+        ui.warn(translate_finding(finding))

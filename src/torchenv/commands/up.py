@@ -35,20 +35,23 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from ..i18n import _
     from ..install.up import run_up
     from ._options import up_options
 
     ui = _LazyUi(quiet=getattr(args, "quiet", False))
     result = run_up(Path(args.project or "."), up_options(args), ui)
     if result.status == "up-to-date":
-        # plain write: the no-op path must not import rich
-        sys.stdout.write(f"{_rel(result.env_path)} is up to date with {result.lock_path.name} "
-                         f"(target {result.target})\n" + "".join(f"{note}\n" for note in result.notes))
-        sys.stderr.write("".join(f"warning: {w}\n" for w in result.warnings))   # as the full path warns
+        # plain write: the no-op path must not import rich (nor read a catalogue in English: _() is one check)
+        sys.stdout.write(_("{env} is up to date with {lock} (target {target})").format(
+            env=_rel(result.env_path), lock=result.lock_path.name, target=result.target) + "\n"
+            + "".join(f"{note}\n" for note in result.notes))
+        sys.stderr.write("".join(f"{_('warning:')} {w}\n" for w in result.warnings))   # as the full path warns
         return 0
     if result.verify_ok is False:
-        ui.error(f"{result.env_path} was installed but did not pass verification",
-                 "see the report above (saved in .torchenv/verify.json); `torchenv doctor` explains common causes")
+        ui.error(_("{env} was installed but did not pass verification").format(env=result.env_path),
+                 _("see the report above (saved in .torchenv/verify.json); `torchenv doctor` explains common "
+                   "causes"))
         return result.exit_code
     _activation_hint(result, ui)
     return result.exit_code
@@ -73,8 +76,20 @@ def _activation_hint(result, ui) -> None:
         line = activation_command(find_env(result.env_path), os.environ.get("SHELL", "bash"))
     except Exception:   # noqa: BLE001 - a hint must never turn success into failure
         line = f"source {result.env_path}/bin/activate"
-    ui.info(f"[bold green]ready:[/] {result.env_path} (target {result.target}, {result.status})")
-    ui.info(f"  activate: {line}\n  or run:   torchenv run -- python your_script.py")
+    from ..i18n import _
+
+    ui.info(f"[bold green]{_('ready:')}[/] " + _("{env} (target {target}, {status})").format(
+        env=result.env_path, target=result.target, status=_status_words(result.status)))
+    ui.info(_("  activate: {command}\n  or run:   {run}").format(
+        command=line, run="torchenv run -- python your_script.py"))
+
+
+def _status_words(status: str) -> str:
+    """The result status as a person reads it; ``--json`` keeps the word itself."""
+    from ..i18n import _
+
+    return {"installed": _("installed"), "synced": _("synced"), "repaired": _("repaired"), "rebuilt": _("rebuilt"),
+            "verified": _("verified"), "up-to-date": _("up to date")}.get(status, status)
 
 
 class _LazyUi:

@@ -23,7 +23,7 @@ def diagnose(machine: "Machine", prefix: Path | None, ctx: Context, *, import_ch
     if env is not None:
         findings += checks_build.run_all(machine, env, ctx)
     findings += checks_system.run_all(machine, env, ctx)
-    findings += [Finding("info", "probe: " + note, note, None, "probe-note") for note in machine.findings]
+    findings += [_probe_note(note) for note in machine.findings]
     runtime = None
     if import_check and env is not None and env.torch_version and env.interpreter:
         from . import runtime as rt
@@ -45,6 +45,14 @@ def diagnose(machine: "Machine", prefix: Path | None, ctx: Context, *, import_ch
     order = {"error": 0, "warning": 1, "info": 2}
     findings.sort(key=lambda f: order.get(f.severity, 3))
     return Diagnosis(machine=machine, env=env, findings=findings, runtime=runtime)
+
+
+def _probe_note(note: str) -> Finding:
+    """A probe finding as a doctor finding; shown in the user's language (the probe keeps it English)."""
+    from ..probe.texts import translate_finding
+
+    shown = translate_finding(note)
+    return Finding("info", _("probe: {note}").format(note=shown), shown, None, "probe-note")
 
 
 def _with_evidence(f: Finding, runtime: dict) -> Finding:

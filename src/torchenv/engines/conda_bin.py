@@ -20,6 +20,7 @@ from ..conda.engine import CondaEngine
 from ..conda.records import CondaRecord
 from ..conda.virtual import parse
 from ..errors import BackendError, SourceError
+from ..i18n import _
 
 # virtual package -> the override conda, mamba and micromamba all read (an empty value disables it)
 _OVERRIDES = {"__cuda": "CONDA_OVERRIDE_CUDA", "__glibc": "CONDA_OVERRIDE_GLIBC", "__osx": "CONDA_OVERRIDE_OSX",
@@ -65,11 +66,12 @@ class CondaBinary(CondaEngine):
         with tempfile.TemporaryDirectory(prefix="torchenv-solve-") as tmp:
             args = self.solve_args(prefix=Path(tmp) / "env", channels=channels, specs=specs)
             out = self._run(args, self.environment(platform=platform, virtual_packages=virtual_packages),
-                            what=f"solve {' '.join(specs)}", specs=specs)
+                            what=_("solve {specs}").format(specs=" ".join(specs)), specs=specs)
         records = [self._record(entry, mirrors) for entry in _link_entries(out)]
         if not records:
-            raise BackendError(f"{self.kind} reported no packages to install for {', '.join(specs)}",
-                               hint=f"run `{' '.join(args)}` yourself to see what it says")
+            raise BackendError(_("{tool} reported no packages to install for {specs}").format(
+                tool=self.kind, specs=", ".join(specs)),
+                hint=_("run `{command}` yourself to see what it says").format(command=" ".join(args)))
         return records
 
     def install(self, *, records, prefix, mirrors, reinstall=False) -> None:
@@ -95,15 +97,15 @@ class CondaBinary(CondaEngine):
             explicit.write_text(explicit_text(records, header=f"torchenv install into {prefix}"))
             self._run(self.install_args(prefix=prefix, explicit_file=explicit, fresh=fresh, reinstall=reinstall),
                       dict(os.environ),
-                      what=f"install into {prefix}", specs=())
+                      what=_("install into {prefix}").format(prefix=prefix), specs=())
 
     def _run(self, args: list[str], env: dict[str, str], *, what: str, specs: Sequence[str]) -> dict[str, Any]:
         try:
             proc = subprocess.run(args, capture_output=True, text=True, env=env, timeout=_TIMEOUT_S)
         except (OSError, subprocess.TimeoutExpired) as exc:
-            raise BackendError(f"could not run {self.path} ({exc})",
-                               hint="check the executable, or set TORCHENV_CONDA_ENGINE=rattler to use the "
-                                    "embedded engine") from None
+            raise BackendError(_("could not run {path} ({error})").format(path=self.path, error=exc),
+                               hint=_("check the executable, or set TORCHENV_CONDA_ENGINE=rattler to use the "
+                                      "embedded engine")) from None
         try:
             data = json.loads(proc.stdout or "{}")
         except json.JSONDecodeError:
@@ -118,10 +120,10 @@ class CondaBinary(CondaEngine):
             entry.update(self._from_package_cache(entry))
         url = entry.get("url")
         if not url or not (entry.get("sha256") or entry.get("md5")):
-            raise BackendError(f"{self.kind} did not report the URL and hashes of {entry.get('name')} "
-                               f"{entry.get('version')}, so it cannot be locked",
-                               hint="clear its package cache (`conda clean --packages`) or set "
-                                    "TORCHENV_CONDA_ENGINE=rattler")
+            raise BackendError(_("{tool} did not report the URL and hashes of {name} {version}, so it cannot be "
+                                 "locked").format(tool=self.kind, name=entry.get("name"), version=entry.get("version")),
+                               hint=_("clear its package cache (`conda clean --packages`) or set "
+                                      "TORCHENV_CONDA_ENGINE=rattler"))
         url = canonical_url(url, mirrors)
         subdir = entry.get("subdir") or entry.get("platform") or url.rsplit("/", 2)[-2]
         ts = entry.get("timestamp")
@@ -178,10 +180,12 @@ def _error(kind: str, what: str, data: dict[str, Any], proc: subprocess.Complete
     exc_name = data.get("exception_name", "")
     if exc_name in ("CondaHTTPError", "UnavailableInvalidChannel") or "HTTP" in exc_name:
         url = data.get("url") or data.get("channel_url")
-        return SourceError(f"{kind} could not reach a channel{f' ({url})' if url else ''}: {message}", url=url,
-                           hint="check the channel URL, your .condarc (channel_alias, proxy) and the network")
+        return SourceError(_("{tool} could not reach a channel{url}: {message}").format(
+            tool=kind, url=f" ({url})" if url else "", message=message), url=url,
+            hint=_("check the channel URL, your .condarc (channel_alias, proxy) and the network"))
     missing = [s for s in specs if s.split()[0] in str(message)]
     first = missing[0] if missing else (specs[0] if specs else "")
-    hint = (f"check that `{first}` exists in the channels for this platform, or loosen its version"
-            if specs else "run the command yourself to see the full output")
-    return BackendError(f"{kind} failed to {what} (exit {proc.returncode}): {message}", hint=hint)
+    hint = (_("check that `{spec}` exists in the channels for this platform, or loosen its version").format(
+        spec=first) if specs else _("run the command yourself to see the full output"))
+    return BackendError(_("{tool} failed to {what} (exit {code}): {message}").format(
+        tool=kind, what=what, code=proc.returncode, message=message), hint=hint)

@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..i18n import N_, _
+
 _PATH = (r"(?:at path \"(?P<path>[^\"]+)\"|`(?P<path2>[^`]+)`: (?:Permission denied|Read-only)"
          r"|(?:Permission denied|Read-only file system): '(?P<path3>[^']+)')")
 
@@ -34,50 +36,50 @@ class EngineFailure:
 
 RULES: tuple[FailureRule, ...] = (
     FailureRule("read-only filesystem", r"Read-only file system|os error 30|\[Errno 30\]",
-                "{path_or} is on a read-only filesystem; point the cache at a writable folder "
-                "(TORCHENV_CACHE_DIR or UV_CACHE_DIR, e.g. `export TORCHENV_CACHE_DIR=$HOME/.cache/torchenv`), "
-                "or set [env] path to a writable place"),
+                N_("{path_or} is on a read-only filesystem; point the cache at a writable folder "
+                   "(TORCHENV_CACHE_DIR or UV_CACHE_DIR, e.g. `export TORCHENV_CACHE_DIR=$HOME/.cache/torchenv`), "
+                   "or set [env] path to a writable place")),
     FailureRule("permission denied", r"Permission denied|os error 13|\[Errno 13\]",
-                "you may not write {path_or}; run as the user who owns it, fix its ownership "
-                "(`ls -ld` shows the owner), or set [env] path / TORCHENV_CACHE_DIR to a folder you own"),
+                N_("you may not write {path_or}; run as the user who owns it, fix its ownership "
+                   "(`ls -ld` shows the owner), or set [env] path / TORCHENV_CACHE_DIR to a folder you own")),
     FailureRule("host name not found",
                 r"dns error|failed to lookup address|Name or service not known|Temporary failure in name "
                 r"resolution|nodename nor servname|getaddrinfo failed|No address associated with hostname",
-                "the index's host name does not resolve: check the URL in your pip config / [mirror] "
-                "(`torchenv mirror test`), your DNS and proxy settings (HTTPS_PROXY), or work offline with "
-                "`torchenv up --offline --from BUNDLE`"),
+                N_("the index's host name does not resolve: check the URL in your pip config / [mirror] "
+                   "(`torchenv mirror test`), your DNS and proxy settings (HTTPS_PROXY), or work offline with "
+                   "`torchenv up --offline --from BUNDLE`")),
     FailureRule("connection refused", r"Connection refused|os error 111|\[Errno 111\]",
-                "nothing answers at the index's address: is the mirror or proxy running and the port right? "
-                "Check the URL in your pip config / [mirror] (`torchenv mirror test`) and HTTPS_PROXY"),
+                N_("nothing answers at the index's address: is the mirror or proxy running and the port right? "
+                   "Check the URL in your pip config / [mirror] (`torchenv mirror test`) and HTTPS_PROXY")),
     FailureRule("network unreachable",
                 r"timed out|Network is unreachable|os error 101|Connection reset|error sending request",
-                "the index could not be reached: check the network, proxy (HTTPS_PROXY) and the index URL "
-                "(`torchenv mirror test`), or work offline with `torchenv up --offline --from BUNDLE`"),
+                N_("the index could not be reached: check the network, proxy (HTTPS_PROXY) and the index URL "
+                   "(`torchenv mirror test`), or work offline with `torchenv up --offline --from BUNDLE`")),
     FailureRule("corrupt wheel",
                 r"invalid package format|Failed to read from zip|Invalid zip file|Failed to extract archive|"
                 r"end of central directory|BadZipFile|"
                 r"is not a zip file|is not a valid wheel|Wheel '.*' located at .* is invalid",
-                "a wheel file is damaged (partly downloaded or overwritten): delete it from your local wheel "
-                "folder (find-links) or clear the cache (`uv cache clean`), fetch it again and re-run"),
+                N_("a wheel file is damaged (partly downloaded or overwritten): delete it from your local wheel "
+                   "folder (find-links) or clear the cache (`uv cache clean`), fetch it again and re-run")),
     FailureRule("package not found",
                 r"was not found in the (?:provided package locations|package registry)",
-                "no configured index has that package: check its spelling in your requirements, and that your "
-                "index (pip config, [mirror]) carries it"),
+                N_("no configured index has that package: check its spelling in your requirements, and that your "
+                   "index (pip config, [mirror]) carries it")),
     FailureRule("no matching wheel",
                 r"has no wheels with a matching|no wheels (?:are )?available|only has wheels for",
-                "the package has no wheel for this Python version or platform: pick another Python with "
-                "`--python X.Y` / [torch] python, or another version of the package"),
+                N_("the package has no wheel for this Python version or platform: pick another Python with "
+                   "`--python X.Y` / [torch] python, or another version of the package")),
     FailureRule("no matching distribution",     # pip says this both for a missing package and for no wheel
                 r"No matching distribution found|Could not find a version that satisfies",
-                "no configured index has a file of that package for this Python/platform: check the name in "
-                "your requirements, that your index (pip config, [mirror]) carries it, and that it ships a "
-                "wheel for this Python (`--python X.Y` picks another); pip says the same when the index could "
-                "not be reached at all: `torchenv mirror test` checks that"),
+                N_("no configured index has a file of that package for this Python/platform: check the name in "
+                   "your requirements, that your index (pip config, [mirror]) carries it, and that it ships a "
+                   "wheel for this Python (`--python X.Y` picks another); pip says the same when the index could "
+                   "not be reached at all: `torchenv mirror test` checks that")),
     FailureRule("conflicting requirements",
                 r"requirements are unsatisfiable|ResolutionImpossible|conflicting dependencies|"
                 r"No solution found when resolving",
-                "your requirements contradict each other (the lines above name the packages and pins): relax "
-                "one of the pins named there"),
+                N_("your requirements contradict each other (the lines above name the packages and pins): relax "
+                   "one of the pins named there")),
 )
 
 
@@ -86,7 +88,7 @@ def _path_in(match_text: str) -> str | None:
     if m is None:
         return None
     path = m.group("path") or m.group("path2") or m.group("path3")
-    head, _, name = path.rpartition("/")
+    head, _slash, name = path.rpartition("/")
     return head if name.startswith(".tmp") and head else path   # uv names the temp file it could not create
 
 
@@ -94,7 +96,7 @@ def classify(output: str) -> EngineFailure | None:
     """The first rule whose pattern occurs in ``output``; ``None`` when no rule knows the failure."""
     for rule in RULES:
         if re.search(rule.pattern, output, re.IGNORECASE):
-            return EngineFailure(rule.kind, rule.hint.format(path_or=_named_path(output, rule)))
+            return EngineFailure(rule.kind, _(rule.hint).format(path_or=_named_path(output, rule)))
     return None
 
 
@@ -110,4 +112,4 @@ def _named_path(output: str, rule: FailureRule) -> str:
             path = _path_in(joined)
             if path:
                 return path
-    return "a folder the installer writes to (named above)"
+    return _("a folder the installer writes to (named above)")

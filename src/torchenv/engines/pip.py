@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BackendError, EnvError
+from ..i18n import _
 from .base import WheelEngine, build_requirement_links
 from .uv import file_url, index_for, missing_python_hint, requirements_lines, run_tool, source_args
 
@@ -44,7 +45,7 @@ def pip_platforms(platform: str) -> list[str]:
     pip does not expand ``manylinux_2_28`` to older manylinux levels the way an installer
     on the target would, so every level is listed.
     """
-    os_name, _, arch = platform.partition("-")
+    os_name, _dash, arch = platform.partition("-")
     if os_name == "linux":
         arch = "aarch64" if arch in ("arm64", "aarch64") else arch
         tags = [f"manylinux_2_{minor}_{arch}" for minor in range(28, 4, -1)]
@@ -56,8 +57,8 @@ def pip_platforms(platform: str) -> list[str]:
         return ["win_arm64"] if arch in ("arm64", "aarch64") else ["win_amd64"]
     if os_name == "macos":
         return ["macosx_14_0_arm64"] if arch in ("arm64", "aarch64") else ["macosx_13_0_x86_64"]
-    raise BackendError(f"pip cannot lock for platform {platform}",
-                       hint="platforms look like linux-x86_64, windows-x86_64, macos-arm64")
+    raise BackendError(_("{tool} cannot lock for platform {platform}").format(tool="pip", platform=platform),
+                       hint=_("platforms look like linux-x86_64, windows-x86_64, macos-arm64"))
 
 
 def pip_environ() -> dict[str, str]:
@@ -78,7 +79,8 @@ class PipEngine(WheelEngine):
     def create_venv(self, *, python: str, path: Path) -> None:
         cmd = [sys.executable, "-m", "virtualenv", "--quiet", "--no-download", "--no-periodic-update",
                "--no-setuptools", "-p", python, str(path)]
-        run_tool(cmd, what=f"creating {path} with Python {python} (virtualenv)", env=pip_environ(),
+        run_tool(cmd, what=_("creating {path} with Python {python}").format(path=path, python=python) + " (virtualenv)",
+                 env=pip_environ(),
                  error=EnvError, hint=missing_python_hint(python))
 
     def _pip(self) -> list[str]:
@@ -96,7 +98,7 @@ class PipEngine(WheelEngine):
 
     def resolve(self, *, requirements: list[str], python_version: str, platform: str,
                 pypi: "PypiSide", find_links: list[str]) -> list["LockedWheel"]:
-        major, _, minor = python_version.partition(".")
+        major, _dot, minor = python_version.partition(".")
         with tempfile.TemporaryDirectory(prefix="torchenv-resolve-") as tmp:
             req = Path(tmp) / "requirements.in"
             req.write_text("\n".join(requirements) + "\n")
@@ -108,9 +110,10 @@ class PipEngine(WheelEngine):
             for tag in pip_platforms(platform):
                 cmd += ["--platform", tag]
             cmd += [*source_args(pypi, find_links), "-r", str(req)]
-            run_tool(cmd, what=f"resolving the environment for {platform}, Python {python_version} (pip)",
-                     env=pip_environ(),
-                     hint="the lines above say what pip could not do; `torchenv plan` shows the sources used")
+            run_tool(cmd, what=_("resolving the environment for {platform}, Python {python} ({tool})").format(
+                         platform=platform, python=python_version, tool="pip"), env=pip_environ(),
+                     hint=_("the lines above say what {tool} could not do; `torchenv plan` shows the sources "
+                            "used").format(tool="pip"))
             return parse_report(report, pypi)
 
     def install_files(self, *, env_python: Path, files: list[Path],
@@ -123,7 +126,8 @@ class PipEngine(WheelEngine):
                    *build_requirement_links(files, Path(tmp) / "built-with")]
             if reinstall:
                 cmd.append("--force-reinstall")
-            run_tool(cmd, what=f"installing {len(files)} files into {env_python.parent.parent} (pip)",
+            run_tool(cmd, what=_("installing {count} files into {path}").format(
+                         count=len(files), path=env_python.parent.parent) + " (pip)",
                      env=pip_environ())
         self._remove_extraneous(env_python, files)
 
@@ -137,7 +141,8 @@ class PipEngine(WheelEngine):
         extra = sorted(set(distributions(fingerprint(env, version))) - wanted)
         if extra:
             run_tool([str(env_python), "-m", "pip", "uninstall", "--yes", "--quiet", *extra],
-                     what=f"removing packages the lock does not name ({', '.join(extra)})", env=pip_environ())
+                     what=_("removing packages the lock does not name ({names})").format(names=", ".join(extra)),
+                     env=pip_environ())
 
 
 def _env_python_version(env: Path) -> str:
@@ -159,9 +164,9 @@ def parse_report(path: Path, pypi: "PypiSide") -> list["LockedWheel"]:
         url = strip_secrets(info["url"])
         archive = info.get("archive_info")
         if archive is None:
-            raise BackendError(f"{item['metadata']['name']}: pip resolved it to a directory or VCS "
-                               f"checkout ({url}), which cannot be locked by hash",
-                               hint="require a released version from an index instead")
+            raise BackendError(_("{name}: pip resolved it to a directory or VCS checkout ({url}), which cannot be "
+                                 "locked by hash").format(name=item["metadata"]["name"], url=url),
+                               hint=_("require a released version from an index instead"))
         sha = (archive.get("hashes") or {}).get("sha256")
         if not sha and str(archive.get("hash", "")).startswith("sha256="):
             sha = archive["hash"].split("=", 1)[1]
@@ -172,8 +177,8 @@ def parse_report(path: Path, pypi: "PypiSide") -> list["LockedWheel"]:
 
                 sha = sha256_file(_local_path(url))
             else:
-                raise BackendError(f"{item['metadata']['name']}: no sha256 for {url}",
-                                   hint="the index does not publish hashes; use another PyPI mirror")
+                raise BackendError(_("{name}: no sha256 for {url}").format(name=item["metadata"]["name"], url=url),
+                                   hint=_("the index does not publish hashes; use another PyPI mirror"))
         from ..sources.index import normalize
 
         out.append(LockedWheel(name=normalize(item["metadata"]["name"]), version=item["metadata"]["version"],

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Sequence, cast
 from ..conda.engine import CondaEngine
 from ..conda.records import CondaRecord, records_from_lock  # noqa: F401  (re-exported for callers)
 from ..errors import BackendError, HashMismatch, SourceError, TorchenvError
+from ..i18n import _
 
 if TYPE_CHECKING:
     from rattler import NoArchLiteral
@@ -88,12 +89,13 @@ def verify_local(records: Sequence[CondaRecord]) -> None:
             continue
         local = Path(urllib.request.url2pathname(urllib.parse.urlsplit(rec.url).path))
         if not local.is_file():
-            raise SourceError(f"conda package {rec.url} is missing", url=rec.url,
-                              hint="the local channel moved or was cleaned; re-create it or re-lock")
+            raise SourceError(_("conda package {url} is missing").format(url=rec.url), url=rec.url,
+                              hint=_("the local channel moved or was cleaned; re-create it or re-lock"))
         if rec.sha256 and sha256_file(local) != rec.sha256:
-            raise HashMismatch(f"conda package {rec.url} does not match the sha256 in the lock ({rec.sha256[:12]}...)",
-                               url=rec.url, hint="the local channel holds different bytes than were locked; "
-                                                 "re-lock with `torchenv lock` only if you trust the new file")
+            raise HashMismatch(_("conda package {url} does not match the sha256 in the lock ({sha}...)").format(
+                url=rec.url, sha=rec.sha256[:12]), url=rec.url,
+                hint=_("the local channel holds different bytes than were locked; "
+                       "re-lock with `torchenv lock` only if you trust the new file"))
 
 
 def _share_metadata(prefix: Path) -> None:
@@ -132,8 +134,9 @@ def _call(op: str, args: dict[str, Any]) -> Any:
                               capture_output=True, text=True)
         if not result.exists():
             tail = (proc.stderr or proc.stdout or "").strip()[-2000:]
-            raise BackendError(f"the conda engine (py-rattler) died during {op} (exit {proc.returncode})",
-                               hint=tail or "run again; if it repeats, report it with `torchenv doctor` output")
+            raise BackendError(_("the conda engine (py-rattler) died during {op} (exit {code})").format(
+                op=op, code=proc.returncode),
+                hint=tail or _("run again; if it repeats, report it with `torchenv doctor` output"))
         data = json.loads(result.read_text())
     if "error" in data:
         err = data["error"]

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BackendError, EnvError
+from ..i18n import _
 from .base import WheelEngine, build_requirement_links
 
 if TYPE_CHECKING:
@@ -62,8 +63,8 @@ def uv_bin() -> str:
 
         found = shutil.which("uv")
         if not found:
-            raise BackendError("uv is not installed", hint="install torchenv with its dependencies "
-                               "(`pip install torchenv`), or use `--installer pip`") from None
+            raise BackendError(_("uv is not installed"), hint=_("install torchenv with its dependencies "
+                               "(`pip install torchenv`), or use `--installer pip`")) from None
         return found
 
 
@@ -92,7 +93,8 @@ def run_tool(cmd: list[str], *, what: str, env: dict[str, str] | None = None,
         tail = "\n".join(out.splitlines()[-25:])
         failure = classify(out)
         kind = f"; {failure.kind}" if failure else ""
-        raise error(f"{what} failed (exit {proc.returncode}{kind}):\n{tail}",
+        raise error(_("{what} failed (exit {code}{kind}):").format(what=what, code=proc.returncode, kind=kind)
+                    + f"\n{tail}",
                     hint=failure.hint if failure else hint)
     return proc
 
@@ -172,14 +174,15 @@ class UvEngine(WheelEngine):
 
     def create_venv(self, *, python: str, path: Path) -> None:
         cmd = [uv_bin(), "venv", "--no-config", "--quiet", "--no-python-downloads", "--python", python, str(path)]
-        run_tool(cmd, what=f"creating {path} with Python {python}", env=uv_environ(), error=EnvError,
+        run_tool(cmd, what=_("creating {path} with Python {python}").format(path=path, python=python),
+                 env=uv_environ(), error=EnvError,
                  hint=missing_python_hint(python))
 
     def resolve(self, *, requirements: list[str], python_version: str, platform: str,
                 pypi: "PypiSide", find_links: list[str]) -> list["LockedWheel"]:
         if platform not in UV_PLATFORMS:
-            raise BackendError(f"uv cannot lock for platform {platform}",
-                               hint="known platforms: " + ", ".join(sorted(UV_PLATFORMS)))
+            raise BackendError(_("{tool} cannot lock for platform {platform}").format(tool="uv", platform=platform),
+                               hint=_("known platforms: {platforms}").format(platforms=", ".join(sorted(UV_PLATFORMS))))
         with tempfile.TemporaryDirectory(prefix="torchenv-resolve-") as tmp:
             req = Path(tmp) / "requirements.in"
             req.write_text("\n".join(requirements) + "\n")
@@ -188,9 +191,10 @@ class UvEngine(WheelEngine):
                    "--generate-hashes", "--no-header", "--python-version", python_version,
                    "--python-platform", UV_PLATFORMS[platform], "--index-strategy", pypi.index_strategy,
                    *source_args(pypi, find_links), str(req), "-o", str(out)]
-            run_tool(cmd, what=f"resolving the environment for {platform}, Python {python_version} (uv)",
-                     env=uv_environ(),
-                     hint="the lines above say what uv could not do; `torchenv plan` shows the sources used")
+            run_tool(cmd, what=_("resolving the environment for {platform}, Python {python} ({tool})").format(
+                         platform=platform, python=python_version, tool="uv"), env=uv_environ(),
+                     hint=_("the lines above say what {tool} could not do; `torchenv plan` shows the sources "
+                            "used").format(tool="uv"))
             return parse_pylock(out, pypi)
 
     def install_files(self, *, env_python: Path, files: list[Path],
@@ -205,7 +209,8 @@ class UvEngine(WheelEngine):
                 cmd.append("--require-hashes")
             if reinstall:
                 cmd.append("--reinstall")
-            run_tool([*cmd, str(req)], what=f"installing {len(files)} files into {env_python.parent.parent} (uv)",
+            run_tool([*cmd, str(req)], what=_("installing {count} files into {path}").format(
+                         count=len(files), path=env_python.parent.parent) + " (uv)",
                      env=uv_environ())
 
 
@@ -244,9 +249,10 @@ def _python_of(env_python: Path) -> str:
 
 
 def missing_python_hint(python: str) -> str:
-    return (f"Python {python} is not installed on this machine. Get it with `uv python install {python}` "
-            f"(or pyenv: `pyenv install {python}`), or choose another version with `--python X.Y` / "
-            f'[torch] python in torchenv.toml, or use backend = "conda" (conda brings its own Python)')
+    return _("Python {python} is not installed on this machine. Get it with `uv python install {python}` "
+             "(or pyenv: `pyenv install {python}`), or choose another version with `--python X.Y` / "
+             '[torch] python in torchenv.toml, or use backend = "conda" (conda brings its own Python)').format(
+                 python=python)
 
 
 def parse_pylock(path: Path, pypi: "PypiSide") -> list["LockedWheel"]:
@@ -260,15 +266,15 @@ def parse_pylock(path: Path, pypi: "PypiSide") -> list["LockedWheel"]:
     for pkg in data.get("packages", []):
         entries = pkg.get("wheels") or [e for e in (pkg.get("archive"), pkg.get("sdist")) if e]
         if not entries:
-            raise BackendError(f"{pkg.get('name')}: uv resolved it to a source tree or VCS checkout, "
-                               "which cannot be locked by hash",
-                               hint="require a released version from an index instead of a path/git URL")
+            raise BackendError(_("{name}: uv resolved it to a source tree or VCS checkout, which cannot be locked "
+                                 "by hash").format(name=pkg.get("name")),
+                               hint=_("require a released version from an index instead of a path/git URL"))
         entry = entries[0]
         url = strip_secrets(entry.get("url") or file_url((path.parent / entry["path"])))
         sha = (entry.get("hashes") or {}).get("sha256")
         if not sha:
-            raise BackendError(f"{pkg['name']}: uv gave no sha256 for {url}",
-                               hint="the index does not publish hashes; use another PyPI mirror")
+            raise BackendError(_("{name}: no sha256 for {url}").format(name=pkg["name"], url=url),
+                               hint=_("the index does not publish hashes; use another PyPI mirror"))
         out.append(LockedWheel(name=pkg["name"], version=str(pkg["version"]),
                                filename=entry.get("name") or filename_of(url), url=url, sha256=sha,
                                index=index_for(url, pypi), source="pypi", size=entry.get("size")))

@@ -67,11 +67,22 @@ def answer(argv: list[str]) -> int | None:
             return None
         if any(_signature(path, follow) != sig for path, follow, sig in stamp["paths"]):
             return None
-        sys.stdout.write(f"{_rel(stamp['env'])} is up to date with {stamp['lock']} (target {stamp['target']})\n")
-        sys.stderr.write("".join(f"warning: {w}\n" for w in stamp["warnings"]))
+        _ = _translator()
+        sys.stdout.write(_("{env} is up to date with {lock} (target {target})").format(
+            env=_rel(stamp["env"]), lock=stamp["lock"], target=stamp["target"]) + "\n")
+        sys.stderr.write("".join(f"{_('warning:')} {w}\n" for w in stamp["warnings"]))
     except (OSError, ValueError, KeyError, TypeError):
         return None
     return 0
+
+
+def _translator():
+    """``up``'s words in the user's language. In English this reads the locale variables and nothing
+    else: the catalogue is opened only when the locale asks for one (and only then costs a read)."""
+    from .. import i18n
+
+    i18n.activate()
+    return i18n._
 
 
 def _rel(path: str) -> str:

@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 from ..errors import IntentError
+from ..i18n import _
 from .model import INTENT_FILE, CondaIntent, EnvIntent, Intent, MirrorIntent, TorchIntent
 
 HEADER = """\
@@ -178,9 +179,9 @@ def write_intent_file(project: Path, text: str, *, force: bool = False) -> Path 
 def refuse_existing(target: Path) -> None:
     """Raise when ``target`` exists: ``init`` never replaces a user's file without ``--force``."""
     if target.exists():
-        raise IntentError("already exists; not overwriting it", file=str(target),
-                          hint="edit it by hand, or run `torchenv init --force` to replace it "
-                               f"(the old file is kept as {INTENT_FILE}.bak)")
+        raise IntentError(_("already exists; not overwriting it"), file=str(target),
+                          hint=_("edit it by hand, or run `torchenv init --force` to replace it "
+                                 "(the old file is kept as {backup})").format(backup=f"{INTENT_FILE}.bak"))
 
 
 def _free_backup_path(target: Path) -> Path:

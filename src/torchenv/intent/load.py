@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import IntentError
+from ..i18n import _
 from .model import INTENT_FILE, CondaIntent, EnvIntent, Intent, MirrorIntent, TorchIntent
 
 if sys.version_info >= (3, 11):
@@ -34,9 +35,9 @@ def load_project_intent(project_dir: Path | str) -> Intent:
     """
     project = Path(project_dir).resolve()
     if not project.is_dir():
-        raise IntentError("project directory does not exist" if not project.exists()
-                          else "project path is not a directory", file=str(project),
-                          hint="pass an existing directory with -C DIR")
+        raise IntentError(_("project directory does not exist") if not project.exists()
+                          else _("project path is not a directory"), file=str(project),
+                          hint=_("pass an existing directory with -C DIR"))
     path = project / INTENT_FILE
     if not path.exists():
         return Intent(project=project)
@@ -50,8 +51,8 @@ def load_intent_file(path: Path | str) -> Intent:
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        raise IntentError(f"cannot read the file: {exc.strerror or exc}", file=name,
-                          hint="check that it is a readable file") from None
+        raise IntentError(_("cannot read the file: {error}").format(error=exc.strerror or exc), file=name,
+                          hint=_("check that it is a readable file")) from None
     text = _decode(raw, name)
     data = parse_text(text, name)
     return Intent(file=path, project=path.parent, **build_sections(data, text, name))
@@ -62,8 +63,8 @@ def _decode(raw: bytes, name: str) -> str:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw[:exc.start].count(b"\n") + 1
-        raise IntentError("the file is not UTF-8 text", file=name, line=line,
-                          hint="save it as UTF-8 (TOML files must be UTF-8)") from None
+        raise IntentError(_("the file is not UTF-8 text"), file=name, line=line,
+                          hint=_("save it as UTF-8 (TOML files must be UTF-8)")) from None
     return text.removeprefix("\ufeff")  # editors on Windows may add a byte-order mark
 
 
@@ -75,9 +76,10 @@ def parse_text(text: str, name: str = "<text>") -> dict[str, Any]:
         from .locate import strip_position, toml_error_line
 
         msg = str(exc)
-        raise IntentError(f"invalid TOML: {strip_position(msg)}", file=name, line=toml_error_line(msg, text),
-                          hint='check quotes, brackets and "key = value" syntax on that line '
-                               '(strings need quotes: cuda = "cu121")') from None
+        raise IntentError(_("invalid TOML: {error}").format(error=strip_position(msg)), file=name,
+                          line=toml_error_line(msg, text),
+                          hint=_('check quotes, brackets and "key = value" syntax on that line '
+                                 '(strings need quotes: cuda = "cu121")')) from None
 
 
 def build_sections(data: dict[str, Any], text: str, name: str) -> dict[str, Any]:
@@ -159,4 +161,4 @@ def _flag_hint(flag: str, hint: str | None) -> str | None:
     """File-oriented hints ("write cuda = ...") reworded for a flag ("--cuda ...")."""
     if not hint:
         return hint
-    return hint.replace("write a list, even for one item", "repeat the flag for each name")
+    return hint.replace(_("write a list, even for one item"), _("repeat the flag for each name"))

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from ..i18n import _
 from . import versions
 
 
@@ -32,7 +33,7 @@ class Field:
 
 def _nonempty(text: str) -> str:
     if not text.strip():
-        raise versions.InvalidValue("the value is empty", "remove the key to use the default")
+        raise versions.InvalidValue(_("the value is empty"), _("remove the key to use the default"))
     return text.strip()
 
 
@@ -77,12 +78,12 @@ def _suggest(word: str, options: list[str] | tuple[str, ...]) -> str:
     import difflib
 
     near = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
-    return f"did you mean {near[0]!r}? " if near else ""
+    return _("did you mean {name}? ").format(name=repr(near[0])) if near else ""
 
 
 def _type_name(value: Any) -> str:
-    names = {bool: "a boolean", int: "a number", float: "a number", str: "a string",
-             list: "a list", dict: "a table"}
+    names = {bool: _("a boolean"), int: _("a number"), float: _("a number"), str: _("a string"),
+             list: _("a list"), dict: _("a table")}
     return names.get(type(value), type(value).__name__)
 
 
@@ -99,32 +100,36 @@ def check_value(path: tuple[str, ...], field: Field, value: Any) -> Any:
     """Validate and normalise one value read from TOML (types first, then meaning)."""
     if field.kind == "bool":
         if type(value) is not bool:
-            raise SchemaError(path, f"expected true or false, got {_type_name(value)}", f"write {field.example}")
+            raise SchemaError(path, _("expected true or false, got {got}").format(got=_type_name(value)),
+                              _("write {example}").format(example=field.example))
         return value
     if field.kind == "list":
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            got = _type_name(value) if not isinstance(value, list) else "a list with non-string items"
-            return_hint = f"write {field.example}"
+            got = _type_name(value) if not isinstance(value, list) else _("a list with non-string items")
+            return_hint = _("write {example}").format(example=field.example)
             if isinstance(value, str):
-                return_hint = f'write a list, even for one item: {path[-1]} = ["{value}"]'
-            raise SchemaError(path, f"expected a list of strings, got {got}", return_hint)
+                return_hint = _("write a list, even for one item") + f': {path[-1]} = ["{value}"]'
+            raise SchemaError(path, _("expected a list of strings, got {got}").format(got=got), return_hint)
         items = [_norm(field, path, v) for v in value]
         items = list(dict.fromkeys(items))
         return tuple(sorted(items) if path in UNORDERED else items)
     if field.kind == "table":
         if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
-            raise SchemaError(path, "expected a table of name = \"URL\" strings", f"write {field.example}")
+            raise SchemaError(path, _("expected a table of name = \"URL\" strings"),
+                              _("write {example}").format(example=field.example))
         return {k: _norm(field, path + (k,), v) for k, v in value.items()}
     if not isinstance(value, str):
-        hint = f"write {field.example}"
+        hint = _("write {example}").format(example=field.example)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            hint = f"quote it, e.g. {field.example} (unquoted, TOML reads 3.10 as the number 3.1)"
-        raise SchemaError(path, f"expected a string, got {_type_name(value)}", hint)
+            hint = _("quote it, e.g. {example} (unquoted, TOML reads 3.10 as the number 3.1)").format(
+                example=field.example)
+        raise SchemaError(path, _("expected a string, got {got}").format(got=_type_name(value)), hint)
     if field.kind == "choice":
         word = value.strip().lower()
         if word not in field.choices:
-            raise SchemaError(path, f"{value!r} is not one of: {', '.join(field.choices)}",
-                              _suggest(word, field.choices) + f"write {field.example}")
+            raise SchemaError(path, _("{value} is not one of: {choices}").format(
+                value=repr(value), choices=", ".join(field.choices)),
+                _suggest(word, field.choices) + _("write {example}").format(example=field.example))
         return word
     return _norm(field, path, value)
 
@@ -140,14 +145,16 @@ def check_document(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
         if table not in SCHEMA:
             raise _unknown_table(table, body)
         if not isinstance(body, dict):
-            raise SchemaError((table,), f"{table!r} must be a table, got {_type_name(body)}",
-                              f"write [{table}] on its own line, then its keys below it")
+            raise SchemaError((table,), _("{table} must be a table, got {got}").format(
+                table=repr(table), got=_type_name(body)),
+                _("write [{table}] on its own line, then its keys below it").format(table=table))
         fields = SCHEMA[table]
         values: dict[str, Any] = {}
         for key, value in body.items():
             if key not in fields:
-                raise SchemaError((table, key), f"unknown key {key!r} in [{table}]",
-                                  _suggest(key, tuple(fields)) + f"valid keys in [{table}]: {', '.join(fields)}")
+                raise SchemaError((table, key), _("unknown key {key} in [{table}]").format(key=repr(key), table=table),
+                                  _suggest(key, tuple(fields)) + _("valid keys in [{table}]: {keys}").format(
+                                      table=table, keys=", ".join(fields)))
             values[fields[key].attr] = check_value((table, key), fields[key], value)
         out[table] = values
     return out
@@ -157,7 +164,8 @@ def _unknown_table(name: str, body: Any) -> SchemaError:
     owners = [t for t, fields in SCHEMA.items() if name in fields]
     if owners and not isinstance(body, dict):
         where = " or ".join(f"[{t}]" for t in owners)
-        return SchemaError((name,), f"key {name!r} is outside any table",
-                           f"move it below a {where} line")
-    return SchemaError((name,), f"unknown table [{name}]",
-                       _suggest(name, tuple(SCHEMA)) + f"valid tables: {', '.join(f'[{t}]' for t in SCHEMA)}")
+        return SchemaError((name,), _("key {key} is outside any table").format(key=repr(name)),
+                           _("move it below a {tables} line").format(tables=where))
+    return SchemaError((name,), _("unknown table [{table}]").format(table=name),
+                       _suggest(name, tuple(SCHEMA)) + _("valid tables: {tables}").format(
+                           tables=", ".join(f"[{t}]" for t in SCHEMA)))

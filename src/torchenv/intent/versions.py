@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from ..i18n import _
+
 if TYPE_CHECKING:
     from packaging.specifiers import SpecifierSet
 
@@ -52,17 +54,19 @@ def normalise_torch_spec(text: str) -> str:
     """
     raw = text.strip()
     if not raw:
-        raise InvalidValue("the torch version is empty",
-                           f"remove the key to let torchenv choose, or write one of {TORCH_SPEC_FORMS}")
+        raise InvalidValue(_("the torch version is empty"),
+                           _("remove the key to let torchenv choose, or write one of {forms}").format(
+                               forms=TORCH_SPEC_FORMS))
     if "+" in raw:
-        public, _, local = raw.partition("+")
+        public, _plus, local = raw.partition("+")
         tier_hint = ""
         try:
             tier_hint = f' and cuda = "{normalise_tier(local)}"'
         except InvalidValue:
             pass
-        raise InvalidValue(f"torch version {raw!r} has a local tag (+{local})",
-                           f'write version = "{public.lstrip("=")}"{tier_hint}: the CUDA tier is set by `cuda`')
+        raise InvalidValue(_("torch version {raw} has a local tag (+{local})").format(raw=repr(raw), local=local),
+                           _("write {setting}: the CUDA tier is set by `cuda`").format(
+                               setting=f'version = "{public.lstrip("=")}"{tier_hint}'))
     bare = _BARE.fullmatch(raw)
     if bare:
         release, star = bare.groups()
@@ -96,12 +100,12 @@ def _normalise_with_packaging(raw: str, clauses: list[str]) -> str:
         try:
             spec = Specifier(clause)
         except InvalidSpecifier:
-            raise InvalidValue(f"{raw!r} is not a valid version or PEP 440 version specifier"
-                               + (f" (bad part: {clause!r})" if len(clauses) > 1 else ""),
-                               f"write one of {TORCH_SPEC_FORMS}") from None
+            raise InvalidValue(_("{raw} is not a valid version or PEP 440 version specifier").format(raw=repr(raw))
+                               + (_(" (bad part: {part})").format(part=repr(clause)) if len(clauses) > 1 else ""),
+                               _("write one of {forms}").format(forms=TORCH_SPEC_FORMS)) from None
         if "+" in spec.version:
-            raise InvalidValue(f"torch version {raw!r} has a local tag",
-                               "drop the +tag: the CUDA tier is set by `cuda`")
+            raise InvalidValue(_("torch version {raw} has a local tag").format(raw=repr(raw)),
+                               _("drop the +tag: the CUDA tier is set by `cuda`"))
         out.append(str(spec))
     return ",".join(out)
 
@@ -155,15 +159,19 @@ def normalise_tier(text: str) -> str:
     near = _TIER_NEAR.fullmatch(low)
     if near:
         cu = f"cu{near.group(1)}{near.group(2)}"
-        raise InvalidValue(f"{raw!r} is not a tier name", f'write "{cu}" (or "{near.group(1)}.{near.group(2)}")')
+        raise InvalidValue(_("{raw} is not a tier name").format(raw=repr(raw)),
+                           _("write {value}").format(value=f'"{cu}" (or "{near.group(1)}.{near.group(2)}")'))
     if low in ("cuda", "gpu", "nvidia"):
-        raise InvalidValue(f"{raw!r} does not say which CUDA version",
-                           'write "auto" (pick the best tier for this machine\'s driver) or a tier such as "cu121"')
+        raise InvalidValue(_("{raw} does not say which CUDA version").format(raw=repr(raw)),
+                           _('write "auto" (pick the best tier for this machine\'s driver) or a tier such as "cu121"'))
     if low in ("mps", "metal"):
-        raise InvalidValue(f"{raw!r} is not a wheel tier", 'write "cpu" on macOS: the default wheels include MPS')
+        raise InvalidValue(_("{raw} is not a wheel tier").format(raw=repr(raw)),
+                           _('write "cpu" on macOS: the default wheels include MPS'))
     if low.startswith("rocm"):
-        raise InvalidValue(f"{raw!r} is not a ROCm tier name", 'write it as "rocm<major>.<minor>", e.g. "rocm6.2"')
-    raise InvalidValue(f"{raw!r} is not a CUDA tier", f"write one of {TIER_FORMS}")
+        raise InvalidValue(_("{raw} is not a ROCm tier name").format(raw=repr(raw)),
+                           _('write it as "rocm<major>.<minor>", e.g. "rocm6.2"'))
+    raise InvalidValue(_("{raw} is not a CUDA tier").format(raw=repr(raw)),
+                       _("write one of {forms}").format(forms=TIER_FORMS))
 
 
 # --- Python version --------------------------------------------------------------------------
@@ -184,22 +192,22 @@ def normalise_python(text: str) -> str:
     if m:
         ver = (int(m.group(1)), int(m.group(2)))
         if not PYTHON_MIN <= ver <= PYTHON_MAX:
-            raise InvalidValue(f"Python {raw} is outside the supported range "
-                               f"{PYTHON_MIN[0]}.{PYTHON_MIN[1]}..{PYTHON_MAX[0]}.{PYTHON_MAX[1]}",
-                               'write a version such as "3.11"')
+            raise InvalidValue(_("Python {python} is outside the supported range {first}..{last}").format(
+                python=raw, first=f"{PYTHON_MIN[0]}.{PYTHON_MIN[1]}", last=f"{PYTHON_MAX[0]}.{PYTHON_MAX[1]}"),
+                _('write a version such as "3.11"'))
         if m.group(3) and ver < FREE_THREADED_MIN:
-            raise InvalidValue(f"Python {raw} does not exist: free-threaded CPython starts with 3.13",
-                               'write "3.13t" or "3.14t", or drop the "t" for the regular build')
+            raise InvalidValue(_("Python {python} does not exist: free-threaded CPython starts with 3.13").format(
+                python=raw), _('write "3.13t" or "3.14t", or drop the "t" for the regular build'))
         return f"{ver[0]}.{ver[1]}{m.group(3)}"
     stripped = re.sub(r"^(?:python|cpython|py|cp)[\s-]*", "", low)
     near = re.fullmatch(r"(\d+)\.(\d+)(?:\.\w+)*", stripped) or re.fullmatch(r"(3)(\d{1,2})", stripped)
     if near:
-        return _refuse_python(raw, f'write "{int(near.group(1))}.{int(near.group(2))}"')
-    return _refuse_python(raw, 'write major and minor, e.g. "3.11"')
+        return _refuse_python(raw, _("write {value}").format(value=f'"{int(near.group(1))}.{int(near.group(2))}"'))
+    return _refuse_python(raw, _('write major and minor, e.g. "3.11"'))
 
 
 def _refuse_python(raw: str, hint: str) -> str:
-    raise InvalidValue(f"{raw!r} is not a Python version of the form X.Y", hint)
+    raise InvalidValue(_("{raw} is not a Python version of the form X.Y").format(raw=repr(raw)), hint)
 
 
 def normalise_companion(text: str) -> str:
@@ -210,6 +218,7 @@ def normalise_companion(text: str) -> str:
     import difflib
 
     near = difflib.get_close_matches(name, COMPANIONS, n=1)
-    hint = f"did you mean {near[0]!r}? " if near else ""
-    raise InvalidValue(f"{text!r} is not a companion torchenv can pin",
-                       f"{hint}valid names: {', '.join(COMPANIONS)} (other packages go in your requirements)")
+    hint = _("did you mean {name}? ").format(name=repr(near[0])) if near else ""
+    raise InvalidValue(_("{raw} is not a companion torchenv can pin").format(raw=repr(text)),
+                       hint + _("valid names: {names} (other packages go in your requirements)").format(
+                           names=", ".join(COMPANIONS)))

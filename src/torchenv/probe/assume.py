@@ -21,6 +21,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ..errors import MachineFileError
+from ..i18n import _
 from ..machine import AppleInfo, Gpu, Machine, NvidiaInfo, PythonInstall, RocmInfo
 
 if TYPE_CHECKING:
@@ -66,11 +67,11 @@ def _driver_flag(value: str) -> str:
 
     value = value.strip()
     if not is_driver_version(value):
-        raise _bad("--assume-driver", value, "not an NVIDIA driver version",
-                   "write it as nvidia-smi shows it, e.g. --assume-driver 550.54.14 (or just 550)")
+        raise _bad("--assume-driver", value, _("not an NVIDIA driver version"),
+                   _("write it as nvidia-smi shows it, e.g. --assume-driver 550.54.14 (or just 550)"))
     if cuda_for_driver(value) is None:
-        raise _bad("--assume-driver", value, "older than any driver CUDA 10.1 supports",
-                   "torch's CUDA builds need driver 418.39 or newer; use --assume-no-gpu for a CPU plan")
+        raise _bad("--assume-driver", value, _("older than any driver CUDA 10.1 supports"),
+                   _("torch's CUDA builds need driver 418.39 or newer; use --assume-no-gpu for a CPU plan"))
     return value
 
 
@@ -79,9 +80,9 @@ def _gpu_flag(value: str, index: int) -> Gpu:
 
     match = _CC.match(value.strip())
     if not match or int(match.group(1)) < 1:
-        raise _bad("--assume-gpu", value, "not a compute capability",
-                   "write MAJOR.MINOR, e.g. --assume-gpu 8.6 (RTX 30xx, A10) or 9.0 (H100); "
-                   "repeat the flag once per GPU")
+        raise _bad("--assume-gpu", value, _("not a compute capability"),
+                   _("write MAJOR.MINOR, e.g. --assume-gpu 8.6 (RTX 30xx, A10) or 9.0 (H100); "
+                     "repeat the flag once per GPU"))
     cc = f"{int(match.group(1))}.{match.group(2)}"
     example = representative_gpu(cc)
     sm = f"sm_{cc.replace('.', '')}"
@@ -91,9 +92,9 @@ def _gpu_flag(value: str, index: int) -> Gpu:
 
 def _python_flag(value: str) -> PythonInstall:
     if not _PYTHON.match(value.strip()):
-        raise _bad("--assume-python", value, "not a Python 3 version",
-                   "write X.Y, e.g. --assume-python 3.11 or 3.14t for a free-threaded one (repeat for each "
-                   "Python the target has)")
+        raise _bad("--assume-python", value, _("not a Python 3 version"),
+                   _("write X.Y, e.g. --assume-python 3.11 or 3.14t for a free-threaded one (repeat for each "
+                     "Python the target has)"))
     return PythonInstall(version=value.strip(), path="", source="assumed")
 
 
@@ -101,10 +102,10 @@ def apply_assumptions(base: Machine, spec: "MachineSpec", *, fresh: bool) -> Mac
     """Lay the ``--assume-*`` flags over ``base``. Raises MachineFileError (exit 2) naming the bad flag."""
     os_name = spec.assume_os or base.os
     if os_name not in _OSES:
-        raise _bad("--assume-os", os_name, "unknown OS", "use linux, windows or macos")
+        raise _bad("--assume-os", os_name, _("unknown OS"), _("use linux, windows or macos"))
     arch = spec.assume_arch or (base.arch if os_name == base.os else DEFAULT_ARCH[os_name])
     if arch not in ("x86_64", "aarch64", "arm64"):
-        raise _bad("--assume-arch", arch, "unknown architecture", "use x86_64, aarch64 or arm64")
+        raise _bad("--assume-arch", arch, _("unknown architecture"), _("use x86_64, aarch64 or arm64"))
     arch = _arch_for(os_name, arch)
     changes: dict[str, Any] = {"os": os_name, "arch": arch, "assumed": True}
     findings = list(base.findings)
@@ -112,10 +113,10 @@ def apply_assumptions(base: Machine, spec: "MachineSpec", *, fresh: bool) -> Mac
     glibc = spec.assume_glibc
     if glibc is not None:
         if not _GLIBC.match(glibc.strip()):
-            raise _bad("--assume-glibc", glibc, "not a glibc version", "write X.Y, e.g. --assume-glibc 2.28")
+            raise _bad("--assume-glibc", glibc, _("not a glibc version"), _("write X.Y, e.g. --assume-glibc 2.28"))
         if os_name != "linux":
-            raise _bad("--assume-glibc", glibc, f"glibc only exists on Linux (the assumed OS is {os_name})",
-                       "drop --assume-glibc or use --assume-os linux")
+            raise _bad("--assume-glibc", glibc, _("glibc only exists on Linux (the assumed OS is {os})").format(
+                os=os_name), _("drop --assume-glibc or use --assume-os linux"))
         changes["glibc"] = glibc.strip()
     elif os_name != "linux":
         changes["glibc"] = None
@@ -150,12 +151,12 @@ def _assumed_rocm(spec: "MachineSpec", os_name: str) -> RocmInfo:
     values = [v.strip().lower() for v in spec.assume_gfx]
     for value in values:
         if not _GFX.match(value):
-            raise _bad("--assume-gfx", value, "not an AMD gfx target",
-                       "write it as rocminfo / rocm-smi show it, e.g. --assume-gfx gfx90a (MI200), gfx942 (MI300), "
-                       "gfx1100 (RX 7900)")
+            raise _bad("--assume-gfx", value, _("not an AMD gfx target"),
+                       _("write it as rocminfo / rocm-smi show it, e.g. --assume-gfx gfx90a (MI200), gfx942 (MI300), "
+                         "gfx1100 (RX 7900)"))
     if os_name != "linux" or spec.assume_no_gpu:
-        raise _bad("--assume-gfx", values[0], "ROCm torch wheels exist for Linux only" if os_name != "linux"
-                   else "contradicts --assume-no-gpu", "drop --assume-gfx, or use --assume-os linux")
+        raise _bad("--assume-gfx", values[0], _("ROCm torch wheels exist for Linux only") if os_name != "linux"
+                   else _("contradicts --assume-no-gpu"), _("drop --assume-gfx, or use --assume-os linux"))
     return RocmInfo(version=None, gfx=values)
 
 
@@ -164,22 +165,24 @@ def _assumed_nvidia(base: Machine, spec: "MachineSpec", os_name: str, findings: 
     if spec.assume_no_gpu:
         if driver_flag or gpu_flags:
             given = "--assume-driver" if driver_flag else "--assume-gpu"
-            raise MachineFileError(f"--assume-no-gpu contradicts {given}",
-                                   hint="drop one of them: a machine with no GPU has no GPU driver to assume")
+            raise MachineFileError(_("--assume-no-gpu contradicts {flag}").format(flag=given),
+                                   hint=_("drop one of them: a machine with no GPU has no GPU driver to assume"))
         return None
     if not (driver_flag or gpu_flags):
         return base.nvidia if os_name != "macos" else None
     if os_name == "macos":
         flag = "--assume-driver" if driver_flag else "--assume-gpu"
-        raise MachineFileError(f"{flag}: macOS has no NVIDIA CUDA support (the assumed OS is macos)",
-                               hint="plan for macOS without GPU flags (torch uses MPS there), or use --assume-os linux")
+        raise MachineFileError(_("{flag}: macOS has no NVIDIA CUDA support (the assumed OS is macos)").format(flag=flag),
+                               hint=_("plan for macOS without GPU flags (torch uses MPS there), or use --assume-os "
+                                      "linux"))
     from .nvidia.driver_cuda import cuda_for_driver
 
     driver = _driver_flag(driver_flag) if driver_flag else (base.nvidia.driver if base.nvidia else None)
     if gpu_flags and not driver:
-        raise MachineFileError(f"--assume-gpu {gpu_flags[0]} needs a driver version to plan against",
-                               hint="add --assume-driver, e.g. --assume-driver 580.95.05 (the driver decides "
-                                    "which CUDA builds can run at all)")
+        raise MachineFileError(_("--assume-gpu {value} needs a driver version to plan against").format(
+                                   value=gpu_flags[0]),
+                               hint=_("add --assume-driver, e.g. --assume-driver 580.95.05 (the driver decides "
+                                      "which CUDA builds can run at all)"))
     if gpu_flags:
         gpus = [_gpu_flag(value, i) for i, value in enumerate(gpu_flags)]
     else:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Callable, Literal
 
 from ..errors import HashMismatch, SourceError
+from ..i18n import _
 from .index import local_path as _local_path
 
 CHUNK = 1 << 20
@@ -266,7 +267,7 @@ def fetch(filename: str, sha256: str, urls: list[str], *, ui: Any = None, cache:
             return final
         final.unlink(missing_ok=True)   # our own cache entry went bad: replace it
 
-    path, _ = _first_source(filename, expected, urls, root=root, final=final, verified=verified, ui=ui,
+    path, _digest = _first_source(filename, expected, urls, root=root, final=final, verified=verified, ui=ui,
                             timeout=timeout, on_failure=on_failure)
     return path
 
@@ -321,16 +322,20 @@ def _first_source(filename: str, expected: str | None, urls: list[str], *, root:
             if on_failure is not None:
                 on_failure(url, exc.reason)
             if ui is not None:
-                nxt = f"trying {_label(urls[i + 1])}" if i + 1 < len(urls) else "no source left"
-                ui.warn(f"mirror {_label(url)} failed for {filename} ({exc.reason}); {nxt}")
+                nxt = _("trying {source}").format(source=_label(urls[i + 1])) if i + 1 < len(urls) \
+                    else _("no source left")
+                ui.warn(_("mirror {mirror} failed for {filename} ({reason}); {next}").format(
+                    mirror=_label(url), filename=filename, reason=exc.reason, next=nxt))
 
-    listing = "; ".join(f"{u}: {why}" for u, why in tried) or "no source was given"
+    listing = "; ".join(f"{u}: {why}" for u, why in tried) or _("no source was given")
     if received is not None:
         raise HashMismatch(
-            f"{filename}: expected sha256 {expected}, but a source served {received} "
-            f"(sources tried: {listing})", url=next(u for u, w in tried if "sha256" in w),
-            hint="the file was refused; a mirror may hold a different build under the same name. "
-                 "Try another mirror (--mirror official) or re-lock if the lock is out of date")
-    raise SourceError(f"could not get {filename} from any source ({listing})",
+            _("{filename}: expected sha256 {expected}, but a source served {received} (sources tried: "
+              "{listing})").format(filename=filename, expected=expected, received=received, listing=listing),
+            url=next(u for u, w in tried if "sha256" in w),
+            hint=_("the file was refused; a mirror may hold a different build under the same name. "
+                   "Try another mirror (--mirror official) or re-lock if the lock is out of date"))
+    raise SourceError(_("could not get {filename} from any source ({listing})").format(
+                          filename=filename, listing=listing),
                       url=tried[-1][0] if tried else None,
-                      hint="check your network/proxy, or pick a working mirror: `torchenv mirror test`")
+                      hint=_("check your network/proxy, or pick a working mirror: `torchenv mirror test`"))

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SourceError
+from ..i18n import _
 
 ARCHIVE_SUFFIXES = (".whl", ".tar.gz", ".zip", ".tar.bz2", ".tgz")
 
@@ -62,8 +63,8 @@ def parse_wheel_filename(filename: str) -> tuple[str, str, frozenset]:
     try:
         name, version, _build, tags = parse(filename)
     except InvalidWheelFilename as exc:
-        raise SourceError(f"not a valid wheel file name: {filename} ({exc})",
-                          hint="wheel names look like NAME-VERSION-PYTAG-ABITAG-PLATFORM.whl") from None
+        raise SourceError(_("not a valid wheel file name: {filename} ({error})").format(filename=filename, error=exc),
+                          hint=_("wheel names look like NAME-VERSION-PYTAG-ABITAG-PLATFORM.whl")) from None
     return str(name), str(version), frozenset(tags)
 
 
@@ -83,7 +84,7 @@ class _Links(HTMLParser):
 
 def _file_from_href(base: str, href: str) -> IndexFile | None:
     absolute = urllib.parse.urljoin(base, href)
-    url, _, fragment = absolute.partition("#")
+    url, _hash, fragment = absolute.partition("#")
     path = urllib.parse.urlsplit(url).path
     if not path or path.endswith("/"):
         return None            # "../", sub-directories of an autoindex listing
@@ -154,10 +155,11 @@ def fetch_page(url: str, timeout: float) -> list[IndexFile]:
     except urllib.error.HTTPError as exc:
         if exc.code in (404, 410):
             return []
-        raise SourceError(f"index {url} answered HTTP {exc.code}", url=url,
+        raise SourceError(_("index {url} answered HTTP {code}").format(url=url, code=exc.code), url=url,
                           hint=_hint(url)) from None
     except OSError as exc:
-        raise SourceError(f"cannot reach index {url}: {describe(exc)}", url=url, hint=_hint(url)) from None
+        raise SourceError(_("cannot reach index {url}: {reason}").format(url=url, reason=describe(exc)), url=url,
+                          hint=_hint(url)) from None
     if "json" in ctype or body[:1] == b"{":
         try:
             return parse_json(json.loads(body), final_url)
@@ -167,9 +169,8 @@ def fetch_page(url: str, timeout: float) -> list[IndexFile]:
 
 
 def _hint(url: str) -> str:
-    return (f"check the address and your network/proxy; choose another mirror with "
-            f"--mirror NAME (see `torchenv mirror test`), or fix [mirror] in torchenv.toml "
-            f"(source that failed: {url})")
+    return _("check the address and your network/proxy; choose another mirror with --mirror NAME (see "
+             "`torchenv mirror test`), or fix [mirror] in torchenv.toml (source that failed: {url})").format(url=url)
 
 
 def with_slash(url: str) -> str:
@@ -188,21 +189,21 @@ def list_project_files(url: str, project: str, *, layout: str = "index",
     project name. Raises ``SourceError`` naming ``url`` when the source is unreachable.
     """
     if layout not in ("index", "flat"):
-        raise SourceError(f"unknown index layout {layout!r} for {url}", url=url,
-                          hint="layout is 'index' (PEP 503) or 'flat' (find-links page/dir)")
+        raise SourceError(_("unknown index layout {layout} for {url}").format(layout=repr(layout), url=url), url=url,
+                          hint=_("layout is 'index' (PEP 503) or 'flat' (find-links page/dir)"))
     want = normalize(project)
     local = local_path(url)
     if local is not None:
         if not local.exists():
-            raise SourceError(f"local package source {local} does not exist", url=url,
-                              hint="fix the path, or remove it from your pip config / torchenv.toml")
+            raise SourceError(_("local package source {path} does not exist").format(path=local), url=url,
+                              hint=_("fix the path, or remove it from your pip config / torchenv.toml"))
         if layout == "index":
             files = read_local(local / want)
         else:
             files = read_local(local)
     elif os.environ.get("TORCHENV_OFFLINE") == "1":
-        raise SourceError(f"{url} not contacted: torchenv is offline (TORCHENV_OFFLINE=1)", url=url,
-                          hint="offline installs use only a bundle/--from folder and the local cache")
+        raise SourceError(_("{url} not contacted: torchenv is offline (TORCHENV_OFFLINE=1)").format(url=url), url=url,
+                          hint=_("offline installs use only a bundle/--from folder and the local cache"))
     elif layout == "index":
         files = fetch_page(f"{url.rstrip('/')}/{want}/", timeout)
     else:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import IntentError
+from ..i18n import _
 
 if TYPE_CHECKING:
     from ..options import SourceOverrides
@@ -94,10 +95,10 @@ def load_candidates(path: Path) -> dict[str, Preset]:
     try:
         return parse_presets(_tomllib().loads(Path(path).read_text(encoding="utf-8")))
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise IntentError(f"cannot read mirror candidates: {exc}", file=str(path),
-                          hint="use the schema of torchenv's recipes/mirrors.toml: "
-                               "[pypi.NAME] url=..., [torch.NAME] base=... layout=..., "
-                               "[conda.NAME.channels]") from None
+        raise IntentError(_("cannot read mirror candidates: {error}").format(error=exc), file=str(path),
+                          hint=_("use the schema of torchenv's recipes/mirrors.toml: "
+                                 "[pypi.NAME] url=..., [torch.NAME] base=... layout=..., "
+                                 "[conda.NAME.channels]")) from None
 
 
 # --- the configuration chain -----------------------------------------------------------------
@@ -163,8 +164,8 @@ def _user_layer() -> Layer | None:
     try:
         table = _tomllib().loads(text).get("mirror") or {}
     except ValueError as exc:
-        raise IntentError(f"not valid TOML: {exc}", file=str(path),
-                          hint="fix or delete the file; `torchenv mirror use NAME` rewrites [mirror]") from None
+        raise IntentError(_("not valid TOML: {error}").format(error=exc), file=str(path),
+                          hint=_("fix or delete the file; `torchenv mirror use NAME` rewrites [mirror]")) from None
     if not isinstance(table, dict) or not table:
         return None
     str_or_none = lambda k: (str(table[k]) if table.get(k) else None)  # noqa: E731
@@ -203,9 +204,10 @@ def check_name(name: str, layer: Layer, attr: str = "use") -> None:
     if name in SPECIAL or name in presets():
         return
     known = ", ".join(sorted(presets()))
-    raise IntentError(f"unknown mirror preset {name!r}", file=layer.file, key=layer.keys.get(attr, attr),
-                      hint=f"known presets: {known}; or 'auto' (fastest, see `torchenv mirror test`) "
-                           f"or 'official'")
+    raise IntentError(_("unknown mirror preset {name}").format(name=repr(name)), file=layer.file,
+                      key=layer.keys.get(attr, attr),
+                      hint=_("known presets: {known}; or 'auto' (fastest, see `torchenv mirror test`) "
+                             "or 'official'").format(known=known))
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from ..i18n import _
+
 CHUNK_BYTES = 8 << 20
 RANGED_MIN_BYTES = 2 * CHUNK_BYTES     # smaller files keep one connection
 PER_MIRROR_CONNECTIONS = 4             # what a mirror usually tolerates from one client
@@ -240,9 +242,9 @@ class Partial:
 def _content_range(value: str | None) -> tuple[int, int, int] | None:
     """``bytes START-END/TOTAL`` -> (start, end inclusive, total)."""
     try:
-        unit, _, rest = (value or "").partition(" ")
-        span, _, total = rest.partition("/")
-        start, _, end = span.partition("-")
+        unit, _space, rest = (value or "").partition(" ")
+        span, _slash, total = rest.partition("/")
+        start, _dash, end = span.partition("-")
         return (int(start), int(end), int(total)) if unit == "bytes" else None
     except ValueError:
         return None
@@ -325,13 +327,14 @@ class Download:
     def drop(self, host: str, reason: str) -> None:
         with self.lock:
             if self.urls.pop(host, None) is not None:
-                self.warn(f"mirror {host} dropped for {self.filename} ({reason})")
+                self.warn(_("mirror {mirror} dropped for {filename} ({reason})").format(
+                    mirror=host, filename=self.filename, reason=reason))
 
     def run(self, jobs: list[_Job], attempt: Callable[[_Job, str], None]) -> None:
         """Work through ``jobs`` with as many threads as the mirrors allow; bounded retries per job."""
         pending = list(jobs)
         threads = [threading.Thread(target=self._worker, args=(pending, attempt), daemon=True)
-                   for _ in range(min(len(jobs), PER_MIRROR_CONNECTIONS * max(1, len(self.urls)), budget_size()))]
+                   for _worker in range(min(len(jobs), PER_MIRROR_CONNECTIONS * max(1, len(self.urls)), budget_size()))]
         for t in threads:
             t.start()
         for t in threads:
@@ -471,8 +474,9 @@ def _hunt_liar(d: Download, expected: str) -> str | None:
             p.save(force=True)
             RATES.get(suspect).liar = True
             which = ", ".join(f"bytes {p.bounds(i)[0]}-{p.bounds(i)[1] - 1}" for i in sorted(replaced))
-            d.warn(f"mirror {suspect} served wrong bytes for {d.filename} ({which}: another mirror's copy "
-                   f"differs, and with it the file matches its sha256); dropped it for this run")
+            d.warn(_("mirror {mirror} served wrong bytes for {filename} ({which}: another mirror's copy "
+                     "differs, and with it the file matches its sha256); dropped it for this run").format(
+                         mirror=suspect, filename=d.filename, which=which))
             d.urls.pop(suspect, None)
             return suspect
     return None

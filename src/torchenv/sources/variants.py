@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import SourceError
+from ..i18n import _
 
 if TYPE_CHECKING:
     from .index import IndexFile
@@ -50,15 +51,16 @@ def parse_variants(data: Any, url: str) -> VariantsFile:
     """The ``variants`` table of a variants.json; ``SourceError`` naming ``url`` when it is not one."""
     table = data.get("variants") if isinstance(data, dict) else None
     if not isinstance(table, dict):
-        raise SourceError(f"{url}: not a variants.json (no \"variants\" table)", url=url,
-                          hint="the index's variant metadata is ignored; report it to the index's maintainers")
+        raise SourceError(_("{url}: not a variants.json (no \"variants\" table)").format(url=url), url=url,
+                          hint=_("the index's variant metadata is ignored; report it to the index's maintainers"))
     labels: dict[str, Properties] = {}
     for label, namespaces in table.items():
         if not isinstance(namespaces, dict) or not all(
                 isinstance(features, dict) and all(isinstance(v, list) for v in features.values())
                 for features in namespaces.values()):
-            raise SourceError(f"{url}: variant {label!r} is not namespace -> feature -> [values]", url=url,
-                              hint="the index's variant metadata is ignored; report it to the index's maintainers")
+            raise SourceError(_("{url}: variant {label} is not namespace -> feature -> [values]").format(
+                url=url, label=repr(label)), url=url,
+                              hint=_("the index's variant metadata is ignored; report it to the index's maintainers"))
         labels[str(label)] = {ns: {f: [str(v) for v in vals] for f, vals in feats.items()}
                               for ns, feats in namespaces.items()}
     return VariantsFile(url=url, labels=labels)
@@ -76,13 +78,13 @@ def read_variants(link: "IndexFile", timeout: float = 5.0) -> VariantsFile:
             with open_url(link.url, timeout=timeout) as resp:
                 text = resp.read().decode("utf-8", errors="replace")
     except OSError as exc:
-        raise SourceError(f"cannot read {link.url}: {describe(exc)}", url=link.url,
-                          hint="the index's variant metadata is ignored this time") from None
+        raise SourceError(_("cannot read {url}: {reason}").format(url=link.url, reason=describe(exc)), url=link.url,
+                          hint=_("the index's variant metadata is ignored this time")) from None
     try:
         return parse_variants(json.loads(text), link.url)
     except ValueError:
-        raise SourceError(f"{link.url}: not valid JSON", url=link.url,
-                          hint="the index's variant metadata is ignored; report it to the index's maintainers") from None
+        raise SourceError(_("{url}: not valid JSON").format(url=link.url), url=link.url,
+                          hint=_("the index's variant metadata is ignored; report it to the index's maintainers")) from None
 
 
 def fit(label: str, needs: Properties, supported: Properties) -> LabelFit:

@@ -1,0 +1,83 @@
+"""torchenv.toml and flag errors, init's findings, mirror and installer messages in Chinese.
+
+The errors keep where they point (file:line: key) and the technical tokens as typed; only the
+words around them change. ``--json`` stays English.
+"""
+from __future__ import annotations
+
+import json
+import re
+
+from torchenv import i18n
+
+ZH = {"LANG": "zh_CN.UTF-8"}
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def test_a_bad_torchenv_toml_is_explained_in_chinese_naming_file_line_and_key(sh, tmp_path):
+    (tmp_path / "torchenv.toml").write_text('[torch]\nversion = "2.8"\nverison = "2.8"\n')
+    ran = sh.torchenv("plan", cwd=tmp_path, env=ZH)
+    assert ran.rc == 2, ran.text
+    assert f"{tmp_path / 'torchenv.toml'}:3: torch.verison: [torch] 中有未知的键 'verison'" in ran.err
+    assert "提示： 你是不是想写 'version'？[torch] 中可用的键：version, cuda" in " ".join(ran.err.split("\n"))
+
+
+def test_a_toml_syntax_error_and_a_wrong_type_read_in_chinese(sh, tmp_path):
+    toml = tmp_path / "torchenv.toml"
+    toml.write_text("[torch]\npython = 3.10\n")
+    ran = sh.torchenv("plan", cwd=tmp_path, env=ZH)
+    assert f"{toml}:2: torch.python: 应为字符串，实际是数字" in ran.err
+    assert 'python = "3.11"（不加引号时 TOML 会把 3.10 读成数字 3.1）' in ran.err
+    toml.write_text('[torch\ncuda = "cu121"\n')
+    ran = sh.torchenv("plan", cwd=tmp_path, env=ZH)
+    assert ran.rc == 2 and f"{toml}:1: TOML 格式错误：" in ran.err
+
+
+def test_a_bad_flag_names_the_flag_in_chinese(sh, tmp_path):
+    ran = sh.torchenv("plan", "--cuda", "cuda", cwd=tmp_path, env=ZH)
+    assert ran.rc == 2
+    assert "<flags>: --cuda: 'cuda' 没有说明是哪个 CUDA 版本" in ran.err
+    assert '"auto"' in ran.err and '"cu121"' in ran.err
+    ran = sh.torchenv("plan", "--assume-driver", "abc", cwd=tmp_path, env=ZH)
+    assert ran.rc == 2 and "--assume-driver abc: 不是 NVIDIA 驱动版本" in ran.err
+
+
+def test_intent_errors_in_json_do_not_change_with_the_locale(sh, tmp_path):
+    (tmp_path / "torchenv.toml").write_text('[torch]\ncuda = "cu12.x"\n')
+    english = sh.torchenv("plan", "--json", cwd=tmp_path, env={"LANG": "C.UTF-8"})
+    chinese = sh.torchenv("plan", "--json", cwd=tmp_path, env=ZH)
+    assert english.rc == chinese.rc == 2
+    assert json.loads(english.out) == json.loads(chinese.out) and not CJK.search(chinese.out)
+
+
+def test_init_says_in_chinese_what_it_found(sh, tmp_path):
+    (tmp_path / "requirements.txt").write_text("torch==2.4.1+cu121\nnumpy\n")
+    (tmp_path / ".python-version").write_text("3.8.5\n")
+    ran = sh.torchenv("init", cwd=tmp_path, env=ZH)
+    assert ran.rc == 0, ran.text
+    assert "requirements.txt: 文件存在  ->  [env] requirements += [\"requirements.txt\"]" in ran.out
+    assert 'torch==2.4.1+cu121  ->  version = "==2.4.1"' in ran.out
+    assert 'torch==2.4.1+cu121  ->  cuda = "cu121"（本地标签 +cu121）' in ran.out
+    english = sh.torchenv("init", "--force", "--json", cwd=tmp_path, env=ZH)
+    assert not CJK.search(english.out) and "file exists" in english.out
+
+
+def test_installer_failure_hints_read_in_chinese_and_keep_their_kind():
+    from torchenv.engines.failures import classify
+
+    output = "error: Failed to fetch: `https://mirror.example/simple/numpy/`\n  Caused by: dns error"
+    assert classify(output).hint.startswith("the index's host name does not resolve")
+    i18n.activate(ZH)
+    try:
+        failure = classify(output)
+    finally:
+        i18n.deactivate()
+    assert failure.kind == "host name not found"
+    assert failure.hint.startswith("索引的主机名无法解析") and "`torchenv mirror test`" in failure.hint
+
+
+def test_an_unknown_mirror_preset_reads_in_chinese(sh, tmp_path):
+    (tmp_path / "torchenv.toml").write_text('[mirror]\nuse = "tunaa"\n')
+    ran = sh.torchenv("plan", cwd=tmp_path, env=ZH)
+    assert ran.rc == 2
+    assert "未知的镜像预设 'tunaa'" in ran.err and "已知的预设：" in ran.err and "tuna" in ran.err

@@ -1,0 +1,77 @@
+"""`torchenv up` in Chinese on a fake-wheel project: the steps and the ready / up-to-date lines.
+
+The lock and the env's state stay English data; the English no-op reads no catalogue.
+"""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from torchenv import i18n
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _up(world, monkeypatch, capsys, lang: str, *extra: str) -> tuple[int, str, str]:
+    from torchenv.cli import main
+
+    monkeypatch.setenv("LANG", lang)
+    for var in ("TORCHENV_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(var, raising=False)
+    try:
+        rc = main(["up", "-C", str(world.project), "--no-verify", *extra])
+    finally:
+        i18n.deactivate()
+    out, err = capsys.readouterr()
+    return rc, " ".join(out.split()), err
+
+
+@pytest.mark.parametrize("installer", ["uv"], indirect=True)
+def test_up_shows_its_steps_in_chinese_and_writes_an_english_lock(world, monkeypatch, capsys):
+    rc, out, err = _up(world, monkeypatch, capsys, "zh_CN.UTF-8")
+    assert rc == 0, err
+    for step in ("正在制定计划（探测 + 解析）", "正在锁定 linux-x86_64-cpu（uv）", "正在创建 ",
+                 "，使用 Python 3.11（uv）", "已写入 torchenv.lock（目标 linux-x86_64-cpu）",
+                 "就绪：", "（目标 linux-x86_64-cpu，已安装）", "激活："):
+        assert step in out, out
+    assert not re.search(r"planning|locking|creating|wrote|ready:", out), out
+    lock = (world.project / "torchenv.lock").read_text()
+    assert not CJK.search(lock)
+
+    rc, out, err = _up(world, monkeypatch, capsys, "zh_CN.UTF-8")
+    assert rc == 0 and "与 torchenv.lock 一致，已是最新（目标 linux-x86_64-cpu）" in out, out + err
+
+
+@pytest.mark.parametrize("installer", ["uv"], indirect=True)
+def test_the_english_up_is_unchanged_and_its_noop_reads_no_catalogue(world, monkeypatch, capsys):
+    rc, out, _err = _up(world, monkeypatch, capsys, "C.UTF-8")
+    assert rc == 0
+    assert "planning (probe + resolve)" in out and "ready:" in out and "(target linux-x86_64-cpu, installed)" in out
+    assert not CJK.search(out)
+    read = []
+    monkeypatch.setattr(i18n, "_load", lambda: read.append(1))
+    rc, out, _err = _up(world, monkeypatch, capsys, "C.UTF-8")
+    assert rc == 0 and "is up to date with torchenv.lock (target linux-x86_64-cpu)" in out
+    assert read == []
+
+
+@pytest.mark.parametrize("installer", ["uv"], indirect=True)
+def test_the_noop_up_in_a_fresh_process_speaks_the_locale_on_both_paths(world):
+    """The full no-op check, then the stamp fast path it records (answered before the CLI is built)."""
+    from torchenv.install import fastpath
+
+    world.run_up()
+    env = {k: v for k, v in os.environ.items() if k not in ("TORCHENV_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES")}
+    cmd = [sys.executable, "-m", "torchenv", "up", "-C", str(world.project)]
+    stamp = world.project / fastpath.STAMP_DIR / fastpath.STAMP_FILE
+    for path in ("full", "stamp"):
+        assert stamp.exists() == (path == "stamp")
+        chinese = subprocess.run(cmd, capture_output=True, text=True, env={**env, "LANG": "zh_CN.UTF-8"})
+        assert chinese.returncode == 0, chinese.stderr
+        assert "与 torchenv.lock 一致，已是最新（目标 linux-x86_64-cpu）" in chinese.stdout, path
+        english = subprocess.run(cmd, capture_output=True, text=True, env={**env, "LANG": "C.UTF-8"})
+        assert "is up to date with torchenv.lock (target linux-x86_64-cpu)" in english.stdout, path
