@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from ..ui import Ui
 
 
-def make_engine(name: str, ui: Any = None) -> "WheelEngine":
+def make_engine(name: str, ui: Any = None) -> WheelEngine:
     if name == "pip":
         from ..engines.pip import PipEngine
 
@@ -44,14 +44,14 @@ class WheelLocker:
     lock wheels by the same rules (supply chain, mirrors, hashes); each hands in its own plan as it is.
     """
 
-    def __init__(self, *, plan: "Plan", engine: "WheelEngine", ui: "Ui | None") -> None:
+    def __init__(self, *, plan: Plan, engine: WheelEngine, ui: Ui | None) -> None:
         from .getfile import SourceMemory
 
         self.plan, self.engine, self.ui = plan, engine, ui
         self.memory = SourceMemory(ui)   # hosts that failed in this run (lock and install share it)
 
     # -- locking --------------------------------------------------------------------------------
-    def _locate(self, name: str, version: str, source: str) -> tuple["LockedWheel", str]:
+    def _locate(self, name: str, version: str, source: str) -> tuple[LockedWheel, str]:
         """(LockedWheel with canonical URL and verified sha256, ``file://`` URL of the cached file).
 
         Why fetch while locking: the engine resolves the rest of the closure from the torch
@@ -76,7 +76,7 @@ class WheelLocker:
                                    memory=self.memory, ui=self.ui)
         return dataclasses.replace(wheel, sha256=sha, size=path.stat().st_size), path.resolve().as_uri()
 
-    def lock(self, requirements: list[str]) -> tuple["LockedWheel", ...]:
+    def lock(self, requirements: list[str]) -> tuple[LockedWheel, ...]:
         """Every wheel of the plan plus ``requirements``, exactly pinned and hash-locked, sorted."""
         from ..sources.index import normalize
         from .locate import FROM_PYPI, FROM_TORCH_INDEX, torch_family
@@ -145,7 +145,7 @@ class WheelLocker:
                          "`import torch` will warn that it is missing")
         return resolved, []
 
-    def _remember_hashed(self, wheels: list["LockedWheel"]) -> None:
+    def _remember_hashed(self, wheels: list[LockedWheel]) -> None:
         """Record the sha256 the engine computed (``--generate-hashes``) for each local file it resolved.
 
         Why: ``materialise`` (now and in every later run) would otherwise read every local wheel
@@ -164,7 +164,7 @@ class WheelLocker:
         if hashed:
             remember_verified(hashed)
 
-    def fetch(self, wheels: "Sequence[LockedWheel]") -> list[Path]:
+    def fetch(self, wheels: Sequence[LockedWheel]) -> list[Path]:
         """A hash-checked local file for every wheel (cache, local folders, then the plan's sources, lazily)."""
         from .getfile import wheel_file
 
@@ -193,7 +193,7 @@ class WheelLocker:
 class VenvBackend(Backend):
     name = "venv"
 
-    def __init__(self, *, plan: "Plan", env_path: Path, ui: "Ui", installer: str | None = None) -> None:
+    def __init__(self, *, plan: Plan, env_path: Path, ui: Ui, installer: str | None = None) -> None:
         super().__init__(plan=plan, env_path=env_path, ui=ui)
         self.engine = make_engine(installer or plan.installer, ui)
         self.wheels = WheelLocker(plan=plan, engine=self.engine, ui=ui)
@@ -214,7 +214,7 @@ class VenvBackend(Backend):
     def memory(self) -> Any:
         return self.wheels.memory
 
-    def lock_target(self, *, requirements: list[str]) -> "LockTarget":
+    def lock_target(self, *, requirements: list[str]) -> LockTarget:
         from ..lock.model import LockTarget
 
         plan = self.plan
@@ -228,7 +228,7 @@ class VenvBackend(Backend):
     def create(self) -> None:
         self.engine.create_venv(python=self.plan.python_path or self.plan.python, path=self.env_path)
 
-    def materialise(self, target: "LockTarget") -> list[Path]:
+    def materialise(self, target: LockTarget) -> list[Path]:
         """A hash-checked local file for every wheel (cache, local folders, then the plan's sources, lazily).
 
         ``up`` calls this before it creates or changes the env, so a download failure
@@ -236,7 +236,7 @@ class VenvBackend(Backend):
         """
         return self.wheels.fetch(target.wheels)
 
-    def install(self, *, target: "LockTarget", reinstall: bool = False, files: list[Path] | None = None) -> None:
+    def install(self, *, target: LockTarget, reinstall: bool = False, files: list[Path] | None = None) -> None:
         """Install the target's files; ``files`` are those ``materialise`` returned (fetched now if not given)."""
         files = self.materialise(target) if files is None else files
         hashes = {w.filename: w.sha256 for w in target.wheels}
@@ -254,13 +254,13 @@ class VenvBackend(Backend):
         return distributions(fingerprint(self.env_path, self.plan.python))
 
 
-def _replace(wheel: "LockedWheel", **changes: Any) -> "LockedWheel":
+def _replace(wheel: LockedWheel, **changes: Any) -> LockedWheel:
     import dataclasses
 
     return dataclasses.replace(wheel, **changes)
 
 
-def import_needs_missing(plan: "Plan", requirements: list[str]) -> list[str]:
+def import_needs_missing(plan: Plan, requirements: list[str]) -> list[str]:
     """The plan's ``import_requirements`` (numpy for ``import torch``) the project does not name itself."""
     import re
 

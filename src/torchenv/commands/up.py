@@ -66,12 +66,12 @@ def _rel(path) -> str:
 
 def _activation_hint(result, ui) -> None:
     try:
-        from ..activation import activation_command, find_env
-
         import os
 
+        from ..activation import activation_command, find_env
+
         line = activation_command(find_env(result.env_path), os.environ.get("SHELL", "bash"))
-    except Exception:   # noqa: BLE001 - a hint must never turn success into failure
+    except Exception:
         line = f"source {result.env_path}/bin/activate"
     ui.info(f"[bold green]ready:[/] {result.env_path} (target {result.target}, {result.status})")
     ui.info(f"  activate: {line}\n  or run:   torchenv run -- python your_script.py")

@@ -7,8 +7,8 @@ can hand the backend a fake.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from .records import CondaRecord
 

@@ -14,7 +14,7 @@ import sys
 from email.parser import Parser
 from pathlib import Path
 
-from ..kb.pins import cuda_from_requires  # noqa: F401 - re-exported: doctor reads installed pins the same way
+from ..kb.pins import cuda_from_requires
 from .model import Companion, EnvFacts
 
 COMPANIONS = ("torchvision", "torchaudio")

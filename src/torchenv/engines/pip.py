@@ -95,7 +95,7 @@ class PipEngine(WheelEngine):
         return [str(env_python(tool)), "-m", "pip"]
 
     def resolve(self, *, requirements: list[str], python_version: str, platform: str,
-                pypi: "PypiSide", find_links: list[str]) -> list["LockedWheel"]:
+                pypi: PypiSide, find_links: list[str]) -> list[LockedWheel]:
         major, _, minor = python_version.partition(".")
         with tempfile.TemporaryDirectory(prefix="torchenv-resolve-") as tmp:
             req = Path(tmp) / "requirements.in"
@@ -145,7 +145,7 @@ def _env_python_version(env: Path) -> str:
     return env_python_version(env) or f"{sys.version_info[0]}.{sys.version_info[1]}"
 
 
-def parse_report(path: Path, pypi: "PypiSide") -> list["LockedWheel"]:
+def parse_report(path: Path, pypi: PypiSide) -> list[LockedWheel]:
     """Turn ``pip install --report`` (format 1) into LockedWheels."""
     from ..lock.model import LockedWheel
     from ..sources.credentials import strip_secrets

@@ -18,8 +18,9 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from ..conda.engine import CondaEngine
 from ..conda.records import CondaRecord, records_from_lock  # noqa: F401  (re-exported for callers)
@@ -237,7 +238,8 @@ def _solve_error(exc: Exception, specs: list[str], channels: list[str], vpkgs: l
 
 
 async def _solve(channels, specs, platform, virtual_packages, mirrors, cache_dir, offline):
-    from rattler import Channel, Gateway, SourceConfig, solve as rsolve
+    from rattler import Channel, Gateway, SourceConfig
+    from rattler import solve as rsolve
 
     cache_dir = Path(cache_dir)
     # Sharded repodata fetches only what the solve touches (conda-forge's full repodata is huge);
@@ -310,7 +312,7 @@ def _main(request: str, result: str) -> int:
         kind = type(exc).__name__ if type(exc).__name__ in _ERRORS else "BackendError"
         out = {"error": {"type": kind, "message": exc.message, "hint": exc.hint,
                          "url": getattr(exc, "url", None)}}
-    except Exception as exc:  # noqa: BLE001 - anything else is an engine failure, reported in words
+    except Exception as exc:
         out = {"error": {"type": "BackendError", "message": f"the conda engine failed: {type(exc).__name__}: {exc}"}}
     tmp = Path(result + ".part")
     tmp.write_text(json.dumps(out))

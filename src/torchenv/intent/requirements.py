@@ -132,7 +132,7 @@ def _shown(path: Path, project: Path) -> str:
         return path.name
 
 
-def gather(intent: "Intent", project_dir: Path) -> tuple[list[ProjectRequirement], list[str]]:
+def gather(intent: Intent, project_dir: Path) -> tuple[list[ProjectRequirement], list[str]]:
     """``[env] requirements`` files, else ``requirements.txt``, else ``[project].dependencies``, else
     setup.py/setup.cfg ``install_requires`` (read, never run)."""
     reqs: list[ProjectRequirement] = []
@@ -187,7 +187,7 @@ def requirements_digest(reqs: list[ProjectRequirement]) -> str:
     return "sha256:" + hashlib.sha256(blob.encode()).hexdigest()
 
 
-def requirements_hash(intent: "Intent", reqs: list[ProjectRequirement]) -> str:
+def requirements_hash(intent: Intent, reqs: list[ProjectRequirement]) -> str:
     """The *old* lock's ``intent-hash`` (locks written before ``requirements-hash`` existed).
 
     It folded the requirements into ``intent.hash()`` (only when there were any); kept so
@@ -200,7 +200,7 @@ def requirements_hash(intent: "Intent", reqs: list[ProjectRequirement]) -> str:
     return "sha256:" + hashlib.sha256(blob.encode()).hexdigest()
 
 
-def lock_is_current(lock: "Lockfile", intent: "Intent", reqs: list[ProjectRequirement]) -> bool:
+def lock_is_current(lock: Lockfile, intent: Intent, reqs: list[ProjectRequirement]) -> bool:
     """Was ``lock`` made for this torchenv.toml and these requirements?
 
     A lock without ``requirements-hash`` (written by an older torchenv) is judged the way that
@@ -212,7 +212,7 @@ def lock_is_current(lock: "Lockfile", intent: "Intent", reqs: list[ProjectRequir
     return lock.intent_hash == intent.hash() and lock.requirements_hash == requirements_digest(reqs)
 
 
-def check_against_plan(reqs: list[ProjectRequirement], plan: "Plan") -> None:
+def check_against_plan(reqs: list[ProjectRequirement], plan: Plan) -> None:
     """Refuse a project requirement (or constraint) on a torch-family package that excludes the plan.
 
     A local tag naming the planned tier (``torch==2.2.2+cu121`` when the plan is cu121) is the
@@ -248,7 +248,7 @@ def check_against_plan(reqs: list[ProjectRequirement], plan: "Plan") -> None:
                                    f"(torchenv pins the torch family), or change [torch] in {intent_file}")
 
 
-def agreeing_pins(reqs: list[ProjectRequirement], plan: "Plan") -> list[str]:
+def agreeing_pins(reqs: list[ProjectRequirement], plan: Plan) -> list[str]:
     """One line per torch-family pin of the project's files (after ``check_against_plan``)."""
     planned = {_normalize(p.name): p.version for p in plan.packages}
     out = []
@@ -315,8 +315,8 @@ def _untagged(text: str) -> str:
     from packaging.requirements import InvalidRequirement, Requirement
     from packaging.specifiers import SpecifierSet
 
-    from ..sources.routing import torch_family
     from ..sources.index import normalize
+    from ..sources.routing import torch_family
 
     try:
         req = Requirement(text)

@@ -20,8 +20,9 @@ that tier). Only ``up``/``lock`` on the probed machine check; an assumed machine
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any
 
 from ..errors import PlanRefused, SourceError
 
@@ -35,7 +36,7 @@ MAX_CANDIDATES = 12
 FALLBACK = "reachable builds: "      # the start of the warning ``up`` prints for a fallback plan
 
 
-def fallback_said(plan: "Plan") -> list[str]:
+def fallback_said(plan: Plan) -> list[str]:
     """The warnings saying a fallback was planned and what was skipped (``up`` prints them)."""
     return [w for w in plan.warnings if w.startswith(FALLBACK)]
 
@@ -54,8 +55,8 @@ class Candidate:
         return " ".join(w for w in words if w)
 
 
-def available_plan(plan: "Plan", intent: "Intent", machine: "Machine", overrides: "SourceOverrides | None" = None,
-                   *, offline: bool = False) -> "Plan":
+def available_plan(plan: Plan, intent: Intent, machine: Machine, overrides: SourceOverrides | None = None,
+                   *, offline: bool = False) -> Plan:
     """``plan`` when its torch-family files can be fetched; else (``auto`` only) the first reachable candidate.
 
     ``overrides``: the source flags the plan was resolved with (each candidate is resolved with them too);
@@ -73,14 +74,14 @@ def available_plan(plan: "Plan", intent: "Intent", machine: "Machine", overrides
         remember_dead(memory, before)
 
 
-def _available(plan: "Plan", intent: "Intent", machine: "Machine", overrides: "SourceOverrides | None",
-               memory: Any) -> "Plan":
+def _available(plan: Plan, intent: Intent, machine: Machine, overrides: SourceOverrides | None,
+               memory: Any) -> Plan:
     missing = missing_file(plan, memory)
     if missing is None:
         return plan
     skipped = [f"torch {plan.torch_version} ({plan.tier}) for Python {plan.python}: {missing}"]
     explicit = _explicit(intent)
-    tried: list[tuple[Candidate, "Plan"]] = []
+    tried: list[tuple[Candidate, Plan]] = []
     candidates = list(_candidates(plan, intent))
     for where in (LocalOnly(), memory):     # files already on this machine first, then any reachable source
         for cand in candidates:
@@ -100,7 +101,7 @@ def _available(plan: "Plan", intent: "Intent", machine: "Machine", overrides: "S
                            "wheels in a folder listed in pip's find-links")
 
 
-def _explicit(intent: "Intent") -> list[str]:
+def _explicit(intent: Intent) -> list[str]:
     """The torchenv.toml/flag words that must not be switched."""
     t = intent.torch
     out = []
@@ -113,7 +114,7 @@ def _explicit(intent: "Intent") -> list[str]:
     return out
 
 
-def missing_file(plan: "Plan", memory: Any) -> str | None:
+def missing_file(plan: Plan, memory: Any) -> str | None:
     """Why one of the plan's torch-family files cannot be had from its sources, or ``None`` when all can.
 
     Besides the planned packages: torch-family names the project's own requirements ask for
@@ -138,7 +139,7 @@ def missing_file(plan: "Plan", memory: Any) -> str | None:
     return None
 
 
-def _required_family(plan: "Plan") -> set[str]:
+def _required_family(plan: Plan) -> set[str]:
     """Torch-family names in the project's requirement files (read as ``up`` reads them)."""
     import re
 
@@ -150,14 +151,14 @@ def _required_family(plan: "Plan") -> set[str]:
         return set()
     try:
         reqs, _warnings = gather(plan.intent, project)
-    except Exception:   # noqa: BLE001 - a broken requirements file is reported by up itself, with context
+    except Exception:
         return set()
     names = {re.sub(r"[-_.]+", "-", m.group(1)).lower()
              for m in (re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", r.text) for r in reqs if not r.constraint) if m}
     return names & torch_family()
 
 
-def _unlisted(plan: "Plan", name: str, memory: Any) -> str | None:
+def _unlisted(plan: Plan, name: str, memory: Any) -> str | None:
     """Why no source the plan may take ``name`` from lists a wheel of it for this target, else ``None``."""
     from ..backends.locate import FROM_PYPI, FROM_TORCH_INDEX, search_order, target_tags
     from ..sources.index import list_project_files, parse_wheel_filename
@@ -199,7 +200,7 @@ class LocalOnly:
         return "not on this machine; local files are tried first"
 
 
-def _candidates(plan: "Plan", intent: "Intent") -> Iterator[Candidate]:
+def _candidates(plan: Plan, intent: Intent) -> Iterator[Candidate]:
     seen: set[tuple] = set()
     pinned_python = intent.torch.python
     pythons = sorted(plan.machine.python_versions(), key=_vt, reverse=True) if not pinned_python \
@@ -223,7 +224,7 @@ def _candidates(plan: "Plan", intent: "Intent") -> Iterator[Candidate]:
             yield c
 
 
-def _local_candidates(plan: "Plan", pythons: list[str]) -> Iterator[Candidate]:
+def _local_candidates(plan: Plan, pythons: list[str]) -> Iterator[Candidate]:
     """torch wheels in the user's own folders, newest first, for the Pythons of this machine."""
     import os
 
@@ -252,7 +253,7 @@ def _local_candidates(plan: "Plan", pythons: list[str]) -> Iterator[Candidate]:
     yield from sorted(found, key=lambda c: (_vt(c.version.strip("=")), _vt(c.python or "0")), reverse=True)
 
 
-def _pypi_candidates(plan: "Plan", intent: "Intent", pythons: list[str]) -> Iterator[Candidate]:
+def _pypi_candidates(plan: Plan, intent: Intent, pythons: list[str]) -> Iterator[Candidate]:
     """PyPI's default build of each release the pin allows (it runs on a CPU too), newest first."""
     from .. import kb
     from .resolver import constraints
@@ -267,8 +268,8 @@ def _pypi_candidates(plan: "Plan", intent: "Intent", pythons: list[str]) -> Iter
                 yield Candidate(f"=={rel.version}", tier, py, f"PyPI's own build of torch {rel.version}")
 
 
-def _try(cand: Candidate, intent: "Intent", machine: "Machine", overrides: "SourceOverrides | None",
-         memory: Any) -> "Plan | str":
+def _try(cand: Candidate, intent: Intent, machine: Machine, overrides: SourceOverrides | None,
+         memory: Any) -> Plan | str:
     """The candidate's plan when the resolver accepts it and its files can be had, else why not."""
     from ..errors import IntentError
     from .resolver import resolve
@@ -283,10 +284,10 @@ def _try(cand: Candidate, intent: "Intent", machine: "Machine", overrides: "Sour
     return plan if missing is None else missing
 
 
-def _keeps(found: "Plan", planned: "Plan", intent: "Intent") -> bool:
+def _keeps(found: Plan, planned: Plan, intent: Intent) -> bool:
     """Does the fallback keep every explicit word of the intent (tier, version, Python)?"""
-    from .search import matching_releases
     from .resolver import constraints
+    from .search import matching_releases
 
     cons = constraints(intent)
     return ((cons.tier == "auto" or found.tier == planned.tier)
@@ -294,7 +295,7 @@ def _keeps(found: "Plan", planned: "Plan", intent: "Intent") -> bool:
             and (not cons.python or found.python == cons.python))
 
 
-def _with_fallback(plan: "Plan", skipped: list[str], cand: Candidate, *, local: bool) -> "Plan":
+def _with_fallback(plan: Plan, skipped: list[str], cand: Candidate, *, local: bool) -> Plan:
     """The fallback plan, its reasons saying what was skipped and why; the user's intent is kept on it."""
     how = "its files are on this machine" if local else "it can be fetched from here"
     note = (f"{FALLBACK}chose torch {plan.torch_version} ({plan.tier}) for Python {plan.python}, {cand.why}, "
@@ -304,7 +305,7 @@ def _with_fallback(plan: "Plan", skipped: list[str], cand: Candidate, *, local: 
     return dataclasses.replace(plan, reasons=reasons, warnings=(*plan.warnings, warning))
 
 
-def _refusal(plan: "Plan", explicit: list[str], missing: str, tried: list, memory: Any) -> PlanRefused:
+def _refusal(plan: Plan, explicit: list[str], missing: str, tried: list, memory: Any) -> PlanRefused:
     """An explicit choice whose files cannot be fetched: refused, with what is reachable instead."""
     alts = [{"kind": "reachable", "torch": p.torch_version, "tier": p.tier, "python": p.python,
              "why": c.why, "flags": c.flags()} for c, p in tried[:4]]
@@ -317,7 +318,7 @@ def _refusal(plan: "Plan", explicit: list[str], missing: str, tried: list, memor
                             "(network/proxy, `torchenv mirror test`)")
 
 
-def _mirror_alternatives(plan: "Plan", memory: Any) -> list[dict[str, Any]]:
+def _mirror_alternatives(plan: Plan, memory: Any) -> list[dict[str, Any]]:
     """Mirror presets carrying the plan's tier whose listing has its files."""
     from ..sources.mirrors import presets
     from ..sources.model import TorchSource

@@ -27,7 +27,7 @@ class Constraints:
     allow_experimental: bool = False
     check_driver: bool = True          # False only when computing a "newer driver" alternative
 
-    def relax(self, **changes) -> "Constraints":
+    def relax(self, **changes) -> Constraints:
         return replace(self, **changes)
 
 
@@ -238,7 +238,7 @@ def _no_tiers(rel: kb.Release, mv: MachineView) -> Rejection:
     return Rejection(rel.version, None, "platform", f"torch {rel.version} has no {mv.mode} wheels for {mv.platform}")
 
 
-def search(cons: Constraints, mv: MachineView, index: "IndexView | None" = None) -> Outcome:
+def search(cons: Constraints, mv: MachineView, index: IndexView | None = None) -> Outcome:
     """First fitting (release, tier): newest release first; within it the preferred tier.
 
     Experimental tiers are tried only when no stable tier of any matching release fits, unless

@@ -18,7 +18,7 @@ import json
 import os
 import time
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -60,7 +60,7 @@ def _tomllib():
 
 def parse_presets(data: dict[str, Any]) -> dict[str, Preset]:
     """Presets from a mirrors.toml-shaped document (also used for ``--candidates-file``)."""
-    from .credentials import remember   # a candidates file may hold logins: kept aside, never in a Preset
+    from .credentials import remember  # a candidates file may hold logins: kept aside, never in a Preset
 
     fields: dict[str, dict[str, Any]] = {}
     for kind in KINDS:
@@ -80,7 +80,7 @@ def parse_presets(data: dict[str, Any]) -> dict[str, Preset]:
     return {name: Preset(**f) for name, f in fields.items()}
 
 
-@lru_cache(maxsize=None)
+@cache
 def presets() -> dict[str, Preset]:
     """The shipped presets (parsed once per process)."""
     from importlib.resources import files
@@ -120,7 +120,7 @@ class Layer:
         return self.pypi if kind == "pypi" else self.torch if kind == "torch" else (self.conda or None)
 
 
-def _flag_layer(overrides: "SourceOverrides | None") -> Layer | None:
+def _flag_layer(overrides: SourceOverrides | None) -> Layer | None:
     if overrides is None or not overrides.given:
         return None
     values = {"use": overrides.mirror, "pypi": overrides.pypi_mirror, "torch": overrides.torch_mirror,
@@ -177,7 +177,7 @@ def _user_layer() -> Layer | None:
                  file=str(path), keys={"use": "mirror.use", "fallback": "mirror.fallback"})
 
 
-def config_layers(intent: Any, overrides: "SourceOverrides | None" = None, environ: dict[str, str] | None = None) -> list[Layer]:
+def config_layers(intent: Any, overrides: SourceOverrides | None = None, environ: dict[str, str] | None = None) -> list[Layer]:
     """The torchenv-level layers that say something, most specific first."""
     env = os.environ if environ is None else environ
     layers = [_flag_layer(overrides), _intent_layer(intent), _env_layer(env), _user_layer()]

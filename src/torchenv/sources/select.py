@@ -169,7 +169,7 @@ def _conda_mirrors(layers: list) -> tuple[dict[str, tuple[str, ...]], list[str]]
     return out, notes
 
 
-def select_sources(intent: Any, *, tier: str, platform: str, overrides: "SourceOverrides | None" = None) -> Sources:
+def select_sources(intent: Any, *, tier: str, platform: str, overrides: SourceOverrides | None = None) -> Sources:
     """Sources for ``tier`` on ``platform`` from the configuration chain (see ``sources.mirrors``).
 
     ``overrides``: the ``--mirror`` & co. of the request, or None.

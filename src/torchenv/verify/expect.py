@@ -42,7 +42,7 @@ def tier_cuda(tier: str) -> dict[str, str]:
     return {}
 
 
-def expected_from_target(target: "LockTarget") -> dict[str, str]:
+def expected_from_target(target: LockTarget) -> dict[str, str]:
     out: dict[str, str] = {}
     for w in target.wheels:
         if w.name in TORCH_FAMILY:
@@ -102,7 +102,7 @@ def expectations(project_dir: Path, env_prefix: Path) -> Expectations:
                         os=target.os)
 
 
-def gpu_expected(tier: str | None, target_os: str | None = None, machine: "Machine | None" = None) -> bool:
+def gpu_expected(tier: str | None, target_os: str | None = None, machine: Machine | None = None) -> bool:
     """The one rule for "verify must find a device": a GPU tier in the lock, and a GPU on the machine.
 
     ``machine``: the one the plan was made for (``up`` passes it, assumed or probed); without it this
@@ -122,7 +122,7 @@ def gpu_expected(tier: str | None, target_os: str | None = None, machine: "Machi
 _UNKNOWN = object()   # the probe could not tell: the tier alone decides
 
 
-def _has_mps(machine: "Machine | None") -> bool:
+def _has_mps(machine: Machine | None) -> bool:
     if machine is not None:
         return machine.os == "macos" and machine.arch == "arm64"
     import sys
@@ -130,7 +130,7 @@ def _has_mps(machine: "Machine | None") -> bool:
     return sys.platform == "darwin" and platform.machine() == "arm64"
 
 
-def _gpu_facts(tier: str, machine: "Machine | None") -> object:
+def _gpu_facts(tier: str, machine: Machine | None) -> object:
     """The machine's NVIDIA or ROCm facts for ``tier``'s kind (``None``: no such GPU; ``_UNKNOWN``)."""
     rocm = tier.startswith("rocm")
     if machine is not None:
@@ -145,5 +145,5 @@ def _gpu_facts(tier: str, machine: "Machine | None") -> object:
         return _UNKNOWN
     try:
         return probe(make_context())
-    except Exception:     # noqa: BLE001 - the probe is best-effort
+    except Exception:
         return _UNKNOWN
