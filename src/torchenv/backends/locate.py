@@ -108,8 +108,10 @@ def search_order(sources: Sources, source: str) -> list[tuple[str, str]]:
     else:
         order = [(u, "flat") for u in sources.wheelhouses]
         order += [(s.url, s.layout) for s in sources.torch]
-    seen: set[str] = set()
-    unique = [(u, lay) for u, lay in order if not (u in seen or seen.add(u))]
+    layout_by_url: dict[str, str] = {}
+    for u, lay in order:
+        layout_by_url.setdefault(u, lay)   # the first layout a URL is named with wins
+    unique = list(layout_by_url.items())
     local = [(u, lay) for u, lay in unique if "://" not in u or u.startswith("file:")]
     return local + [(u, lay) for u, lay in unique if (u, lay) not in local]
 

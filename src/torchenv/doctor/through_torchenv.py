@@ -36,7 +36,7 @@ def owning_project(env: EnvFacts | None) -> Path | None:
 
 
 def is_raw_install(command: str | None) -> bool:
-    return bool(command) and bool(_RAW.search(command))
+    return bool(command and _RAW.search(command))
 
 
 def route(findings: list[Finding], env: EnvFacts | None) -> list[Finding]:

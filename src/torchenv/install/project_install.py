@@ -172,7 +172,7 @@ def _run_install(python: Path, plan: Plan, project_dir: Path, ui: Any) -> str | 
     from ..errors import TorchenvError
 
     pypi = plan.sources.pypi if plan.sources is not None else None
-    sources = source_args(pypi, list(plan.sources.wheelhouses)) if pypi is not None else []
+    sources = source_args(pypi, list(plan.sources.wheelhouses)) if plan.sources is not None and pypi is not None else []
     if plan.installer == "uv":
         cmd = [uv_bin(), "pip", "install", "--no-config", "--quiet", "--no-deps", "--python", str(python),
                *(["--index-strategy", pypi.index_strategy] if pypi is not None else []), *sources,

@@ -80,7 +80,7 @@ def new_lockfile(old: Lockfile | None, intent: Intent, reqs: list, target: LockT
     from ..intent.requirements import lock_is_current, requirements_digest
     from ..lock.model import Lockfile
 
-    keep = ()
+    keep: tuple[LockTarget, ...] = ()
     if old is not None and lock_is_current(old, intent, reqs):
         keep = old.targets
     elif old is not None:

@@ -125,7 +125,7 @@ def tomllib_module() -> Any:
     try:
         import tomllib
     except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
+        import tomli as tomllib
     return tomllib
 
 

@@ -306,8 +306,8 @@ def check(intent: Intent, cons: Constraints, mv: MachineView, overrides: Any = N
         with ThreadPoolExecutor(max_workers=8) as pool:
             pages.update(zip(wanted, pool.map(lambda s: _read_page(s.url, s.layout, memory), wanted.values())))
     remember_dead(memory, before)
-    listings = {t: _listing(t, targets[t].url, *page, mv.platform) for t, page in pages.items() if page is not None}
-    listings = {t: listing for t, listing in listings.items() if listing is not None}
+    listings = {t: listing for t, page in pages.items() if page is not None
+                if (listing := _listing(t, targets[t].url, *page, mv.platform)) is not None}
     dead = dict.fromkeys(h for h in (host_of(_shown(s.url)) for s in targets.values()) if h in memory.dead)
     return IndexView(mv.platform, listings, tuple(f"{h}: {memory.dead[h]}" for h in dead))
 

@@ -14,8 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..lock.model import LockTarget
     from ..machine import Machine
+    from ..probe.context import ProbeContext
 
 TORCH_FAMILY = ("torch", "torchvision", "torchaudio")
 CONDA_NAMES = {"pytorch": "torch"}   # conda package name -> import/dist name
@@ -137,6 +140,7 @@ def _gpu_facts(tier: str, machine: Machine | None) -> object:
         return machine.rocm if rocm else machine.nvidia
     try:
         from ..probe import make_context
+        probe: Callable[[ProbeContext], object]
         if rocm:
             from ..probe.rocm import probe_rocm as probe
         else:
