@@ -60,7 +60,7 @@ def remembered(overrides: IntentOverrides, base: Intent, lock: Lockfile | None, 
         return overrides, {}
     names = {attr for attr, *_ in INTENT_FLAGS}
     kept = {k: v for k, v in kept.items() if k in names}
-    typed = {k: tuple(v) if isinstance(v, list) else v for k, v in kept.items()}
+    typed: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in kept.items()}
     return dataclasses.replace(overrides, **typed), kept
 
 

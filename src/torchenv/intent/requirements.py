@@ -105,7 +105,7 @@ def conda_pip_lines(text: str, path: Path) -> list:
         raise IntentError(f"not a readable conda environment file: {exc}", file=str(path),
                           key="env.requirements", hint="fix the YAML, or list a requirements.txt instead") from None
     deps = data.get("dependencies") if isinstance(data, dict) else None
-    pip = next((d.get("pip") for d in deps or [] if isinstance(d, dict) and isinstance(d.get("pip"), list)), [])
+    pip: list[object] = next((d["pip"] for d in deps or [] if isinstance(d, dict) and isinstance(d.get("pip"), list)), [])
     rows = text.splitlines()
     out = []
     for item in (p for p in pip if isinstance(p, str)):
