@@ -164,7 +164,7 @@ def pypi_file(sources: Sources, wheel: LockedWheel, *, first: str | None = None,
               memory: SourceMemory, ui: Any = None) -> tuple[Path, str]:
     """``(path, sha256)`` of a PyPI-side file: ``first``, then each PyPI-side source's listing, in order."""
     tried: list[SourceError] = []
-    steps: list[Any] = [[first]] if first else []
+    steps: list[list[str] | tuple[str, str]] = [[first]] if first else []   # URLs, or a source to list
     steps += [(url, layout) for url, layout in pypi_roots(sources)]
     if recorded_url_allowed(sources, wheel):
         steps.append([wheel.url])

@@ -3,6 +3,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING, cast
+
+if TYPE_CHECKING:
+    from ..ui import Ui
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -38,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     from ..install.up import run_up
     from ._options import up_options
 
-    ui = _LazyUi(quiet=getattr(args, "quiet", False))
+    ui = cast("Ui", _LazyUi(quiet=getattr(args, "quiet", False)))   # a stand-in that forwards every call to a Ui
     result = run_up(Path(args.project or "."), up_options(args), ui)
     if result.status == "up-to-date":
         # plain write: the no-op path must not import rich
@@ -83,7 +87,7 @@ class _LazyUi:
     def __init__(self, *, quiet: bool) -> None:
         self.quiet = quiet
         self.json_mode = False
-        self._ui = None
+        self._ui: Ui | None = None
 
     def __getattr__(self, name: str):
         if self._ui is None:

@@ -291,8 +291,8 @@ def _refusal(cons: Constraints, mv: MachineView, outcome: Outcome) -> PlanRefuse
     lines = _grouped(outcome)
     reasons += [line for line, _ in lines[:MAX_REFUSAL_REASONS]]
     if len(lines) > MAX_REFUSAL_REASONS:
-        kinds = sorted({kind for _, kind in lines[MAX_REFUSAL_REASONS:]})
-        reasons.append(f"... {len(lines) - MAX_REFUSAL_REASONS} more reasons of kind {', '.join(kinds)} "
+        more_kinds = sorted({kind for _, kind in lines[MAX_REFUSAL_REASONS:]})
+        reasons.append(f"... {len(lines) - MAX_REFUSAL_REASONS} more reasons of kind {', '.join(more_kinds)} "
                        "(narrow the search with --torch or --cuda to see them)")
     reasons += list(mv.warnings)
     alts = alternatives(cons, mv)
