@@ -18,7 +18,7 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -35,7 +35,7 @@ _HTTP_TIMEOUT_S = 20
 
 # -- public API (parent side) ----------------------------------------------------------------
 def solve(channels: Sequence[str], specs: Sequence[str], platform: str, virtual_packages: Sequence[str],
-          mirrors: dict[str, Sequence[str]] | None = None, *, cache_dir: Path,
+          mirrors: Mapping[str, Sequence[str]] | None = None, *, cache_dir: Path,
           offline: bool = False) -> list[CondaRecord]:
     """Solve ``specs`` for conda subdir ``platform`` as a machine with ``virtual_packages`` sees it.
 
@@ -49,7 +49,7 @@ def solve(channels: Sequence[str], specs: Sequence[str], platform: str, virtual_
 
 
 def install(records: Sequence[CondaRecord], prefix: Path, cache_dir: Path,
-            mirrors: dict[str, Sequence[str]] | None = None, *, reinstall: bool = False) -> None:
+            mirrors: Mapping[str, Sequence[str]] | None = None, *, reinstall: bool = False) -> None:
     """Make ``prefix`` hold exactly ``records`` (download, sha256-check, link); no solve.
 
     Records already in ``prefix/conda-meta`` are kept (rattler diffs the prefix), unless ``reinstall``.
@@ -113,7 +113,7 @@ def index_channel(directory: Path) -> None:
     _call("index", {"directory": str(directory)})
 
 
-def _plain(mirrors: dict[str, Sequence[str]] | None) -> dict[str, list[str]]:
+def _plain(mirrors: Mapping[str, Sequence[str]] | None) -> dict[str, list[str]]:
     from ..conda.channels import normalise_mirrors
 
     return normalise_mirrors({k: list(v) for k, v in (mirrors or {}).items()})
