@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from ..engines.base import WheelEngine
     from ..lock.model import LockedWheel, LockTarget
     from ..resolve.plan import Plan
+    from ..sources.model import Sources
     from ..ui import Ui
 
 
@@ -35,6 +36,13 @@ def make_engine(name: str, ui: Any = None) -> WheelEngine:
 
         return UvEngine(ui=ui)
     raise BackendError(_("unknown installer {name!r}").format(name=name), hint=_('[env] installer is "uv" or "pip"'))
+
+
+def plan_sources(plan: Plan) -> Sources:
+    """The plan's package sources: a resolved wheel plan always has them, so ``None`` is a resolver bug."""
+    if plan.sources is None:
+        raise BackendError(_("the plan has no package sources"), hint=_("this is a bug in the resolver"))
+    return plan.sources
 
 
 class WheelLocker:
@@ -66,13 +74,14 @@ class WheelLocker:
         from .locate import FROM_PYPI, locate
 
         plan = self.plan
-        found = locate(plan.sources, name, version, source=source, tier=plan.tier, python=plan.python,
+        sources = plan_sources(plan)
+        found = locate(sources, name, version, source=source, tier=plan.tier, python=plan.python,
                        platform=plan.platform, ui=self.ui, memory=self.memory)
         wheel = found.wheel
         if source == FROM_PYPI:
-            path, sha = pypi_file(plan.sources, wheel, first=found.found_url, memory=self.memory, ui=self.ui)
+            path, sha = pypi_file(sources, wheel, first=found.found_url, memory=self.memory, ui=self.ui)
         else:
-            path, sha = torch_file(plan.sources, wheel.filename, wheel.sha256 or None, first=found.found_url,
+            path, sha = torch_file(sources, wheel.filename, wheel.sha256 or None, first=found.found_url,
                                    memory=self.memory, ui=self.ui)
         return dataclasses.replace(wheel, sha256=sha, size=path.stat().st_size), path.resolve().as_uri()
 
@@ -82,16 +91,15 @@ class WheelLocker:
         from .locate import FROM_PYPI, FROM_TORCH_INDEX, torch_family
 
         plan = self.plan
-        if plan.sources is None:
-            raise BackendError(_("the plan has no package sources"), hint=_("this is a bug in the resolver"))
+        sources = plan_sources(plan)
         family = torch_family()
         pinned: dict[str, tuple[LockedWheel, str]] = {}
         for pkg in plan.packages:
             name = normalize(pkg.name)
             if name in family:
                 pinned[name] = self._locate(name, pkg.version, pkg.source)
-        pypi = plan.sources.pypi
-        extra_links = [w for w in plan.sources.wheelhouses if w not in pypi.find_links]
+        pypi = sources.pypi
+        extra_links = [w for w in sources.wheelhouses if w not in pypi.find_links]
         needs = import_needs_missing(plan, requirements)
         for _round in range(3):
             reqs = [f"{name} @ {url}" for name, (_w, url) in sorted(pinned.items())] + list(requirements)
@@ -132,7 +140,7 @@ class WheelLocker:
 
         def run(lines: list[str]) -> list:
             return self.engine.resolve(requirements=lines, python_version=plan.python, platform=plan.platform,
-                                       pypi=plan.sources.pypi, find_links=extra_links)
+                                       pypi=plan_sources(plan).pypi, find_links=extra_links)
 
         if not needs:
             return run(reqs), needs
@@ -168,9 +176,7 @@ class WheelLocker:
         """A hash-checked local file for every wheel (cache, local folders, then the plan's sources, lazily)."""
         from .getfile import wheel_file
 
-        if self.plan.sources is None:
-            raise BackendError(_("the plan has no package sources"), hint=_("this is a bug in the resolver"))
-        sources = self.plan.sources
+        sources = plan_sources(self.plan)
         wheels = list(wheels)
         if len(wheels) < 2 or self.ui is None:
             return [wheel_file(sources, w, memory=self.memory, ui=self.ui) for w in wheels]

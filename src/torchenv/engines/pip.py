@@ -169,7 +169,9 @@ def parse_report(path: Path, pypi: PypiSide) -> list[LockedWheel]:
                 from ..sources.fetch import sha256_file
                 from ..sources.index import local_path as _local_path
 
-                sha = sha256_file(_local_path(url))
+                archive_path = _local_path(url)
+                assert archive_path is not None, "a file: URL always names a local path"
+                sha = sha256_file(archive_path)
             else:
                 raise BackendError(f"{item['metadata']['name']}: no sha256 for {url}",
                                    hint="the index does not publish hashes; use another PyPI mirror")
