@@ -195,12 +195,15 @@ def _check_cuda(rel: kb.Release, tier: str, mv: MachineView, cons: Constraints,
                          f"{tier} skipped: the GPU code in torch {series} {tier} wheels is not in the knowledge "
                          "base (recipes/archs.toml)")
     matches = []
-    for g in (g for g in mv.gpus if g.cc):
-        m = match(g.cc, archs)
+    for g in mv.gpus:
+        cc = g.cc
+        if not cc:   # a GPU whose compute capability is unknown is not checked here
+            continue
+        m = match(cc, archs)
         if m is None:
             return Rejection(rel.version, tier, "arch",
                              f"{tier} skipped: torch {series} {tier} wheels carry {describe(archs)}; {g.label} is "
-                             f"sm_{g.cc.replace('.', '')} ({kb.gpu_family(g.cc)}): {why_not(g.cc, archs)} "
+                             f"sm_{cc.replace('.', '')} ({kb.gpu_family(cc)}): {why_not(cc, archs)} "
                              "-> 'no kernel image is available'")
         matches.append((g.label, m))
         if m.kind == "ptx":

@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Any
 from ..errors import IntentError
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from ..options import SourceOverrides
 
 KINDS = ("pypi", "torch", "conda")
@@ -123,9 +125,8 @@ class Layer:
 def _flag_layer(overrides: SourceOverrides | None) -> Layer | None:
     if overrides is None or not overrides.given:
         return None
-    values = {"use": overrides.mirror, "pypi": overrides.pypi_mirror, "torch": overrides.torch_mirror,
-              "torch_layout": overrides.torch_layout}
-    return Layer(label="command-line flags", **values,
+    return Layer(label="command-line flags", use=overrides.mirror, pypi=overrides.pypi_mirror,
+                 torch=overrides.torch_mirror, torch_layout=overrides.torch_layout,
                  keys={"use": "--mirror", "pypi": "--pypi-mirror", "torch": "--torch-mirror"})
 
 
@@ -141,7 +142,7 @@ def _intent_layer(intent: Any) -> Layer | None:
                  keys={"use": "mirror.use", "fallback": "mirror.fallback"})
 
 
-def _env_layer(environ: dict[str, str]) -> Layer | None:
+def _env_layer(environ: Mapping[str, str]) -> Layer | None:
     value = (environ.get("TORCHENV_MIRROR") or "").strip()
     if not value:
         return None
