@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from ..intent.model import Intent
     from ..machine import Machine
     from ..options import SourceOverrides
+    from ..sources.model import Sources
     from .plan import Plan
 
 MAX_CANDIDATES = 12
@@ -114,6 +115,12 @@ def _explicit(intent: Intent) -> list[str]:
     return out
 
 
+def _sources(plan: Plan) -> Sources:
+    """The plan's sources: ``available_plan`` returns a plan without them unchecked, and ``resolve`` always sets them."""
+    assert plan.sources is not None, "only plans with sources are checked for reachability"
+    return plan.sources
+
+
 def missing_file(plan: Plan, memory: Any) -> str | None:
     """Why one of the plan's torch-family files cannot be had from its sources, or ``None`` when all can.
 
@@ -127,7 +134,7 @@ def missing_file(plan: Plan, memory: Any) -> str | None:
         if normalize(pkg.name) not in torch_family():
             continue
         try:
-            locate(plan.sources, normalize(pkg.name), pkg.version, source=pkg.source, tier=plan.tier,
+            locate(_sources(plan), normalize(pkg.name), pkg.version, source=pkg.source, tier=plan.tier,
                    python=plan.python, platform=plan.platform, memory=memory)
         except SourceError as exc:
             return exc.message
@@ -166,7 +173,7 @@ def _unlisted(plan: Plan, name: str, memory: Any) -> str | None:
     tags = set(target_tags(plan.python, plan.platform))
     source = FROM_PYPI if plan.pypi_default_build else FROM_TORCH_INDEX
     tried = []
-    for url, layout in search_order(plan.sources, source):
+    for url, layout in search_order(_sources(plan), source):
         if not memory.usable(url):
             tried.append(f"{url}: skipped")
             continue
@@ -208,7 +215,10 @@ def _candidates(plan: Plan, intent: Intent) -> Iterator[Candidate]:
 
     def fresh(c: Candidate) -> bool:
         key = (c.version, c.tier, c.python)
-        return not (key in seen or seen.add(key))
+        if key in seen:
+            return False
+        seen.add(key)
+        return True
 
     from .. import kb
 
@@ -231,9 +241,9 @@ def _local_candidates(plan: Plan, pythons: list[str]) -> Iterator[Candidate]:
     from ..sources.index import parse_wheel_filename
     from ..sources.pipconfig import local_dirs
 
-    dirs = dict.fromkeys([*plan.sources.wheelhouses,
-                          *(str(p) for p in local_dirs(list(plan.sources.pypi.find_links)))])
-    found = []
+    sources = _sources(plan)
+    dirs = dict.fromkeys([*sources.wheelhouses, *(str(p) for p in local_dirs(list(sources.pypi.find_links)))])
+    found: list[tuple[tuple[tuple[int, ...], tuple[int, ...]], Candidate]] = []   # (newest first key, candidate)
     for folder in dirs:
         try:
             names = os.listdir(folder)
@@ -249,8 +259,9 @@ def _local_candidates(plan: Plan, pythons: list[str]) -> Iterator[Candidate]:
             public, _, local = version.partition("+")
             for py in pythons:
                 if any(t.interpreter == f"cp{py.replace('.', '')}" for t in tags):
-                    found.append(Candidate(f"=={public}", local or None, py, f"{name} in {folder}"))
-    yield from sorted(found, key=lambda c: (_vt(c.version.strip("=")), _vt(c.python or "0")), reverse=True)
+                    found.append(((_vt(public), _vt(py)),
+                                  Candidate(f"=={public}", local or None, py, f"{name} in {folder}")))
+    yield from (c for _key, c in sorted(found, key=lambda kc: kc[0], reverse=True))
 
 
 def _pypi_candidates(plan: Plan, intent: Intent, pythons: list[str]) -> Iterator[Candidate]:
@@ -325,10 +336,10 @@ def _mirror_alternatives(plan: Plan, memory: Any) -> list[dict[str, Any]]:
 
     out = []
     for name, preset in sorted(presets().items()):
-        if not preset.has("torch") or name == "official":
+        if not preset.torch or name == "official":   # what ``preset.has("torch")`` says, seen by mypy
             continue
         source = TorchSource(url=f"{preset.torch.rstrip('/')}/{plan.tier}", layout=preset.torch_layout, name=name)
-        trial = dataclasses.replace(plan, sources=dataclasses.replace(plan.sources, torch=(source,), wheelhouses=()))
+        trial = dataclasses.replace(plan, sources=dataclasses.replace(_sources(plan), torch=(source,), wheelhouses=()))
         if missing_file(trial, memory) is None:
             out.append({"kind": "mirror", "torch": plan.torch_version, "tier": plan.tier, "python": plan.python,
                         "why": f"the {name} mirror carries {plan.tier}", "flags": f"--mirror {name}"})
