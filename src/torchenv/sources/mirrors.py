@@ -220,6 +220,12 @@ class Pick:
     fallback: tuple[str, ...] = ()
     fallback_layer: Layer | None = None
 
+    @property
+    def chooser(self) -> str:
+        """The label of the layer that chose ``explicit`` or ``preset`` (``pick`` sets the three together)."""
+        assert self.layer is not None, "only a pick with explicit or preset names who chose it"
+        return self.layer.label
+
 
 def pick(kind: str, layers: list[Layer]) -> Pick:
     fb_layer = next((layer for layer in layers if layer.fallback), None)
