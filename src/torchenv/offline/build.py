@@ -14,7 +14,7 @@ import tarfile
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import LockError
 from ..i18n import _
@@ -209,9 +209,10 @@ def make_bundle(project_dir: Path, intent: Intent, options: BundleOptions, ui: U
     out = out if out.name.endswith((".tar", ".tar.gz", ".tgz")) else out.with_name(out.name + ".tar")
 
     quiet = _QuietFetchUi(ui)
+    fetched: dict[str, Path] = {}   # bundle path (Artifact.rel) -> the local, hash-checked file
     with ui.progress(f"collecting {len(arts)} files for {', '.join(t.name for t in targets)}", total=len(arts)) as advance:
         for art in arts:
-            art.path = fetch_artifact(art, sources[art.targets[0]], quiet)
+            art.path = fetched[art.rel] = fetch_artifact(art, sources[art.targets[0]], quiet)
             advance(1)
 
     from .. import paths
@@ -227,7 +228,7 @@ def make_bundle(project_dir: Path, intent: Intent, options: BundleOptions, ui: U
         conda = [a for a in arts if a.rel.startswith(CONDA + "/")]
         repodata_how = None
         if conda:
-            repodata, repodata_how = conda_repodata([(a.record, a.path) for a in conda],
+            repodata, repodata_how = conda_repodata([(a.record, fetched[a.rel]) for a in conda],
                                                     work_dir=paths.cache_dir() / "tmp", ui=ui)
             for sub, data in repodata.items():
                 f = stage / CONDA / sub / "repodata.json"
@@ -243,8 +244,8 @@ def make_bundle(project_dir: Path, intent: Intent, options: BundleOptions, ui: U
                 members[f"{TOOL}/{f.name}"] = f
         hashes = {rel: _sha_size(p) for rel, p in members.items()}
         for a in arts:
-            hashes[a.rel] = (a.sha256, a.path.stat().st_size)
-            members[a.rel] = a.path
+            hashes[a.rel] = (a.sha256, fetched[a.rel].stat().st_size)
+            members[a.rel] = fetched[a.rel]
         extra = {"lock_sha256": _sha_size(lock_path)[0], "conda_repodata": repodata_how}
         manifest = stage / MANIFEST
         import json
@@ -267,7 +268,7 @@ def _normalise(info: tarfile.TarInfo) -> tarfile.TarInfo:
 def write_tar(out: Path, top: str, members: list[tuple[str, Path]], ui: Any) -> int:
     """Write ``members`` under ``top/`` into ``out`` atomically; ``.tar.gz``/``.tgz`` names are gzipped."""
     out.parent.mkdir(parents=True, exist_ok=True)
-    mode = "w:gz" if out.name.endswith((".tar.gz", ".tgz")) else "w"
+    mode: Literal["w:gz", "w"] = "w:gz" if out.name.endswith((".tar.gz", ".tgz")) else "w"
     fd, tmp_name = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".part")
     os.close(fd)
     tmp = Path(tmp_name)
