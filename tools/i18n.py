@@ -11,8 +11,8 @@ plus each ``cause``/``fix`` of recipes/errors.toml (doctor --explain shows those
 """
 from __future__ import annotations
 
-import ast
 import array
+import ast
 import string
 import struct
 import sys

@@ -26,13 +26,13 @@ __version__ = "0.1.0"
 _REQUESTS = ("BundleOptions", "IntentOverrides", "LockOptions", "MachineSpec", "SourceOverrides", "UpOptions")
 
 if TYPE_CHECKING:
-    from .options import BundleOptions, IntentOverrides, LockOptions, MachineSpec, SourceOverrides, UpOptions
     from .doctor.model import Diagnosis
     from .install.lockcmd import LockResult
     from .install.up import UpResult
     from .intent.model import Intent
     from .machine import Machine
     from .offline.build import BundleResult
+    from .options import BundleOptions, IntentOverrides, LockOptions, MachineSpec, SourceOverrides, UpOptions
     from .resolve.plan import Plan
     from .ui import Ui
     from .verify.report import VerifyReport
@@ -47,15 +47,15 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def probe(**kwargs: Any) -> "Machine":
+def probe(**kwargs: Any) -> Machine:
     """Probe this machine (never raises for a missing/broken driver: that is a finding)."""
     from .probe import probe_machine
 
     return probe_machine(**kwargs)
 
 
-def plan(intent: "Intent | None" = None, machine: "Machine | None" = None, *,
-         project_dir: str | None = None, **options: Any) -> "Plan":
+def plan(intent: Intent | None = None, machine: Machine | None = None, *,
+         project_dir: str | None = None, **options: Any) -> Plan:
     """Resolve an intent (default: ./torchenv.toml or defaults) for a machine (default: probed)."""
     from .intent.load import load_project_intent
     from .resolve.resolver import resolve
@@ -67,13 +67,13 @@ def plan(intent: "Intent | None" = None, machine: "Machine | None" = None, *,
     return resolve(intent, machine, **options)
 
 
-def _quiet_ui(ui: "Ui | None") -> "Ui":
+def _quiet_ui(ui: Ui | None) -> Ui:
     from .ui import Ui
 
     return ui if ui is not None else Ui(quiet=True)
 
 
-def up(project: str | Path = ".", options: "UpOptions | None" = None, *, ui: "Ui | None" = None) -> "UpResult":
+def up(project: str | Path = ".", options: UpOptions | None = None, *, ui: Ui | None = None) -> UpResult:
     """Make the project's env exactly what torchenv.lock says (locking first when needed), then verify it.
 
     ``project``: the folder holding torchenv.toml (or any folder: defaults apply). Returns an ``UpResult``
@@ -86,7 +86,7 @@ def up(project: str | Path = ".", options: "UpOptions | None" = None, *, ui: "Ui
     return run_up(Path(project), options or UpOptions(), _quiet_ui(ui))
 
 
-def lock(project: str | Path = ".", options: "LockOptions | None" = None, *, ui: "Ui | None" = None) -> "LockResult":
+def lock(project: str | Path = ".", options: LockOptions | None = None, *, ui: Ui | None = None) -> LockResult:
     """Write torchenv.lock without installing: this machine's target, or ``options.targets`` for others."""
     from .install.lockcmd import LockResult, run_lock
     from .options import LockOptions
@@ -96,8 +96,8 @@ def lock(project: str | Path = ".", options: "LockOptions | None" = None, *, ui:
     return LockResult.read(project_dir, tuple(written))
 
 
-def bundle(project: str | Path = ".", options: "BundleOptions | None" = None, *,
-           ui: "Ui | None" = None) -> "BundleResult":
+def bundle(project: str | Path = ".", options: BundleOptions | None = None, *,
+           ui: Ui | None = None) -> BundleResult:
     """Pack every file of torchenv.lock's targets into one tar for a machine without network."""
     from .install.stages import load_intent
     from .offline.build import make_bundle
@@ -109,7 +109,7 @@ def bundle(project: str | Path = ".", options: "BundleOptions | None" = None, *,
 
 
 def verify(project: str | Path = ".", *, env: str | Path | None = None, deep: bool = False,
-           timeout: float = 600) -> "VerifyReport":
+           timeout: float = 600) -> VerifyReport:
     """Prove the project's env (or ``env``) works: import, versions against the lock, devices, computation.
 
     Never raises for a broken env: the report says what failed (``report.ok``); it is also saved to
@@ -121,8 +121,8 @@ def verify(project: str | Path = ".", *, env: str | Path | None = None, deep: bo
     return report
 
 
-def doctor(project: str | Path = ".", *, env: str | Path | None = None, machine: "MachineSpec | None" = None,
-           import_check: bool = True) -> "Diagnosis":
+def doctor(project: str | Path = ".", *, env: str | Path | None = None, machine: MachineSpec | None = None,
+           import_check: bool = True) -> Diagnosis:
     """Diagnose an env (default: the active one, the project's, or this Python) against the machine.
 
     Returns a ``Diagnosis`` whose ``findings`` each carry a severity and the command that fixes it.

@@ -119,7 +119,7 @@ class Machine:
         return json.dumps(self.to_json(), indent=2, sort_keys=True)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "Machine":
+    def from_json(cls, data: dict[str, Any]) -> Machine:
         data = dict(data)
         data.pop("schema", None)
         nv = data.get("nvidia")
@@ -138,7 +138,7 @@ class Machine:
         return cls(**{k: v for k, v in data.items() if k in known})
 
     @classmethod
-    def load(cls, path: str | Path) -> "Machine":
+    def load(cls, path: str | Path) -> Machine:
         from .errors import MachineFileError
 
         p = Path(path)

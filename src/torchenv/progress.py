@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 _UTF = {"done": "✓", "failed": "✗", "spin": "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏", "ellipsis": "…", "full": "━", "empty": "╌"}
 _ASCII = {"done": "ok", "failed": "x", "spin": "-\\|/", "ellipsis": "~", "full": "#", "empty": "."}

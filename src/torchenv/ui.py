@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 from .i18n import _
 
@@ -105,10 +106,10 @@ class Ui:
     def progress(self, description: str, total: float | None = None, *, bytes_: bool = False) -> Iterator[Any]:
         """A row on the one live display (``torchenv.progress``), or a silent stand-in when quiet/json.
         Yields ``advance(n)``."""
-        if self.quiet or self.json_mode or not sys.stderr.isatty() and not self.console.is_terminal:
+        if self.quiet or self.json_mode or (not sys.stderr.isatty() and not self.console.is_terminal):
             done = [0.0]
 
-            def advance(n: float = 1, total: float | None = None) -> None:  # noqa: ARG001
+            def advance(n: float = 1, total: float | None = None) -> None:
                 done[0] += n
 
             if not (self.quiet or self.json_mode):

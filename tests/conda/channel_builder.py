@@ -157,7 +157,6 @@ def torch_channel(channel: Path, *, python: Pkg | None = None, legacy: bool = Fa
             files={"share/conda-only-tool/README": "a noarch data package\n"}),
     ]
     for cuda in ("12.6", "12.8"):
-        xy = cuda.replace(".", "")
         major = cuda.split(".")[0]
         pkgs += [
             Pkg("cuda-version", cuda, "h0_3", 3, subdir="noarch", fmt=".tar.bz2",

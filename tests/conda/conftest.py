@@ -5,7 +5,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from tests.conda.channel_builder import python_package, torch_channel
 
 

@@ -7,15 +7,14 @@ import time
 from pathlib import Path
 
 import pytest
-
+from tests.conda.helpers import cpu_machine, gpu_machine, make_plan
 from tests.support import make_wheel, sha256_of
+
 from torchenv.backends.conda import CondaBackend, UvWheelPart
 from torchenv.engines.rattler import RattlerEngine
 from torchenv.errors import BackendError, EnvError
 from torchenv.lock.model import LockedWheel
 from torchenv.ui import Ui
-
-from tests.conda.helpers import cpu_machine, gpu_machine, make_plan
 
 PY = ".".join(map(str, sys.version_info[:2]))
 TAG = f"cp{PY.replace('.', '')}-cp{PY.replace('.', '')}-linux_x86_64"

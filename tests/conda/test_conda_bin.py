@@ -9,6 +9,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from tests.conda.helpers import cpu_machine, gpu_machine
 
 from torchenv.backends.conda import select_engine
 from torchenv.conda.virtual import virtual_packages
@@ -16,8 +17,6 @@ from torchenv.engines.conda_bin import CondaBinary
 from torchenv.engines.rattler import RattlerEngine
 from torchenv.errors import BackendError
 from torchenv.machine import CondaExe, Machine
-
-from tests.conda.helpers import cpu_machine, gpu_machine
 
 CF = "https://conda.anaconda.org/conda-forge"
 MIRROR = "https://mirror.example.cn/anaconda/cloud/conda-forge"

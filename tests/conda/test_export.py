@@ -3,17 +3,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-from pathlib import Path
 
 import pytest
+from tests.conda.helpers import gpu_machine
 
 from torchenv.conda.channels import channel_url
 from torchenv.conda.export import conda_lock_text, explicit_text
 from torchenv.conda.virtual import virtual_packages
 from torchenv.engines.rattler import RattlerEngine
 from torchenv.lock.model import LockedWheel, Lockfile, LockTarget
-
-from tests.conda.helpers import gpu_machine
 
 WHEEL = LockedWheel(name="einops", version="0.8.0", filename="einops-0.8.0-py3-none-any.whl",
                     url="https://files.pythonhosted.org/packages/xx/einops-0.8.0-py3-none-any.whl",

@@ -8,14 +8,13 @@ import time
 from pathlib import Path
 
 import pytest
-
+from tests.conda.helpers import cpu_machine, gpu_machine
 from tests.support import closed_port_url, serve_dir
+
 from torchenv.conda.channels import channel_url
 from torchenv.conda.virtual import virtual_packages
 from torchenv.engines.rattler import RattlerEngine
 from torchenv.errors import BackendError, HashMismatch, SourceError
-
-from tests.conda.helpers import cpu_machine, gpu_machine
 
 SPECS = ["python 3.12.*", "pytorch ==2.5.1 cuda*", "cuda-version 12.6.*", "cuda-nvcc 12.6.*"]
 

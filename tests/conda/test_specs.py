@@ -2,13 +2,12 @@
 from __future__ import annotations
 
 import pytest
+from tests.conda.helpers import cpu_machine, gpu_machine, make_plan
 
 from torchenv.conda.channels import canonical_url, channel_url, conda_subdir
 from torchenv.conda.specs import conda_request
 from torchenv.conda.virtual import virtual_packages
 from torchenv.errors import IntentError
-
-from tests.conda.helpers import cpu_machine, gpu_machine, make_plan
 
 
 def test_hybrid_default_puts_only_python_and_listed_packages_in_conda():

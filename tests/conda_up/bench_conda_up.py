@@ -41,6 +41,7 @@ def main() -> int:
     from tests.conda_up.conftest import Project
     from tests.conda_up.forge import forge_channel
     from tests.support import build_index, make_wheel
+
     from torchenv.backends.conda import UvWheelPart
     from torchenv.engines.rattler import RattlerEngine
 

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-
 from tests.conda_up.forge import HOST_PY, forge_channel
 from tests.support import build_index, make_wheel
+
 from torchenv.ui import Ui
 
 GPU = ("--assume-driver", "575.57.08", "--assume-gpu", "8.6")

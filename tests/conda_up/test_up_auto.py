@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from tests.conda_up.conftest import NO_GPU
 from tests.conda_up.forge import HOST_PY, MISSING_PY
+
 from torchenv.cli import main
 
 ONLY_HOST_PY = ("--assume-python", HOST_PY)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from tests.conda.channel_builder import PLACEHOLDER
 from tests.conda_up.conftest import GPU, NO_GPU
+
 from torchenv import safety
 
 HEX64, HEX32 = 64, 32

@@ -7,7 +7,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from tests.conda_up.conftest import GPU
 
 
@@ -83,6 +82,7 @@ def test_plan_says_why_cuda_nvcc_is_pinned(project, forge, wheels, capsys):
 def test_a_wheel_that_cannot_be_fetched_leaves_no_half_built_prefix(project, forge, wheels, tmp_path):
     """The wheel half is fetched before the prefix is created, so a dead mirror changes nothing on disk."""
     from tests.conda_up.conftest import WheelWorld
+
     from torchenv import paths
     from torchenv.errors import SourceError
 

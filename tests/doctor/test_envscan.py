@@ -1,9 +1,9 @@
 """Reading a torch build from files only: version.py, METADATA pins, the arch string inside the library."""
 from __future__ import annotations
 
-from torchenv.doctor import archscan, envscan
-
 from _fakes import make_fake_env
+
+from torchenv.doctor import archscan, envscan
 
 CU128_ARCHS = "sm_70 sm_75 sm_80 sm_86 sm_90 sm_100 sm_120"
 

@@ -13,11 +13,10 @@ import sys
 from pathlib import Path
 
 from _fakes import by_id, run_doctor, tv_wheel
-
 from tests.support.assets import uv
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from support.packages import make_wheel  # noqa: E402
+from support.packages import make_wheel
 
 
 def _py(env: Path, code: str) -> subprocess.CompletedProcess[str]:

@@ -28,11 +28,11 @@ import sys
 import threading
 import time
 import zipfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Iterator
 from urllib.parse import quote
 
 import pytest
@@ -41,8 +41,8 @@ _ROOT = Path(__file__).resolve().parents[2]
 if str(_ROOT) not in sys.path:      # `from tests.support import ...` also under plain `pytest`
     sys.path.insert(0, str(_ROOT))
 
+from tests.support import build_index, make_wheel, sha256_of
 from tests.support.project import ProjectView
-from tests.support import build_index, make_wheel, sha256_of  # noqa: E402
 
 TIER = "cu118"
 TORCH = "2.4.1+cu118"
@@ -196,7 +196,7 @@ def refusing_proxy() -> Iterator[tuple[str, list[str]]]:
             asked.append(f"{self.command} {self.path}")
             self.send_error(403, "e2e proxy: no network in tests")
 
-        do_CONNECT = do_GET = do_HEAD = do_POST = _refuse  # noqa: N815
+        do_CONNECT = do_GET = do_HEAD = do_POST = _refuse
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True

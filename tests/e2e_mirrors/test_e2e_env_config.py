@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import configparser
-import os
 import subprocess
 
 from tests.support import serve_dir

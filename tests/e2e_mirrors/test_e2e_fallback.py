@@ -7,7 +7,6 @@ preset (``[torch.e2e-fallback]``) by tests/e2e_mirrors/run_torchenv.py.
 from __future__ import annotations
 
 import pytest
-
 from tests.support import closed_port_url, serve_dir, sha256_of
 
 from .conftest import TIER, TORCH, TORCH_FILE, assert_ok, family_hits, file_hits, pypi_tree, torch_mirror_tree

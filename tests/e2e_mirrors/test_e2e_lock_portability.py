@@ -7,7 +7,6 @@ from __future__ import annotations
 import shutil
 
 import pytest
-
 from tests.support import serve_dir, sha256_of
 
 from .conftest import TIER, TORCH_FILE, VISION_FILE, assert_ok, family_hits, file_hits, pypi_tree, torch_mirror_tree

@@ -10,13 +10,11 @@ files, torchenv's cache and config, the doctor report, the bundle.
 """
 from __future__ import annotations
 
-import os
 import secrets
 import tarfile
 from pathlib import Path
 
 import pytest
-
 from tests.support import serve_dir
 
 from .conftest import ASSUME, TIER, TORCH, assert_ok, pypi_tree, torch_mirror_tree

@@ -6,11 +6,21 @@ from __future__ import annotations
 import zipfile
 
 import pytest
-
 from tests.support import serve_dir, sha256_of
 
-from .conftest import (CANONICAL_TORCH, TIER, TORCH, TORCH_FILE, VISION, VISION_FILE, assert_ok, family_hits,
-                       file_hits, pypi_tree, torch_mirror_tree)
+from .conftest import (
+    CANONICAL_TORCH,
+    TIER,
+    TORCH,
+    TORCH_FILE,
+    VISION,
+    VISION_FILE,
+    assert_ok,
+    family_hits,
+    file_hits,
+    pypi_tree,
+    torch_mirror_tree,
+)
 
 
 @pytest.mark.parametrize("installer,layout", [("uv", "index"), ("uv", "flat"), ("pip", "index")])

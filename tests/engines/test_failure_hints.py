@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.support import build_index, make_wheel
 
 from torchenv.engines import uv as uvmod
 from torchenv.engines.failures import classify
@@ -22,7 +23,6 @@ from torchenv.engines.pip import PipEngine
 from torchenv.engines.uv import UvEngine
 from torchenv.errors import BackendError
 from torchenv.sources.model import PypiSide
-from tests.support import build_index, make_wheel
 
 GENERIC = "a requirement has no wheel for this Python/platform, or your requirements contradict each other"
 

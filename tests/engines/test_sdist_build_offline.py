@@ -13,8 +13,8 @@ import tarfile
 from pathlib import Path
 
 import pytest
-
 from tests.support.packages import make_wheel
+
 from torchenv.engines.pip import PipEngine
 from torchenv.engines.uv import UvEngine
 

@@ -6,8 +6,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
-from tests.up.conftest import World, world  # noqa: F401  (fixture reused)
+from tests.up.conftest import World, world
 
 
 def export(project: Path, kind: str, *extra: str) -> int:

@@ -7,9 +7,9 @@ import subprocess
 from dataclasses import replace
 
 import pytest
-
 from tests.export import yamlish
 from tests.export.conftest import export, write_cuda_lock
+
 from torchenv.cli import build_parser
 
 

@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import pytest
-
 from tests.conda.conftest import channel  # noqa: F401  (fixture reused)
 from tests.conda.helpers import gpu_machine
 from tests.export import yamlish
 from tests.export.conftest import export
+
 from torchenv.conda.channels import channel_url
 from torchenv.conda.virtual import virtual_packages
 from torchenv.engines.rattler import RattlerEngine

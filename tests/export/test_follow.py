@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import pytest
-
 from tests.export.conftest import export
+
 from torchenv.errors import LockError
 from torchenv.ui import Ui
 

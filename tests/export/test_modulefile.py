@@ -13,7 +13,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from tests.export.conftest import export, write_cuda_lock
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 import sys
 
 import pytest
-
 from tests.export.conftest import export, records, uv
 
 

@@ -5,14 +5,12 @@ without one these tests fail in CI and skip elsewhere, saying so.
 """
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-
 from tests.export.conftest import export, records, uv
 from tests.export.test_requirements import pip_install
 from tests.support.assets import cpu_torch_wheel

@@ -6,10 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from tests.export.conftest import export, records
-
 
 
 def pip_install(venv: Path, *args: str) -> subprocess.CompletedProcess:

@@ -7,8 +7,8 @@ import sys
 from importlib.resources import files
 
 import pytest
-
 from tests.export.conftest import export, records, uv
+
 from torchenv.lock.io import tomllib_module
 
 tomllib = tomllib_module()
@@ -80,7 +80,6 @@ def test_pixi_toml_passes_pixi_schema(locked, tmp_path):
 
 def test_pixi_states_the_cuda_driver_need_of_a_cuda_tier(tmp_path):
     import fastjsonschema
-
     from tests.export.conftest import write_cuda_lock
 
     project = write_cuda_lock(tmp_path)

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-
 from tests.faults.tools.snapshot import diff, tree_digest
 from tests.faults.tools.world import World, build_mirrors, new_world
 
@@ -99,7 +98,7 @@ def pytest_runtest_makereport(item, call):
             row.observed.append(sanitize(reason.removeprefix("Skipped: ")))
         elif report.failed:
             row.result = "FAIL"
-            msg = str(getattr(report.longrepr, "reprcrash", None) and report.longrepr.reprcrash.message
+            msg = str((getattr(report.longrepr, "reprcrash", None) and report.longrepr.reprcrash.message)
                       or report.longrepr)
             row.observed.append(sanitize(msg.splitlines()[0][:200]) if msg else "failed")
         else:

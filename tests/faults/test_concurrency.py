@@ -4,8 +4,8 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from tests.faults.tools.world import new_world
+
 from torchenv.lock.io import read_lock
 
 

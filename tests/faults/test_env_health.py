@@ -6,10 +6,9 @@ crash could do to the env is done to it, and the real CLI is run again.
 from __future__ import annotations
 
 import json
-import os
 import signal
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import pytest
 

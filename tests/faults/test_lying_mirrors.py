@@ -10,8 +10,8 @@ import re
 from urllib.parse import quote
 
 import pytest
-
 from tests.faults.tools.world import TORCH_FILE, copy_mirrors
+
 from torchenv.lock.io import read_lock
 
 HTML = b"<!DOCTYPE html><html><body><h1>Please log in to the campus network</h1></body></html>\n"

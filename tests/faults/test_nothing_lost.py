@@ -8,7 +8,6 @@ from __future__ import annotations
 import signal
 
 import pytest
-
 from tests.faults.tools.mounts import small_tmpfs
 from tests.support import closed_port_url
 

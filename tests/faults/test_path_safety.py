@@ -12,7 +12,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from tests.faults.conftest import sanitize
 from tests.faults.tools.snapshot import diff, tree_digest
 from tests.faults.tools.world import MACHINE, TOML
@@ -201,17 +200,18 @@ def test_moved_env_is_not_taken_for_ours(world, observed):
 
 # --- property: generated layouts, every path into removal --------------------------------------
 
-import hashlib  # noqa: E402
-import os  # noqa: E402
-import tempfile  # noqa: E402
-from contextlib import contextmanager  # noqa: E402
+import hashlib
+import os
+import tempfile
+from contextlib import contextmanager
 
-from hypothesis import HealthCheck, event, given, settings, strategies as hs  # noqa: E402
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as hs
 
-from torchenv.backends.base import Backend  # noqa: E402
-from torchenv import safety  # noqa: E402
-from torchenv.errors import TorchenvError  # noqa: E402
-from torchenv.backends import state as st  # noqa: E402
+from torchenv import safety
+from torchenv.backends import state as st
+from torchenv.backends.base import Backend
+from torchenv.errors import TorchenvError
 
 # weighted towards places whose content is drawn (the first five always hold the user's work)
 PLACES = [".", "..", "../other", "../loose", "src"] + [".venv", "envs/a", "../shared-env"] * 3
@@ -458,6 +458,6 @@ def test_the_removal_function_refuses_everything_else(case, how, observed):
         changed = [k for k, v in before.items() if _files(world).get(k) != v]
         allowed = [] if refused else _allowed(found, project, case["force"])
         assert _outside(changed, allowed) == [], (case, found)
-        if found.kind == safety.NEVER or found.link and found.kind != safety.EMPTY:
+        if found.kind == safety.NEVER or (found.link and found.kind != safety.EMPTY):
             assert refused, (case, found)
     observed("as expected")

@@ -4,10 +4,9 @@ from __future__ import annotations
 import time
 
 import pytest
-
 from tests.faults.tools.mounts import read_only, small_tmpfs
-from tests.faults.tools.world import new_world
 from tests.support import blackhole_url, closed_port_url
+
 from torchenv.lock.io import read_lock
 
 

@@ -8,10 +8,10 @@ LLM fine-tuning, speech, and papers pinned to torch 1.x.
 from __future__ import annotations
 
 import shutil
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from torchenv.cli import main
 from torchenv.intent.load import load_project_intent

@@ -7,12 +7,12 @@ from its `extra` group.
 from __future__ import annotations
 
 import pytest
-
 from tests.intent.test_init_sources import write
+
 from torchenv.cli import main
 from torchenv.errors import IntentError
-from torchenv.intent.requirements import gather
 from torchenv.intent.load import load_project_intent
+from torchenv.intent.requirements import gather
 
 PYPROJECT = """\
 [project]

@@ -4,8 +4,7 @@ from __future__ import annotations
 import pytest
 from packaging.version import Version
 
-from torchenv.intent.versions import (InvalidValue, normalise_python, normalise_tier, normalise_torch_spec,
-                                      torch_spec)
+from torchenv.intent.versions import InvalidValue, normalise_python, normalise_tier, normalise_torch_spec, torch_spec
 
 
 @pytest.mark.parametrize("text,spec", [

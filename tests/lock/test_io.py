@@ -178,9 +178,8 @@ def test_lock_currency_new_and_old_style(tmp_path):
     intent-hash) stays valid exactly as long as it was before, so upgrading torchenv forces no re-lock."""
     import dataclasses
 
-    from torchenv.intent.requirements import (ProjectRequirement, lock_is_current, requirements_digest,
-                                               requirements_hash)
     from torchenv.intent.load import load_project_intent
+    from torchenv.intent.requirements import ProjectRequirement, lock_is_current, requirements_digest, requirements_hash
 
     intent = load_project_intent(tmp_path)
     reqs = [ProjectRequirement("numpy>=1.26", "requirements.txt", 1)]

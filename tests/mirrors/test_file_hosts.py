@@ -6,8 +6,8 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-
 from tests.support import make_wheel, serve_dir, sha256_of
+
 from torchenv.backends.getfile import SourceMemory, recorded_url_allowed, torch_file
 from torchenv.lock.model import LockedWheel
 from torchenv.sources import mirrors

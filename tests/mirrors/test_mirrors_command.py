@@ -5,8 +5,8 @@ import json
 import time
 
 import pytest
-
 from tests.support import build_index, closed_port_url, make_wheel, serve_dir
+
 from torchenv.cli import main
 from torchenv.intent.model import Intent
 

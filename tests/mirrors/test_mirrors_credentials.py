@@ -3,14 +3,14 @@ from __future__ import annotations
 
 import json
 import sys
-import types
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import threading
+import types
 from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-
 from tests.support import build_index, make_wheel, serve_dir
+
 from torchenv.sources import credentials
 from torchenv.sources.http import open_url
 from torchenv.sources.index import list_project_files
@@ -122,7 +122,7 @@ def _serving(answer):
         def log_message(self, *args: object) -> None:
             pass
 
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             answer(self)
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

@@ -4,8 +4,8 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from tests.support import closed_port_url, make_wheel, serve_dir, sha256_of
+
 from torchenv.errors import HashMismatch, SourceError
 from torchenv.sources.fetch import fetch
 

@@ -5,8 +5,8 @@ import json
 import time
 
 import pytest
-
 from tests.support import blackhole_url, build_index, closed_port_url, make_wheel, serve_dir, sha256_of
+
 from torchenv.errors import SourceError
 from torchenv.sources.index import list_project_files, parse_wheel_filename
 

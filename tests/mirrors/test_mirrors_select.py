@@ -6,8 +6,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from tests.support import build_index, make_wheel, serve_dir, sha256_of
+
 from torchenv.errors import IntentError
 from torchenv.intent.model import Intent, MirrorIntent
 from torchenv.options import SourceOverrides

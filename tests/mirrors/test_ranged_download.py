@@ -8,9 +8,9 @@ import json
 import os
 
 import pytest
-
 from tests.support import serve_dir, sha256_of
 from tests.support.rangeserver import serve_ranges
+
 from torchenv.errors import HashMismatch, SourceError
 from torchenv.sources import ranged
 from torchenv.sources.fetch import fetch

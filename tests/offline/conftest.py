@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
 from tests.support import make_wheel, sha256_of
 
 TARGET = "linux-x86_64-cpu"
@@ -52,8 +51,8 @@ class FakeProject:
 
 
 def write_fake_lock(project: Path, wheels: dict[str, Path], conda: tuple = ()) -> None:
-    from torchenv.intent.requirements import gather, requirements_hash
     from torchenv.intent.load import load_project_intent
+    from torchenv.intent.requirements import gather, requirements_hash
     from torchenv.lock.io import write_lock
     from torchenv.lock.model import LockedWheel, Lockfile, LockTarget
 

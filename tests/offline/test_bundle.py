@@ -5,15 +5,15 @@ import json
 import tarfile
 
 import pytest
-
 from tests.offline.conftest import linux_x86, rewrite_tar
 from tests.support import sha256_of
+
 from torchenv.cli import main
 
 pytestmark = linux_x86
 
 
-def _bundle(fake_project, tmp_path, name="b.tar", *extra: str) -> "tuple[int, object]":
+def _bundle(fake_project, tmp_path, name="b.tar", *extra: str) -> tuple[int, object]:
     out = tmp_path / name
     rc = main(["bundle", "-C", str(fake_project.dir), "-o", str(out), "--no-tool", "-q", *extra])
     return rc, out
@@ -109,6 +109,7 @@ def test_verify_rejects_a_file_that_is_not_a_bundle(tmp_path, capsys):
 def test_conda_packages_become_a_channel_with_repodata(fake_project, tmp_path):
     """Lock records that lack depends/build_number still give a usable repodata.json (documented fallback)."""
     from tests.offline.conftest import seed_cache, write_fake_lock
+
     from torchenv.lock.model import LockedCondaPackage
 
     pkg = tmp_path / "made" / "libfoo-1.0-h0_0.tar.bz2"

@@ -4,9 +4,9 @@ from __future__ import annotations
 import tarfile
 
 import pytest
-
 from tests.offline.conftest import linux_x86, seed_cache, write_fake_lock
 from tests.support import sha256_of
+
 from torchenv.cli import main
 
 pytestmark = linux_x86

@@ -6,6 +6,7 @@ import shutil
 import tarfile
 
 from tests.offline.conftest import fresh_home, linux_x86, needs_netns, rewrite_tar, run_offline
+
 from torchenv.cli import main
 
 pytestmark = [linux_x86, needs_netns]

@@ -6,8 +6,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from probe_fakes import SMI_FIELDS_NO_CC, Recorded, smi_key, smi_out
+
 from torchenv import i18n
 from torchenv.probe.texts import translate_finding
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 import subprocess
 
 import pytest
-
 from probe_fakes import SMI_FIELDS_NO_CC, Recorded, smi_key, smi_out
 
 

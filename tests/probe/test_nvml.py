@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from probe_fakes import FakeNVMLError, FakeNvml, Recorded, smi_key, smi_out
+from probe_fakes import FakeNvml, FakeNVMLError, Recorded, smi_key, smi_out
 
 GiB = 1024 ** 3
 

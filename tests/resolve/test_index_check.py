@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from torchenv.cli import main
-
 from support.server import blackhole_url, closed_port_url, serve_dir
+from torchenv.cli import main
 
 X86 = ["--assume-os", "linux", "--assume-arch", "x86_64", "--assume-python", "3.12"]
 H100 = [*X86, "--assume-driver", "580.65.06", "--assume-gpu", "9.0"]
@@ -160,9 +159,9 @@ def test_the_index_must_hold_the_wanted_python_too(capsys, tmp_path):
 
 
 def test_the_page_cache_holds_no_credentials(capsys, tmp_path):
+    from torchenv.backends.getfile import SourceMemory
     from torchenv.paths import cache_dir
     from torchenv.resolve.index_check import _read_page
-    from torchenv.backends.getfile import SourceMemory
 
     whl = tmp_path / "mirror" / "whl"
     _page(whl, "cu130", "http://bob:hunter2@files.example/whl/cu130/" + _wheel("2.14.1", "cu130"))

@@ -5,12 +5,29 @@
 from __future__ import annotations
 
 import pytest
+from resolve_machines import (
+    A100,
+    B200,
+    B300,
+    GB10,
+    GH200,
+    GTX1080TI,
+    H100,
+    K80,
+    L4,
+    ORIN,
+    RTX3080,
+    RTX3090,
+    RTX4090,
+    RTX5090,
+    T4,
+    V100,
+    intent,
+    machine,
+)
 
 from torchenv.errors import PlanRefused
 from torchenv.resolve.resolver import resolve
-
-from resolve_machines import (A100, B200, B300, GB10, GH200, GTX1080TI, H100, K80, L4, ORIN, RTX3080, RTX3090, RTX4090,
-                        RTX5090, T4, V100, intent, machine)
 
 LINUX = dict(os="linux", arch="x86_64")
 WIN = dict(os="windows", arch="x86_64")

@@ -8,9 +8,9 @@ a file index holding torch 2.15.0 and 2.14.1, as in ``test_reachable``.
 from __future__ import annotations
 
 import pytest
-
 from tests.resolve.test_reachable import Args, _closed_port, _gpu_less_machine
 from tests.support import build_index, make_wheel
+
 from torchenv.errors import PlanRefused
 from torchenv.intent.model import Intent, TorchIntent
 from torchenv.resolve.reachable import available_plan

@@ -10,11 +10,10 @@ import csv
 from pathlib import Path
 
 import pytest
+from resolve_machines import intent, machine
 
 from torchenv.errors import PlanRefused
 from torchenv.resolve.resolver import resolve
-
-from resolve_machines import intent, machine
 
 GPUS = {
     "GH200": ("NVIDIA GH200 480GB", "9.0"), "GB200": ("NVIDIA GB200", "10.0"), "GB10": ("NVIDIA GB10", "12.1"),

@@ -10,8 +10,8 @@ import socket
 import sys
 
 import pytest
-
 from tests.support import build_index, make_wheel
+
 from torchenv.errors import PlanRefused
 from torchenv.intent.model import Intent, TorchIntent
 from torchenv.machine import Machine, PythonInstall

@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from resolve_machines import GTX1080TI, RTX3090, T4, intent, machine
 
 from torchenv.cli import main
 from torchenv.errors import PlanRefused
 from torchenv.resolve.resolver import resolve
-
-from resolve_machines import GTX1080TI, RTX3090, T4, intent, machine
 
 NANO = ("NVIDIA Tegra X1 (Jetson Nano)", "5.3")
 XAVIER = ("Xavier", "7.2")

@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from support.server import serve_dir
 from torchenv.cli import main
 from torchenv.kb import load
-
-from support.server import serve_dir
 
 PYS = ("cp311-cp311", "cp312-cp312", "cp313-cp313", "cp314-cp314", "cp314-cp314t")
 ASSUMED = ["--assume-os", "linux", "--assume-arch", "x86_64", "--assume-python", "3.12"]

@@ -39,7 +39,7 @@ def make_wheel(directory: Path | str, name: str, version: str, tag: str = "py3-n
     dist = re.sub(r"[-_.]+", "_", name)
     module = dist.lower()
     info = f"{dist}-{version}.dist-info"
-    metadata = [f"Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}"]
+    metadata = ["Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}"]
     if requires_python:
         metadata.append(f"Requires-Python: {requires_python}")
     metadata += [f"Requires-Dist: {r}" for r in requires]

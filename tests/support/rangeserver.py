@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Iterator
 from urllib.parse import unquote, urlsplit
 
 from .server import login_refused
@@ -77,7 +77,7 @@ def _handler(mirror: RangeMirror, files: dict[str, Path], pages: dict[str, bytes
         def log_message(self, *args: object) -> None:
             pass
 
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             key = unquote(urlsplit(self.path).path).lstrip("/")
             mirror.requests.append(key)
             if login_refused(self, auth):

@@ -9,11 +9,11 @@ import base64
 import socket
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import partial
 from http.server import BaseHTTPRequestHandler, SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Iterator
 from urllib.parse import unquote, urlsplit
 
 
@@ -53,7 +53,7 @@ def _handler(root: Path, delay: float, fail: dict[str, int], drop_after: dict[st
         def log_message(self, *args: object) -> None:  # keep test output clean
             pass
 
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             hits.append(self.path)
             if login_refused(self, auth):
                 return

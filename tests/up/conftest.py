@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-
-from tests.support.project import ProjectView
 from tests.support import build_index, make_wheel
+from tests.support.project import ProjectView
+
 from torchenv.intent.load import load_project_intent
 from torchenv.machine import Machine
 from torchenv.resolve.plan import FROM_TORCH_INDEX, Plan, PlannedPackage

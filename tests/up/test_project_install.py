@@ -9,6 +9,7 @@ from __future__ import annotations
 import subprocess
 
 from tests.support.inbackend import write_package_project
+
 from torchenv.install import noop
 
 

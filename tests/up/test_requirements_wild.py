@@ -8,8 +8,8 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-
 from tests.support import sha256_of
+
 from torchenv.errors import IntentError
 from torchenv.resolve.plan import FROM_PYPI, PlannedPackage
 
@@ -84,6 +84,7 @@ def test_conda_environment_file_pip_list_is_installed(world):
 def test_several_indexes_are_searched_as_pip_does(world, monkeypatch, tmp_path):
     """An extra index (searched first by uv) lists six but lacks 1.16.0; pip takes it from the main index."""
     from tests.support import build_index, make_wheel
+
     from torchenv.sources.model import PypiSide
 
     extra = build_index(tmp_path / "extra", {"six": [make_wheel(tmp_path / "w1", "six", "1.15.0")],
@@ -105,6 +106,7 @@ def test_several_indexes_are_searched_as_pip_does(world, monkeypatch, tmp_path):
 
 def numpy_world(world, monkeypatch, tmp_path, needs=("numpy<2",)):
     from tests.support import build_index, make_wheel
+
     from torchenv.sources.model import PypiSide
 
     wheels = tmp_path / "np"

@@ -7,12 +7,12 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from torchenv.errors import EnvError, IntentError, LockError
-from torchenv import safety
-from torchenv.backends.venv import VenvBackend
-from torchenv.backends import state as st
 from tests.support import sha256_of
+
+from torchenv import safety
+from torchenv.backends import state as st
+from torchenv.backends.venv import VenvBackend
+from torchenv.errors import EnvError, IntentError, LockError
 
 
 def test_up_creates_env_and_lock_with_torch_from_torch_index(world):
@@ -161,8 +161,9 @@ def test_project_requirements_are_installed_and_locked(world):
 
 def test_lock_without_this_machines_target_is_refused(world):
     world.run_up()
-    from torchenv.lock.io import write_lock
     from dataclasses import replace
+
+    from torchenv.lock.io import write_lock
 
     lock = world.read_lock()
     only_other = replace(lock, targets=tuple(replace(t, name="windows-x86_64-cpu", os="windows")
@@ -241,8 +242,8 @@ def test_two_up_runs_end_with_one_good_env(world):
 
 
 def test_lock_keeps_the_intent_and_requirements_hashes_apart(world):
-    from torchenv.intent.requirements import gather, requirements_digest
     from torchenv.intent.load import load_project_intent
+    from torchenv.intent.requirements import gather, requirements_digest
 
     (world.project / "requirements.txt").write_text("six\n")
     world.run_up()

@@ -114,7 +114,7 @@ def test_mismatched_torchvision_ops_are_reported(fake_env):
     python = fake_env(cuda="13.0", extra={"torchvision/__init__.py": nms_broken})
     report = run_verify(python, expected={"torchvision": "0.29.1"})
     tv, ops = report.check("torchvision"), report.check("torchvision ops")
-    assert not tv.ok and "installed torchvision 0.20.0, lock expects 0.29.1" == tv.detail
+    assert not tv.ok and tv.detail == "installed torchvision 0.20.0, lock expects 0.29.1"
     assert not ops.ok and "operator torchvision::nms does not exist" in ops.detail
     assert "mismatched pair" in ops.hint
 

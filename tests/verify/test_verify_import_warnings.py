@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from tests.verify.conftest import FAKE_TORCH
+
 from torchenv.verify import run_verify
 
 NUMPY_WARNING = '''

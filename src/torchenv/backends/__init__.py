@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from .base import Backend
 
 
-def make_backend(*, plan: "Plan", env_path: Path, ui: "Ui") -> "Backend":
+def make_backend(*, plan: Plan, env_path: Path, ui: Ui) -> Backend:
     """The backend for ``plan.backend`` (``venv`` or ``conda``), bound to ``env_path``."""
     if plan.backend == "conda":
         from .conda import CondaBackend

@@ -18,13 +18,13 @@ if TYPE_CHECKING:
 class Backend(ABC):
     name: str = "base"
 
-    def __init__(self, *, plan: "Plan", env_path: Path, ui: "Ui") -> None:
+    def __init__(self, *, plan: Plan, env_path: Path, ui: Ui) -> None:
         self.plan = plan
         self.env_path = env_path
         self.ui = ui
 
     @abstractmethod
-    def lock_target(self, *, requirements: list[str]) -> "LockTarget":
+    def lock_target(self, *, requirements: list[str]) -> LockTarget:
         """Resolve the plan (+ project requirements) to exact files, without installing."""
 
     @abstractmethod
@@ -32,14 +32,14 @@ class Backend(ABC):
         """Create an empty environment at ``env_path`` with the planned Python."""
 
     @abstractmethod
-    def install(self, *, target: "LockTarget", reinstall: bool = False, files: "list[Path] | None" = None) -> None:
+    def install(self, *, target: LockTarget, reinstall: bool = False, files: list[Path] | None = None) -> None:
         """Install exactly the target's files (hash-checked) into the environment.
 
         ``reinstall``: put every locked file back even where the env already has it (a repair);
         ``files``: what ``materialise`` fetched, so nothing is downloaded twice.
         """
 
-    def materialise(self, target: "LockTarget") -> "list[Path] | None":
+    def materialise(self, target: LockTarget) -> list[Path] | None:
         """Fetch and hash-check every file of ``target`` before the env is touched; ``None``: the install fetches."""
         return None
 
@@ -53,7 +53,7 @@ class Backend(ABC):
         """Packages the engine keeps in the env though no lock lists them (pip keeps itself)."""
         return frozenset()
 
-    def forget_cached(self, names: list[str]) -> None:
+    def forget_cached(self, names: list[str]) -> None:  # noqa: B027 -- an optional hook, not abstract
         """Drop damaged packages from an installer cache that hardlinks into envs; nothing by default."""
 
     @abstractmethod

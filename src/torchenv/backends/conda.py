@@ -15,8 +15,9 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, Sequence
+from typing import TYPE_CHECKING, Protocol
 
 from ..errors import BackendError, EnvError
 from ..i18n import _
@@ -36,13 +37,13 @@ _CONDA_TORCH = {"pytorch", "pytorch-gpu", "pytorch-cpu", "libtorch", "torchvisio
 class WheelPart(Protocol):
     """The wheel half of a hybrid env (``torch-source = "wheels"``)."""
 
-    def lock(self, *, plan: "Plan", requirements: list[str]) -> tuple["LockedWheel", ...]:
+    def lock(self, *, plan: Plan, requirements: list[str]) -> tuple[LockedWheel, ...]:
         """The torch stack of ``plan`` plus ``requirements``, resolved to hash-pinned wheels."""
 
-    def fetch_files(self, *, plan: "Plan", wheels: Sequence["LockedWheel"]) -> list[Path]:
+    def fetch_files(self, *, plan: Plan, wheels: Sequence[LockedWheel]) -> list[Path]:
         """A hash-checked local file per wheel (fetched before the env is touched)."""
 
-    def install(self, *, plan: "Plan", env_python: Path, wheels: Sequence["LockedWheel"],
+    def install(self, *, plan: Plan, env_python: Path, wheels: Sequence[LockedWheel],
                 reinstall: bool = False, files: Sequence[Path] | None = None) -> None:
         """Install exactly these wheels into ``env_python``'s site-packages, hash-checked, no deps."""
 
@@ -52,7 +53,7 @@ class UvWheelPart:
     unchanged); ``uv pip install --no-deps`` puts the files into the prefix's Python. Not ``uv pip
     sync``: that would uninstall the Python packages conda put in the prefix."""
 
-    def __init__(self, *, env_path: Path, ui: "Ui") -> None:
+    def __init__(self, *, env_path: Path, ui: Ui) -> None:
         self.env_path = env_path
         self.ui = ui
 
@@ -88,7 +89,7 @@ class UvWheelPart:
                      what=f"installing {len(files)} wheels into {self.env_path} (uv)", env=uv_environ())
 
 
-def select_engine(machine: "Machine") -> "CondaEngine":
+def select_engine(machine: Machine) -> CondaEngine:
     """The user's conda/mamba/micromamba when on PATH (their .condarc applies), else py-rattler.
 
     ``TORCHENV_CONDA_ENGINE`` = rattler | conda | mamba | micromamba forces a choice.
@@ -119,7 +120,7 @@ def select_engine(machine: "Machine") -> "CondaEngine":
 class CondaBackend(Backend):
     name = "conda"
 
-    def __init__(self, *, plan: "Plan", env_path: Path, ui: "Ui", engine: "CondaEngine | None" = None,
+    def __init__(self, *, plan: Plan, env_path: Path, ui: Ui, engine: CondaEngine | None = None,
                  wheel_part: WheelPart | None = None) -> None:
         super().__init__(plan=plan, env_path=env_path, ui=ui)
         self._engine = engine
@@ -127,7 +128,7 @@ class CondaBackend(Backend):
         self.reasons: list[str] = []
 
     @property
-    def engine(self) -> "CondaEngine":
+    def engine(self) -> CondaEngine:
         if self._engine is None:
             self._engine = select_engine(self.plan.machine)
         return self._engine
@@ -144,7 +145,7 @@ class CondaBackend(Backend):
         return {prefix: tuple(with_credentials(m) for m in urls) for prefix, urls in mirrors.items()}
 
     # -- deciding ------------------------------------------------------------------------------
-    def lock_target(self, *, requirements: list[str]) -> "LockTarget":
+    def lock_target(self, *, requirements: list[str]) -> LockTarget:
         from ..conda.channels import conda_subdir
         from ..conda.specs import conda_request
         from ..conda.virtual import describe, virtual_packages
@@ -206,7 +207,7 @@ class CondaBackend(Backend):
         (path / "conda-meta").mkdir(parents=True, exist_ok=True)
         (path / "conda-meta" / "history").touch(exist_ok=True)
 
-    def materialise(self, target: "LockTarget") -> list[Path]:
+    def materialise(self, target: LockTarget) -> list[Path]:
         """The wheel half's files, fetched and hash-checked before ``up`` touches the prefix.
 
         Why only wheels: conda packages are fetched (and sha256-checked) by the engine inside its
@@ -214,7 +215,7 @@ class CondaBackend(Backend):
         """
         return self.wheel_part.fetch_files(plan=self.plan, wheels=target.wheels) if target.wheels else []
 
-    def install(self, *, target: "LockTarget", reinstall: bool = False, files: list[Path] | None = None) -> None:
+    def install(self, *, target: LockTarget, reinstall: bool = False, files: list[Path] | None = None) -> None:
         """Exactly the target's conda records (no solve), then its wheels, then the env-local configs.
 
         ``reinstall``: re-link every locked package (``up`` repairing an interrupted or hand-changed env).
@@ -240,7 +241,7 @@ class CondaBackend(Backend):
                                     reinstall=reinstall, files=files or None)
         self._write_env_config(target)
 
-    def _write_env_config(self, target: "LockTarget") -> None:
+    def _write_env_config(self, target: LockTarget) -> None:
         """``<prefix>/.condarc`` (channels + conda mirrors) and ``<prefix>/pip.conf`` (PyPI side).
 
         Why: a later ``conda install`` or ``pip install`` run inside the env should reach the same

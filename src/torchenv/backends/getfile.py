@@ -94,7 +94,7 @@ def listed_urls(url: str, layout: str, project: str, filename: str, memory: Sour
     return [f.url for f in files if f.filename == filename]
 
 
-def torch_file(sources: "Sources", filename: str, sha256: str | None, *, first: str | None = None,
+def torch_file(sources: Sources, filename: str, sha256: str | None, *, first: str | None = None,
                memory: SourceMemory, ui: Any = None) -> tuple[Path, str]:
     """``(path, sha256)`` of a torch-family file: local wheelhouses, ``first``, then each torch source.
 
@@ -130,7 +130,7 @@ def torch_file(sources: "Sources", filename: str, sha256: str | None, *, first: 
         raise
 
 
-def pypi_roots(sources: "Sources") -> list[tuple[str, str]]:
+def pypi_roots(sources: Sources) -> list[tuple[str, str]]:
     from ..sources.model import OFFICIAL_PYPI
 
     pypi = sources.pypi
@@ -138,7 +138,7 @@ def pypi_roots(sources: "Sources") -> list[tuple[str, str]]:
     return searched + [(u, "index") for u in (*pypi.extra_index_urls, pypi.index_url or OFFICIAL_PYPI)]
 
 
-def recorded_url_allowed(sources: "Sources", wheel: "LockedWheel") -> bool:
+def recorded_url_allowed(sources: Sources, wheel: LockedWheel) -> bool:
     """May the lock's own URL be contacted? Only when it lies under one of the plan's sources.
 
     Why: a user who pinned a mirror without fallback must not see torchenv contact
@@ -160,11 +160,11 @@ def recorded_url_allowed(sources: "Sources", wheel: "LockedWheel") -> bool:
     return any(wheel.url.startswith(r.rstrip("/") + "/") for r in roots) or host_of(wheel.url) in hosts
 
 
-def pypi_file(sources: "Sources", wheel: "LockedWheel", *, first: str | None = None,
+def pypi_file(sources: Sources, wheel: LockedWheel, *, first: str | None = None,
               memory: SourceMemory, ui: Any = None) -> tuple[Path, str]:
     """``(path, sha256)`` of a PyPI-side file: ``first``, then each PyPI-side source's listing, in order."""
     tried: list[SourceError] = []
-    steps: list[Any] = [[first]] if first else []
+    steps: list[list[str] | tuple[str, str]] = [[first]] if first else []   # URLs, or a source to list
     steps += [(url, layout) for url, layout in pypi_roots(sources)]
     if recorded_url_allowed(sources, wheel):
         steps.append([wheel.url])
@@ -185,7 +185,7 @@ def pypi_file(sources: "Sources", wheel: "LockedWheel", *, first: str | None = N
                            "`torchenv lock` if the file was removed upstream")
 
 
-def wheel_file(sources: "Sources", wheel: "LockedWheel", *, memory: SourceMemory, ui: Any = None) -> Path:
+def wheel_file(sources: Sources, wheel: LockedWheel, *, memory: SourceMemory, ui: Any = None) -> Path:
     """A hash-checked local file for a locked wheel: the cache or a local folder, else the remote sources."""
     from ..sources.fetch import fetch
     from .locate import FROM_TORCH_INDEX, local_candidates

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import urllib.parse
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +27,7 @@ FROM_TORCH_INDEX = "torch-index"
 FROM_PYPI = "pypi"
 
 
-@lru_cache(maxsize=None)
+@cache
 def torch_family() -> frozenset[str]:
     """Names routed to the torch source (``recipes/packages.toml``)."""
     from ..kb import torch_family as names
@@ -36,7 +36,7 @@ def torch_family() -> frozenset[str]:
     return frozenset(normalize(n) for n in names())
 
 
-def target_tags(python: str, platform: str) -> list["Tag"]:
+def target_tags(python: str, platform: str) -> list[Tag]:
     """Wheel tags an interpreter of ``python`` on ``platform`` accepts, best first."""
     from packaging import tags
 
@@ -97,7 +97,7 @@ def best_file(files: list[Any], name: str, version: str, *, tier: str, ranking: 
     return best
 
 
-def search_order(sources: "Sources", source: str) -> list[tuple[str, str]]:
+def search_order(sources: Sources, source: str) -> list[tuple[str, str]]:
     """(url, layout) to search, local ones first so a wheelhouse hit costs no network."""
     from ..sources.model import OFFICIAL_PYPI
 
@@ -108,13 +108,15 @@ def search_order(sources: "Sources", source: str) -> list[tuple[str, str]]:
     else:
         order = [(u, "flat") for u in sources.wheelhouses]
         order += [(s.url, s.layout) for s in sources.torch]
-    seen: set[str] = set()
-    unique = [(u, lay) for u, lay in order if not (u in seen or seen.add(u))]
+    layout_by_url: dict[str, str] = {}
+    for u, lay in order:
+        layout_by_url.setdefault(u, lay)   # the first layout a URL is named with wins
+    unique = list(layout_by_url.items())
     local = [(u, lay) for u, lay in unique if "://" not in u or u.startswith("file:")]
     return local + [(u, lay) for u, lay in unique if (u, lay) not in local]
 
 
-def canonical(sources: "Sources", tier: str, filename: str) -> tuple[str, str]:
+def canonical(sources: Sources, tier: str, filename: str) -> tuple[str, str]:
     """(url, index) the lock records for a torch-index file, whichever mirror or folder had it."""
     index = f"{sources.canonical_torch.rstrip('/')}/{tier}"
     return f"{index}/{urllib.parse.quote(filename)}", index
@@ -122,11 +124,11 @@ def canonical(sources: "Sources", tier: str, filename: str) -> tuple[str, str]:
 
 @dataclass(frozen=True)
 class Located:
-    wheel: "LockedWheel"     # canonical URL; sha256 as listed ("" when a remote source lists none)
+    wheel: LockedWheel     # canonical URL; sha256 as listed ("" when a remote source lists none)
     found_url: str           # where the file was listed (a mirror, a local folder)
 
 
-def locate(sources: "Sources", name: str, version: str, *, source: str, tier: str, python: str,
+def locate(sources: Sources, name: str, version: str, *, source: str, tier: str, python: str,
            platform: str, ui: Any = None, memory: Any = None) -> Located:
     """The wheel of ``name==version`` for this target: the first source (in order) that lists it.
 
@@ -185,7 +187,7 @@ def _file_version(filename: str) -> str:
     return parse_wheel_filename(filename)[1]
 
 
-def local_candidates(sources: "Sources", wheel: "LockedWheel") -> list[str]:
+def local_candidates(sources: Sources, wheel: LockedWheel) -> list[str]:
     """Places on this machine that may hold the exact file (hash-checked by fetch)."""
     dirs = [*sources.wheelhouses]
     from ..sources.pipconfig import local_dirs
@@ -197,7 +199,7 @@ def local_candidates(sources: "Sources", wheel: "LockedWheel") -> list[str]:
     return out
 
 
-def remote_candidates(sources: "Sources", wheel: "LockedWheel", ui: Any = None) -> list[str]:
+def remote_candidates(sources: Sources, wheel: LockedWheel, ui: Any = None) -> list[str]:
     """Every remote URL that may serve ``wheel``, for callers that want one list for ``fetch``.
 
     Prefer ``backends.getfile.wheel_file``: it asks sources lazily and remembers dead hosts.

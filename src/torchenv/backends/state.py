@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 # the env's layout (interpreter, site-packages, dist-info), re-exported: callers ask "the state" for both
-from ..envlayout import (dist_name, distributions, env_python, env_python_version, fingerprint,  # noqa: F401
-                         site_packages)
+from ..envlayout import dist_name, distributions, env_python, env_python_version, fingerprint, site_packages  # noqa: F401
 
 if TYPE_CHECKING:
     from ..lock.model import LockTarget
@@ -42,7 +41,7 @@ class EnvState:
     watched: tuple[tuple[str, int, int], ...] = ()   # (site-packages path, size, mtime_ns); size -1: a folder
 
 
-def target_digest(target: "LockTarget") -> str:
+def target_digest(target: LockTarget) -> str:
     """Digest of what a target installs (files and hashes), not of the lock text around it."""
     h = hashlib.sha256()
     h.update(f"{target.name}\0{target.python}\0{target.backend}\n".encode())
@@ -145,7 +144,7 @@ def interpreter_target(env: Path) -> str:
         return ""
 
 
-def interpreter_problem(env: Path, state: "EnvState | None") -> str | None:
+def interpreter_problem(env: Path, state: EnvState | None) -> str | None:
     """Why the env's ``bin/python`` cannot be the one the env was built with; ``None`` when it can."""
     py = env_python(env)
     target = interpreter_target(env)

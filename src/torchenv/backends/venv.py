@@ -22,10 +22,11 @@ if TYPE_CHECKING:
     from ..engines.base import WheelEngine
     from ..lock.model import LockedWheel, LockTarget
     from ..resolve.plan import Plan
+    from ..sources.model import Sources
     from ..ui import Ui
 
 
-def make_engine(name: str, ui: Any = None) -> "WheelEngine":
+def make_engine(name: str, ui: Any = None) -> WheelEngine:
     if name == "pip":
         from ..engines.pip import PipEngine
 
@@ -37,6 +38,13 @@ def make_engine(name: str, ui: Any = None) -> "WheelEngine":
     raise BackendError(_("unknown installer {name!r}").format(name=name), hint=_('[env] installer is "uv" or "pip"'))
 
 
+def plan_sources(plan: Plan) -> Sources:
+    """The plan's package sources: a resolved wheel plan always has them, so ``None`` is a resolver bug."""
+    if plan.sources is None:
+        raise BackendError(_("the plan has no package sources"), hint=_("this is a bug in the resolver"))
+    return plan.sources
+
+
 class WheelLocker:
     """Pins a plan's wheels: torch-family files located and fetched by torchenv, the rest resolved by the engine.
 
@@ -44,14 +52,14 @@ class WheelLocker:
     lock wheels by the same rules (supply chain, mirrors, hashes); each hands in its own plan as it is.
     """
 
-    def __init__(self, *, plan: "Plan", engine: "WheelEngine", ui: "Ui | None") -> None:
+    def __init__(self, *, plan: Plan, engine: WheelEngine, ui: Ui | None) -> None:
         from .getfile import SourceMemory
 
         self.plan, self.engine, self.ui = plan, engine, ui
         self.memory = SourceMemory(ui)   # hosts that failed in this run (lock and install share it)
 
     # -- locking --------------------------------------------------------------------------------
-    def _locate(self, name: str, version: str, source: str) -> tuple["LockedWheel", str]:
+    def _locate(self, name: str, version: str, source: str) -> tuple[LockedWheel, str]:
         """(LockedWheel with canonical URL and verified sha256, ``file://`` URL of the cached file).
 
         Why fetch while locking: the engine resolves the rest of the closure from the torch
@@ -66,17 +74,18 @@ class WheelLocker:
         from .locate import FROM_PYPI, locate
 
         plan = self.plan
-        found = locate(plan.sources, name, version, source=source, tier=plan.tier, python=plan.python,
+        sources = plan_sources(plan)
+        found = locate(sources, name, version, source=source, tier=plan.tier, python=plan.python,
                        platform=plan.platform, ui=self.ui, memory=self.memory)
         wheel = found.wheel
         if source == FROM_PYPI:
-            path, sha = pypi_file(plan.sources, wheel, first=found.found_url, memory=self.memory, ui=self.ui)
+            path, sha = pypi_file(sources, wheel, first=found.found_url, memory=self.memory, ui=self.ui)
         else:
-            path, sha = torch_file(plan.sources, wheel.filename, wheel.sha256 or None, first=found.found_url,
+            path, sha = torch_file(sources, wheel.filename, wheel.sha256 or None, first=found.found_url,
                                    memory=self.memory, ui=self.ui)
         return dataclasses.replace(wheel, sha256=sha, size=path.stat().st_size), path.resolve().as_uri()
 
-    def _pulled_in(self, name: str, version: str) -> tuple["LockedWheel", str]:
+    def _pulled_in(self, name: str, version: str) -> tuple[LockedWheel, str]:
         """A torch-family package the resolve pulled in, from the torch source; said as such when it lacks it."""
         from ..errors import PulledInFamily
         from .locate import FROM_TORCH_INDEX
@@ -86,22 +95,21 @@ class WheelLocker:
         except SourceError as exc:
             raise PulledInFamily(exc.message, name=name, hint=exc.hint) from None
 
-    def lock(self, requirements: list[str]) -> tuple["LockedWheel", ...]:
+    def lock(self, requirements: list[str]) -> tuple[LockedWheel, ...]:
         """Every wheel of the plan plus ``requirements``, exactly pinned and hash-locked, sorted."""
         from ..sources.index import normalize
         from .locate import FROM_PYPI, torch_family
 
         plan = self.plan
-        if plan.sources is None:
-            raise BackendError(_("the plan has no package sources"), hint=_("this is a bug in the resolver"))
+        sources = plan_sources(plan)
         family = torch_family()
         pinned: dict[str, tuple[LockedWheel, str]] = {}
         for pkg in plan.packages:
             name = normalize(pkg.name)
             if name in family:
                 pinned[name] = self._locate(name, pkg.version, pkg.source)
-        pypi = plan.sources.pypi
-        extra_links = [w for w in plan.sources.wheelhouses if w not in pypi.find_links]
+        pypi = sources.pypi
+        extra_links = [w for w in sources.wheelhouses if w not in pypi.find_links]
         needs = import_needs_missing(plan, requirements)
         for _round in range(3):
             reqs = [f"{name} @ {url}" for name, (_w, url) in sorted(pinned.items())] + list(requirements)
@@ -142,7 +150,7 @@ class WheelLocker:
 
         def run(lines: list[str]) -> list:
             return self.engine.resolve(requirements=lines, python_version=plan.python, platform=plan.platform,
-                                       pypi=plan.sources.pypi, find_links=extra_links)
+                                       pypi=plan_sources(plan).pypi, find_links=extra_links)
 
         if not needs:
             return run(reqs), needs
@@ -155,7 +163,7 @@ class WheelLocker:
                          "`import torch` will warn that it is missing")
         return resolved, []
 
-    def _remember_hashed(self, wheels: list["LockedWheel"]) -> None:
+    def _remember_hashed(self, wheels: list[LockedWheel]) -> None:
         """Record the sha256 the engine computed (``--generate-hashes``) for each local file it resolved.
 
         Why: ``materialise`` (now and in every later run) would otherwise read every local wheel
@@ -174,13 +182,11 @@ class WheelLocker:
         if hashed:
             remember_verified(hashed)
 
-    def fetch(self, wheels: "Sequence[LockedWheel]") -> list[Path]:
+    def fetch(self, wheels: Sequence[LockedWheel]) -> list[Path]:
         """A hash-checked local file for every wheel (cache, local folders, then the plan's sources, lazily)."""
         from .getfile import wheel_file
 
-        if self.plan.sources is None:
-            raise BackendError(_("the plan has no package sources"), hint=_("this is a bug in the resolver"))
-        sources = self.plan.sources
+        sources = plan_sources(self.plan)
         wheels = list(wheels)
         if len(wheels) < 2 or self.ui is None:
             return [wheel_file(sources, w, memory=self.memory, ui=self.ui) for w in wheels]
@@ -203,7 +209,7 @@ class WheelLocker:
 class VenvBackend(Backend):
     name = "venv"
 
-    def __init__(self, *, plan: "Plan", env_path: Path, ui: "Ui", installer: str | None = None) -> None:
+    def __init__(self, *, plan: Plan, env_path: Path, ui: Ui, installer: str | None = None) -> None:
         super().__init__(plan=plan, env_path=env_path, ui=ui)
         self.engine = make_engine(installer or plan.installer, ui)
         self.wheels = WheelLocker(plan=plan, engine=self.engine, ui=ui)
@@ -224,7 +230,7 @@ class VenvBackend(Backend):
     def memory(self) -> Any:
         return self.wheels.memory
 
-    def lock_target(self, *, requirements: list[str]) -> "LockTarget":
+    def lock_target(self, *, requirements: list[str]) -> LockTarget:
         from ..lock.model import LockTarget
 
         plan = self.plan
@@ -238,7 +244,7 @@ class VenvBackend(Backend):
     def create(self) -> None:
         self.engine.create_venv(python=self.plan.python_path or self.plan.python, path=self.env_path)
 
-    def materialise(self, target: "LockTarget") -> list[Path]:
+    def materialise(self, target: LockTarget) -> list[Path]:
         """A hash-checked local file for every wheel (cache, local folders, then the plan's sources, lazily).
 
         ``up`` calls this before it creates or changes the env, so a download failure
@@ -246,7 +252,7 @@ class VenvBackend(Backend):
         """
         return self.wheels.fetch(target.wheels)
 
-    def install(self, *, target: "LockTarget", reinstall: bool = False, files: list[Path] | None = None) -> None:
+    def install(self, *, target: LockTarget, reinstall: bool = False, files: list[Path] | None = None) -> None:
         """Install the target's files; ``files`` are those ``materialise`` returned (fetched now if not given)."""
         files = self.materialise(target) if files is None else files
         hashes = {w.filename: w.sha256 for w in target.wheels}
@@ -264,13 +270,13 @@ class VenvBackend(Backend):
         return distributions(fingerprint(self.env_path, self.plan.python))
 
 
-def _replace(wheel: "LockedWheel", **changes: Any) -> "LockedWheel":
+def _replace(wheel: LockedWheel, **changes: Any) -> LockedWheel:
     import dataclasses
 
     return dataclasses.replace(wheel, **changes)
 
 
-def import_needs_missing(plan: "Plan", requirements: list[str]) -> list[str]:
+def import_needs_missing(plan: Plan, requirements: list[str]) -> list[str]:
     """The plan's ``import_requirements`` (numpy for ``import torch``) the project does not name itself."""
     import re
 

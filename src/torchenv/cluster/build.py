@@ -53,7 +53,7 @@ def node_of(stdout: str) -> tuple[str, str]:
     return (first[len(NODE_MARK):].strip(), rest) if first.startswith(NODE_MARK) else ("", stdout)
 
 
-def locked_targets(project: Path, found: "ClusterPlan") -> None:
+def locked_targets(project: Path, found: ClusterPlan) -> None:
     """Refuse before any job starts when torchenv.lock lacks a target the cluster needs."""
     from ..lock.io import read_lock
     from ..lock.model import LOCK_FILE
@@ -70,7 +70,7 @@ def _torchenv_words(layout: Layout) -> str:
     return " ".join(shlex.quote(w) for w in layout.torchenv)
 
 
-def shared_jobs(cluster: "Cluster", found: "ClusterPlan", layout: Layout) -> list[slurm.Job]:
+def shared_jobs(cluster: Cluster, found: ClusterPlan, layout: Layout) -> list[slurm.Job]:
     if not found.single:
         raise ClusterError(f"the cluster needs {len(found.targets)} targets "
                            f"({', '.join(t.plan.target_name for t in found.targets)}), and one shared env holds one",
@@ -82,7 +82,7 @@ def shared_jobs(cluster: "Cluster", found: "ClusterPlan", layout: Layout) -> lis
                       argv=marked(command))]
 
 
-def local_jobs(cluster: "Cluster", bundle: Path, layout: Layout) -> list[slurm.Job]:
+def local_jobs(cluster: Cluster, bundle: Path, layout: Layout) -> list[slurm.Job]:
     """Per node type: ``salloc`` all its nodes, ``sbcast`` bundle + cluster file there, one install task per node."""
     jobs = []
     for node_type in cluster.node_types:
@@ -119,7 +119,7 @@ def outcomes(results: list[slurm.JobResult]) -> list[NodeOutcome]:
     return out
 
 
-def cluster_up(cluster: "Cluster", found: "ClusterPlan", layout: Layout, make_bundle: "Callable[[Path], object]", *,
+def cluster_up(cluster: Cluster, found: ClusterPlan, layout: Layout, make_bundle: Callable[[Path], object], *,
                pending_timeout: float) -> list[NodeOutcome]:
     """Shared layout: one ``up --frozen`` job. Node-local: ``make_bundle(path)`` writes the lock's bundle there
     (``torchenv bundle``, called by the command), then one allocation per node type copies and installs it."""

@@ -34,7 +34,7 @@ class TypeResult:
         return dict(self.__dict__)
 
 
-def verify_jobs(cluster: "Cluster", layout: Layout) -> list[slurm.Job]:
+def verify_jobs(cluster: Cluster, layout: Layout) -> list[slurm.Job]:
     import shlex
 
     words = " ".join(shlex.quote(w) for w in layout.torchenv)
@@ -43,7 +43,7 @@ def verify_jobs(cluster: "Cluster", layout: Layout) -> list[slurm.Job]:
             for t in cluster.node_types]
 
 
-def arch_coverage(node_type: "NodeType", archs: list[str]) -> str:
+def arch_coverage(node_type: NodeType, archs: list[str]) -> str:
     """``sm_70 in build`` / ``sm_100 MISSING (build: sm_50..sm_90)`` / ``no GPU``."""
     from .. import kb
 
@@ -74,7 +74,7 @@ def _checks(report: dict[str, Any]) -> str:
     return f"{passed}/{len(checks)} passed" + (f"; failed: {', '.join(failed)}" if failed else "")
 
 
-def read_result(node_type: "NodeType", target: str, planned_archs: tuple[str, ...],
+def read_result(node_type: NodeType, target: str, planned_archs: tuple[str, ...],
                 result: slurm.JobResult) -> TypeResult:
     node, rest = node_of(result.stdout)
     try:
@@ -92,7 +92,7 @@ def read_result(node_type: "NodeType", target: str, planned_archs: tuple[str, ..
                       bool(report.get("ok")) and result.ok)
 
 
-def cluster_verify(cluster: "Cluster", found: "ClusterPlan", layout: Layout, *,
+def cluster_verify(cluster: Cluster, found: ClusterPlan, layout: Layout, *,
                    pending_timeout: float) -> list[TypeResult]:
     slurm.require_slurm()
     results = slurm.run_jobs(verify_jobs(cluster, layout), pending_timeout=pending_timeout)

@@ -13,14 +13,14 @@ if TYPE_CHECKING:
     from .plan import ClusterPlan
 
 
-def cluster_arg(spec: "MachineSpec") -> "Cluster | None":
+def cluster_arg(spec: MachineSpec) -> Cluster | None:
     from .model import is_cluster_file, load_cluster
 
     path = spec.machine
     return load_cluster(path) if path and is_cluster_file(path) else None
 
 
-def cluster_plan(intent: "Intent", spec: "MachineSpec", sources: "SourceOverrides | None" = None) -> "ClusterPlan | None":
+def cluster_plan(intent: Intent, spec: MachineSpec, sources: SourceOverrides | None = None) -> ClusterPlan | None:
     cluster = cluster_arg(spec)
     if cluster is None:
         return None
@@ -29,13 +29,13 @@ def cluster_plan(intent: "Intent", spec: "MachineSpec", sources: "SourceOverride
     return plan_for_cluster(intent, cluster, sources_overrides=sources)
 
 
-def cluster_plans(intent: "Intent", spec: "MachineSpec", sources: "SourceOverrides | None" = None) -> "list[Plan] | None":
+def cluster_plans(intent: Intent, spec: MachineSpec, sources: SourceOverrides | None = None) -> list[Plan] | None:
     """``lock --machine cluster.json``: the plan of every target the cluster needs."""
     found = cluster_plan(intent, spec, sources)
     return None if found is None else [t.plan for t in found.targets]
 
 
-def plan_on_node(intent: "Intent", spec: "MachineSpec", sources: "SourceOverrides | None" = None) -> "Plan | None":
+def plan_on_node(intent: Intent, spec: MachineSpec, sources: SourceOverrides | None = None) -> Plan | None:
     """``up --machine cluster.json`` on a node: probe it, find its node type, plan that type's target."""
     cluster = cluster_arg(spec)
     if cluster is None:

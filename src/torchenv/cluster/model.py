@@ -37,7 +37,7 @@ class NodeType:
             return None
         return f"gpu:{self.gres_type}:1" if self.gres_type else "gpu:1"
 
-    def probe(self) -> "Machine":
+    def probe(self) -> Machine:
         from ..machine import Machine
 
         if self.machine is None:
@@ -67,7 +67,7 @@ class Cluster:
         return json.dumps(self.to_json(), indent=2, sort_keys=True) + "\n"
 
     @classmethod
-    def from_json(cls, data: dict[str, Any], source: str = "") -> "Cluster":
+    def from_json(cls, data: dict[str, Any], source: str = "") -> Cluster:
         types = tuple(NodeType(name=t["name"], partition=t["partition"], nodes=tuple(t["nodes"]),
                                gpus_per_node=int(t.get("gpus_per_node") or 0), gres_type=t.get("gres_type"),
                                probed_on=t.get("probed_on", ""), machine=t.get("machine"))

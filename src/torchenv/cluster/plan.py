@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class ClusterTarget:
-    plan: "Plan"
+    plan: Plan
     node_types: tuple[str, ...]
     reasons: tuple[str, ...] = ()
 
@@ -55,7 +55,7 @@ class ClusterPlan:
 class _Try:
     """One tier tried on every node type of a platform: the plans, or the first type that refused and why."""
     tier: str
-    plans: dict[str, "Plan"]
+    plans: dict[str, Plan]
     refused_by: str = ""
     why: str = ""
 
@@ -64,7 +64,7 @@ class _Try:
         return not self.refused_by
 
 
-def with_tier(intent: "Intent", tier: str) -> "Intent":
+def with_tier(intent: Intent, tier: str) -> Intent:
     return dataclasses.replace(intent, torch=dataclasses.replace(intent.torch, cuda=tier))
 
 
@@ -78,13 +78,13 @@ def refusal_words(exc: PlanRefused, tier: str) -> str:
     return exc.message
 
 
-def _resolve(intent: "Intent", machine: "Machine", overrides: Any) -> "Plan":
+def _resolve(intent: Intent, machine: Machine, overrides: Any) -> Plan:
     from ..resolve.resolver import resolve
 
     return resolve(intent, machine, sources_overrides=overrides)
 
 
-def _own_plan(intent: "Intent", node_type: "NodeType", machine: "Machine", overrides: Any) -> "Plan":
+def _own_plan(intent: Intent, node_type: NodeType, machine: Machine, overrides: Any) -> Plan:
     try:
         return _resolve(intent, machine, overrides)
     except PlanRefused as exc:
@@ -92,7 +92,7 @@ def _own_plan(intent: "Intent", node_type: "NodeType", machine: "Machine", overr
                            hint="; ".join(exc.reasons[:2]) or exc.hint) from None
 
 
-def describe_type(node_type: "NodeType", machine: "Machine") -> str:
+def describe_type(node_type: NodeType, machine: Machine) -> str:
     """``v100 (2x Tesla V100-SXM2-16GB, sm_70, driver 535.183.01)`` / ``cpu (no GPU)``."""
     if not machine.gpus:
         return f"{node_type.name} (no GPU)"
@@ -103,7 +103,7 @@ def describe_type(node_type: "NodeType", machine: "Machine") -> str:
     return f"{node_type.name} ({count}x {'/'.join(names)}, {sms}, driver {machine.driver or 'unknown'})"
 
 
-def _candidate_tiers(own: dict[str, "Plan"], platform: str, allow_experimental: bool) -> list[str]:
+def _candidate_tiers(own: dict[str, Plan], platform: str, allow_experimental: bool) -> list[str]:
     from .. import kb
 
     tiers: list[str] = []
@@ -115,7 +115,7 @@ def _candidate_tiers(own: dict[str, "Plan"], platform: str, allow_experimental: 
     return tiers
 
 
-def _try_tier(intent: "Intent", tier: str, names: list[str], machines: dict, overrides: Any) -> _Try:
+def _try_tier(intent: Intent, tier: str, names: list[str], machines: dict, overrides: Any) -> _Try:
     plans = {}
     for name in names:
         try:
@@ -177,7 +177,7 @@ def _single_reasons(chosen: _Try, tries: list[_Try], names: list[str], types: di
     return out
 
 
-def _split(intent: "Intent", names: list[str], own: dict, types: dict, machines: dict,
+def _split(intent: Intent, names: list[str], own: dict, types: dict, machines: dict,
            overrides: Any) -> list[ClusterTarget]:
     by_target: dict[str, list[str]] = {}
     for n in names:
@@ -195,7 +195,7 @@ def _split(intent: "Intent", names: list[str], own: dict, types: dict, machines:
     return targets
 
 
-def _why_not(intent: "Intent", tier: str, machine: "Machine", overrides: Any) -> str:
+def _why_not(intent: Intent, tier: str, machine: Machine, overrides: Any) -> str:
     try:
         _resolve(with_tier(intent, tier), machine, overrides)
     except PlanRefused as exc:
@@ -203,7 +203,7 @@ def _why_not(intent: "Intent", tier: str, machine: "Machine", overrides: Any) ->
     return f"{tier} would run here too, but no single tier runs on every node type"
 
 
-def _plan_platform(intent: "Intent", names: list[str], types: dict, machines: dict,
+def _plan_platform(intent: Intent, names: list[str], types: dict, machines: dict,
                    overrides: Any) -> tuple[list[ClusterTarget], list[str]]:
     from ..resolve.resolver import constraints
 
@@ -226,7 +226,7 @@ def _plan_platform(intent: "Intent", names: list[str], types: dict, machines: di
             [f"no single tier runs on every node type ({refused}): one target per node type"])
 
 
-def plan_for_cluster(intent: "Intent", cluster: "Cluster", *, sources_overrides: Any = None) -> ClusterPlan:
+def plan_for_cluster(intent: Intent, cluster: Cluster, *, sources_overrides: Any = None) -> ClusterPlan:
     """One target for the whole cluster when a tier fits every node type; else one per node type (see module)."""
     types = {t.name: t for t in cluster.node_types}
     machines = {t.name: t.probe() for t in cluster.node_types}
@@ -248,12 +248,12 @@ def plan_for_cluster(intent: "Intent", cluster: "Cluster", *, sources_overrides:
 
 
 # -- up on one node --------------------------------------------------------------------------------------
-def _signature(machine: "Machine") -> tuple:
+def _signature(machine: Machine) -> tuple:
     return (machine.platform_key, tuple(sorted({g.compute_capability or "?" for g in machine.gpus})),
             tuple(sorted({g.name for g in machine.gpus})))
 
 
-def match_node_type(cluster: "Cluster", machine: "Machine", node_name: str = "") -> "NodeType":
+def match_node_type(cluster: Cluster, machine: Machine, node_name: str = "") -> NodeType:
     """The node type whose probe looks like this machine (platform, GPU model and compute capability); the
     Slurm node name decides between look-alikes. ClusterError when nothing matches."""
     mine = _signature(machine)
@@ -270,8 +270,8 @@ def match_node_type(cluster: "Cluster", machine: "Machine", node_name: str = "")
                             "one of these types")
 
 
-def node_plan(intent: "Intent", cluster: "Cluster", machine: "Machine", *, node_name: str = "",
-              sources_overrides: Any = None) -> "Plan":
+def node_plan(intent: Intent, cluster: Cluster, machine: Machine, *, node_name: str = "",
+              sources_overrides: Any = None) -> Plan:
     """The plan for this node: its node type's target of the cluster plan, resolved against this machine."""
     node_type = match_node_type(cluster, machine, node_name)
     target = plan_for_cluster(intent, cluster, sources_overrides=sources_overrides).target_for(node_type.name)

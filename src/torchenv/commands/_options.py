@@ -135,7 +135,7 @@ def bundle_options(args: argparse.Namespace) -> BundleOptions:
                          output=Path(output) if output else None, tool=not getattr(args, "no_tool", False))
 
 
-def intent_from_args(args: argparse.Namespace) -> "Intent":
+def intent_from_args(args: argparse.Namespace) -> Intent:
     """torchenv.toml of the project (or, without one, the torch pin of its pylock.toml/uv.lock, as ``up``
     follows it; else defaults), with command-line overrides applied."""
     from ..install.stages import load_intent
@@ -143,7 +143,7 @@ def intent_from_args(args: argparse.Namespace) -> "Intent":
     return load_intent(Path(getattr(args, "project", ".") or "."), intent_overrides(args))
 
 
-def machine_from_args(args: argparse.Namespace) -> "Machine":
+def machine_from_args(args: argparse.Namespace) -> Machine:
     """The probed machine, or the one the --machine/--assume-* flags describe."""
     from ..probe.assume import machine_for
 

@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     return 1 if any(f.severity == "error" for f in diag.findings) else 0
 
 
-def _print(diag: "Diagnosis") -> None:
+def _print(diag: Diagnosis) -> None:
     from rich.markup import escape
 
     from ..ui import Ui

@@ -25,8 +25,8 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ..install.lockcmd import run_lock
-    from ._options import lock_options
     from ..ui import Ui
+    from ._options import lock_options
 
     run_lock(Path(args.project or "."), lock_options(args), Ui(quiet=getattr(args, "quiet", False)))
     return 0

@@ -152,7 +152,7 @@ def _needs(args: argparse.Namespace, tier: str) -> tuple[list[Any], str | None]:
         from ..lock.io import read_lock
 
         lock = read_lock(lock_path)
-    except Exception as exc:  # noqa: BLE001 - file checks are an extra; report and go on
+    except Exception as exc:
         return [], f"not checking files: cannot read {lock_path} ({exc})"
     needs = []
     for target in lock.targets:
@@ -244,7 +244,7 @@ def write_user_choice(name: str) -> Path:
     text = path.read_text(encoding="utf-8") if path.exists() else ""   # OSError: cli names path and owner
     try:
         doc = tomlkit.parse(text)
-    except Exception as exc:  # noqa: BLE001 - tomlkit raises its own ParseError family
+    except Exception as exc:
         raise IntentError(_("not valid TOML, not rewriting it: {error}").format(error=exc), file=str(path),
                           hint=_("fix the file by hand (nothing was changed)")) from None
     if "mirror" not in doc:

@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def with_project_requirements(plan: "Plan") -> "Plan":
+def with_project_requirements(plan: Plan) -> Plan:
     """The plan, checked against the project's own requirement files as ``up`` will check them.
 
     Why in ``plan``: a ``torch==1.13.1`` in a file of ``[env] requirements`` would make ``up``
@@ -83,7 +83,7 @@ def with_project_requirements(plan: "Plan") -> "Plan":
     return dataclasses.replace(plan, reasons=plan.reasons + extra)
 
 
-def show_plan(ui: "Ui", plan: "Plan") -> None:
+def show_plan(ui: Ui, plan: Plan) -> None:
     """Packages table, the "why" list, warnings: readable by someone who never heard of sm_61."""
     from rich.table import Table
 
@@ -133,7 +133,7 @@ def reason_text(reason: str) -> str:
     return translate_rendered(reason, REASONS)
 
 
-def show_cluster_plan(ui: "Ui", found: "ClusterPlan") -> None:
+def show_cluster_plan(ui: Ui, found: ClusterPlan) -> None:
     """``plan --machine cluster.json``: each target (with the node types it serves), then why."""
     for target in found.targets:
         ui.console.print(f"[bold]target {target.plan.target_name}[/] for node types {', '.join(target.node_types)}")
@@ -146,14 +146,14 @@ def show_cluster_plan(ui: "Ui", found: "ClusterPlan") -> None:
             ui.console.print(f"  • {reason}", markup=False, highlight=False)
 
 
-def _intent_source(plan: "Plan") -> str:
+def _intent_source(plan: Plan) -> str:
     """Which torchenv.toml was read (found by walking up from the current directory), or none."""
     if plan.intent.file:
         return str(plan.intent.file)
     return _("no torchenv.toml in {folder} or above it; defaults").format(folder=plan.intent.project_dir)
 
 
-def _in_wheelhouse(plan: "Plan", name: str, version: str) -> str | None:
+def _in_wheelhouse(plan: Plan, name: str, version: str) -> str | None:
     """The local wheel folder (e.g. a pip find-links dir) that already holds this exact release, if any."""
     import os
 
@@ -167,7 +167,7 @@ def _in_wheelhouse(plan: "Plan", name: str, version: str) -> str | None:
     return None
 
 
-def show_refusal(ui: "Ui", exc) -> None:
+def show_refusal(ui: Ui, exc) -> None:
     ui.error(reason_text(exc.message), reason_text(exc.hint) if exc.hint else None)
     err = ui.err
     if exc.reasons:

@@ -47,17 +47,16 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def probe_json(machine: "Machine") -> dict:
+def probe_json(machine: Machine) -> dict:
     """The machine, plus (additive) the same facts as wheel-variant properties; ``--machine`` ignores the extra block."""
     from ..probe.variants import variants_block
 
     return {**machine.to_json(), "variants": variants_block(machine)}
 
 
-def save_machine(machine: "Machine", path: Path) -> None:
+def save_machine(machine: Machine, path: Path) -> None:
     """Write the machine file atomically; errors name the file."""
     from ..errors import MachineFileError
-
     from ..fileio import write_atomic
 
     path = path.expanduser()
@@ -79,7 +78,7 @@ def arch_needed(cc: str | None) -> str:
     return f"sm_{major}0…sm_{major}{minor} (or PTX)"
 
 
-def render(ui: "Ui", machine: "Machine") -> None:
+def render(ui: Ui, machine: Machine) -> None:
     from rich.table import Table
 
     con = ui.console

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import argparse
 import errno
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from ._options import add_project
 

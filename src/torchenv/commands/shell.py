@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def user_shell() -> str | None:
     if os.name == "nt":  # pragma: no cover - Windows
-        if os.environ.get("PSModulePath") and not os.environ.get("PROMPT"):
+        if os.environ.get("PSModulePath") and not os.environ.get("PROMPT"):  # noqa: SIM112 -- Windows spells it so
             return "powershell.exe"
         return os.environ.get("COMSPEC") or "cmd.exe"
     return os.environ.get("SHELL") or None

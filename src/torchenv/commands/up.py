@@ -3,6 +3,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING, cast
+
+if TYPE_CHECKING:
+    from ..ui import Ui
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -39,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     from ..install.up import run_up
     from ._options import up_options
 
-    ui = _LazyUi(quiet=getattr(args, "quiet", False))
+    ui = cast("Ui", _LazyUi(quiet=getattr(args, "quiet", False)))   # a stand-in that forwards every call to a Ui
     result = run_up(Path(args.project or "."), up_options(args), ui)
     if result.status == "up-to-date":
         # plain write: the no-op path must not import rich (nor read a catalogue in English: _() is one check)
@@ -69,12 +73,12 @@ def _rel(path) -> str:
 
 def _activation_hint(result, ui) -> None:
     try:
-        from ..activation import activation_command, find_env
-
         import os
 
+        from ..activation import activation_command, find_env
+
         line = activation_command(find_env(result.env_path), os.environ.get("SHELL", "bash"))
-    except Exception:   # noqa: BLE001 - a hint must never turn success into failure
+    except Exception:
         line = f"source {result.env_path}/bin/activate"
     from ..i18n import _
 
@@ -98,7 +102,7 @@ class _LazyUi:
     def __init__(self, *, quiet: bool) -> None:
         self.quiet = quiet
         self.json_mode = False
-        self._ui = None
+        self._ui: Ui | None = None
 
     def __getattr__(self, name: str):
         if self._ui is None:

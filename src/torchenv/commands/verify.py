@@ -6,9 +6,10 @@ Exit 0 when every check passes, 1 when one fails. The report is also saved to
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from ._options import add_json, add_project, add_quiet
 
@@ -67,7 +68,7 @@ def _verifying_step(prefix: str, target: str | None, deep: bool) -> str:
 
 
 @contextmanager
-def _status(ui: "Ui") -> Iterator[Callable[[str, object], None] | None]:
+def _status(ui: Ui) -> Iterator[Callable[[str, object], None] | None]:
     """A spinner naming the running check (importing torch alone takes seconds); none off a terminal."""
     from ..verify.report import shown
 

@@ -7,8 +7,8 @@ can hand the backend a fake.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Sequence
 
 from .records import CondaRecord
 
@@ -18,12 +18,12 @@ class CondaEngine(ABC):
 
     @abstractmethod
     def solve(self, *, channels: Sequence[str], specs: Sequence[str], platform: str,
-              virtual_packages: Sequence[str], mirrors: dict[str, Sequence[str]]) -> list[CondaRecord]:
+              virtual_packages: Sequence[str], mirrors: Mapping[str, Sequence[str]]) -> list[CondaRecord]:
         """Exact records (canonical URLs, sha256, md5) for ``specs`` on conda subdir ``platform``."""
 
     @abstractmethod
     def install(self, *, records: Sequence[CondaRecord], prefix: Path,
-                mirrors: dict[str, Sequence[str]], reinstall: bool = False) -> None:
+                mirrors: Mapping[str, Sequence[str]], reinstall: bool = False) -> None:
         """Make ``prefix`` a conda env holding exactly ``records``, hash-checked, without a solve.
 
         ``reinstall``: re-link every record even where ``conda-meta`` says it is there (repair).

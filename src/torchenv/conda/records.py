@@ -9,8 +9,9 @@ build number, timestamp) that an install from the lock needs no solve and writes
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..lock.model import LockedCondaPackage
@@ -42,14 +43,14 @@ class CondaRecord:
         return dataclasses.asdict(self)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "CondaRecord":
+    def from_json(cls, data: dict[str, Any]) -> CondaRecord:
         known = {f.name for f in dataclasses.fields(cls)}
         data = {k: v for k, v in data.items() if k in known}
         data["depends"] = tuple(data.get("depends") or ())
         data["constrains"] = tuple(data.get("constrains") or ())
         return cls(**data)
 
-    def to_locked(self) -> "LockedCondaPackage":
+    def to_locked(self) -> LockedCondaPackage:
         from ..lock.model import LockedCondaPackage
 
         return LockedCondaPackage(
@@ -59,7 +60,7 @@ class CondaRecord:
             noarch=self.noarch, timestamp=self.timestamp, license=self.license)
 
 
-def records_from_lock(packages: Iterable["LockedCondaPackage"]) -> list[CondaRecord]:
+def records_from_lock(packages: Iterable[LockedCondaPackage]) -> list[CondaRecord]:
     """The lock's conda packages as records an engine installs directly (no solve)."""
     return [CondaRecord(name=p.name, version=p.version, build=p.build, build_number=p.build_number,
                         subdir=p.subdir, url=p.url, channel=p.channel, sha256=p.sha256, md5=p.md5,

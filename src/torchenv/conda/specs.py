@@ -44,7 +44,7 @@ def _version_tuple(version: str) -> tuple[int, ...]:
     return tuple(int(x) for x in re.findall(r"\d+", version)[:2])
 
 
-def conda_request(plan: "Plan") -> CondaRequest:
+def conda_request(plan: Plan) -> CondaRequest:
     """The specs to solve for ``plan``; raises ``IntentError`` for a combination conda cannot serve."""
     intent = plan.intent
     conda = intent.conda
@@ -90,7 +90,7 @@ def conda_request(plan: "Plan") -> CondaRequest:
                         reasons=tuple(reasons))
 
 
-def _conda_torch_specs(plan: "Plan", cuda: str | None, legacy: bool, reasons: list[str],
+def _conda_torch_specs(plan: Plan, cuda: str | None, legacy: bool, reasons: list[str],
                        file: str | None) -> list[str]:
     from ..errors import IntentError
 

@@ -20,7 +20,7 @@ DEFAULT_MACOS = "11.0"
 _ARCHSPEC = {"x86_64": "x86_64", "aarch64": "aarch64", "arm64": "arm64"}
 
 
-def cuda_driver_version(machine: "Machine") -> str | None:
+def cuda_driver_version(machine: Machine) -> str | None:
     """Highest CUDA the driver supports, as ``__cuda`` wants it (``12.9``), or None without a GPU."""
     nv = machine.nvidia
     if nv is None or not nv.cuda_driver_version:
@@ -28,7 +28,7 @@ def cuda_driver_version(machine: "Machine") -> str | None:
     return ".".join(nv.cuda_driver_version.split(".")[:2])
 
 
-def virtual_packages(machine: "Machine") -> tuple[str, ...]:
+def virtual_packages(machine: Machine) -> tuple[str, ...]:
     """The virtual packages a solver for ``machine`` must see."""
     out: list[str] = []
     if machine.os in ("linux", "macos"):

@@ -15,11 +15,11 @@ if TYPE_CHECKING:
     from ..machine import Machine
 
 
-def _gpu_names(machine: "Machine") -> str:
+def _gpu_names(machine: Machine) -> str:
     return ", ".join(f"{g.name} (CC {g.compute_capability or '?'})" for g in machine.gpus) or _("none")
 
 
-def _tier_fix(machine: "Machine", env: EnvFacts, ctx: Context) -> tuple[str | None, tuple[str, ...], str]:
+def _tier_fix(machine: Machine, env: EnvFacts, ctx: Context) -> tuple[str | None, tuple[str, ...], str]:
     """(fix, alternatives, sentence) moving the env to a tier that runs here."""
     found = fixes.working_tier(machine, env.torch_public, env.python)
     if not found:
@@ -29,7 +29,7 @@ def _tier_fix(machine: "Machine", env: EnvFacts, ctx: Context) -> tuple[str | No
     return pip_cmd, (te_cmd,), _("torch {version} for {tier} runs here").format(version=version, tier=tier)
 
 
-def check_cpu_build(machine: "Machine", env: EnvFacts, ctx: Context) -> list[Finding]:
+def check_cpu_build(machine: Machine, env: EnvFacts, ctx: Context) -> list[Finding]:
     if env.tier != "cpu" or not machine.gpus:
         return []
     fix, alts, why = _tier_fix(machine, env, ctx)
@@ -40,7 +40,7 @@ def check_cpu_build(machine: "Machine", env: EnvFacts, ctx: Context) -> list[Fin
                         version=env.torch_version, gpus=_gpu_names(machine), why=why), fix, "cpu-build", alts)]
 
 
-def check_driver(machine: "Machine", env: EnvFacts, ctx: Context) -> list[Finding]:
+def check_driver(machine: Machine, env: EnvFacts, ctx: Context) -> list[Finding]:
     tier = env.tier or ""
     if not tier.startswith("cu"):
         return []
@@ -70,7 +70,7 @@ def check_driver(machine: "Machine", env: EnvFacts, ctx: Context) -> list[Findin
                     fix, "driver-too-old", alts)]
 
 
-def check_archs(machine: "Machine", env: EnvFacts, ctx: Context) -> list[Finding]:
+def check_archs(machine: Machine, env: EnvFacts, ctx: Context) -> list[Finding]:
     if not env.archs or not (env.tier or "").startswith("cu"):
         return []
     out = []
@@ -117,7 +117,7 @@ def _companion_reasons(env: EnvFacts, comp) -> list[str]:
     return reasons
 
 
-def check_companions(machine: "Machine", env: EnvFacts, ctx: Context) -> list[Finding]:
+def check_companions(machine: Machine, env: EnvFacts, ctx: Context) -> list[Finding]:
     out = []
     for comp in env.companions:
         reasons = _companion_reasons(env, comp)
@@ -144,7 +144,7 @@ def check_companions(machine: "Machine", env: EnvFacts, ctx: Context) -> list[Fi
 CHECKS = (check_cpu_build, check_driver, check_archs, check_companions)
 
 
-def run_all(machine: "Machine", env: EnvFacts, ctx: Context) -> list[Finding]:
+def run_all(machine: Machine, env: EnvFacts, ctx: Context) -> list[Finding]:
     if not env.torch_version:
         return [Finding("info", _("No torch in this environment"),
                         _("no torch dist-info under {where}").format(where=", ".join(env.site_packages) or env.prefix),

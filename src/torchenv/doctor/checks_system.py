@@ -23,7 +23,7 @@ def _major(v: str | None) -> str | None:
     return v.split(".")[0] if v else None
 
 
-def check_visible_devices(machine: "Machine", env: EnvFacts | None, ctx: Context) -> list[Finding]:
+def check_visible_devices(machine: Machine, env: EnvFacts | None, ctx: Context) -> list[Finding]:
     value = ctx.environ.get("CUDA_VISIBLE_DEVICES")
     if value is None or not machine.gpus:
         return []
@@ -32,7 +32,7 @@ def check_visible_devices(machine: "Machine", env: EnvFacts | None, ctx: Context
     uuids = {g.uuid for g in machine.gpus if g.uuid}
     visible = []
     for e in entries:       # CUDA stops at the first invalid entry
-        if e.isdigit() and int(e) < n or (e.startswith(("GPU-", "MIG-")) and (not uuids or any(
+        if (e.isdigit() and int(e) < n) or (e.startswith(("GPU-", "MIG-")) and (not uuids or any(
                 u.startswith(e) for u in uuids))):
             visible.append(e)
         else:
@@ -47,7 +47,7 @@ def check_visible_devices(machine: "Machine", env: EnvFacts | None, ctx: Context
                     ("export CUDA_VISIBLE_DEVICES=" + ",".join(str(i) for i in range(n)),))]
 
 
-def check_pip_conda_mix(machine: "Machine", env: EnvFacts | None, ctx: Context) -> list[Finding]:
+def check_pip_conda_mix(machine: Machine, env: EnvFacts | None, ctx: Context) -> list[Finding]:
     if env is None or not env.conda_torch or not env.pip_torch:
         return []
     from . import fixes
@@ -64,7 +64,7 @@ def check_pip_conda_mix(machine: "Machine", env: EnvFacts | None, ctx: Context) 
                     "pip-conda-mixed", ("torchenv up",))]
 
 
-def check_wsl(machine: "Machine", env: EnvFacts | None, ctx: Context) -> list[Finding]:
+def check_wsl(machine: Machine, env: EnvFacts | None, ctx: Context) -> list[Finding]:
     if not machine.wsl:
         return []
     wsl_lib = Path(ctx.root) / "usr/lib/wsl/lib"
@@ -82,7 +82,7 @@ def _ld_without(ctx: Context, bad: set[str]) -> str:
     return "export LD_LIBRARY_PATH=" + shlex.quote(os.pathsep.join(keep)) if keep else "unset LD_LIBRARY_PATH"
 
 
-def check_library_resolution(machine: "Machine", env: EnvFacts | None, ctx: Context) -> list[Finding]:
+def check_library_resolution(machine: Machine, env: EnvFacts | None, ctx: Context) -> list[Finding]:
     """A libcudart of another CUDA ahead of the wheel's own (LD_LIBRARY_PATH), or libraries ldd cannot find."""
     if env is None or not (env.tier or "").startswith("cu"):
         return []
@@ -121,7 +121,7 @@ def check_library_resolution(machine: "Machine", env: EnvFacts | None, ctx: Cont
     return out
 
 
-def check_toolkits(machine: "Machine", env: EnvFacts | None, ctx: Context) -> list[Finding]:
+def check_toolkits(machine: Machine, env: EnvFacts | None, ctx: Context) -> list[Finding]:
     found = syslibs.toolkit_versions(ctx.environ)
     if len(found) < 2:
         return []
@@ -136,7 +136,7 @@ def check_toolkits(machine: "Machine", env: EnvFacts | None, ctx: Context) -> li
                      "and LD_LIBRARY_PATH",))]
 
 
-def check_nvcc(machine: "Machine", env: EnvFacts | None, ctx: Context) -> list[Finding]:
+def check_nvcc(machine: Machine, env: EnvFacts | None, ctx: Context) -> list[Finding]:
     if env is None or not env.cuda_level or not ctx.run_subprocesses:
         return []
     nvcc = syslibs.find_nvcc(ctx.environ)
@@ -167,7 +167,7 @@ CHECKS = (check_visible_devices, check_pip_conda_mix, check_wsl, check_library_r
           check_nvcc)
 
 
-def run_all(machine: "Machine", env: EnvFacts | None, ctx: Context) -> list[Finding]:
+def run_all(machine: Machine, env: EnvFacts | None, ctx: Context) -> list[Finding]:
     out: list[Finding] = []
     for check in CHECKS:
         out += check(machine, env, ctx)

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from ..machine import Machine
 
 
-def diagnose(machine: "Machine", prefix: Path | None, ctx: Context, *, import_check: bool = True) -> Diagnosis:
+def diagnose(machine: Machine, prefix: Path | None, ctx: Context, *, import_check: bool = True) -> Diagnosis:
     from . import checks_build, checks_system, envscan, explain
 
     env = envscan.read_env(prefix) if prefix is not None else None

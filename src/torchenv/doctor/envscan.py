@@ -14,7 +14,7 @@ import sys
 from email.parser import Parser
 from pathlib import Path
 
-from ..kb.pins import cuda_from_requires  # noqa: F401 - re-exported: doctor reads installed pins the same way
+from ..kb.pins import cuda_from_requires
 from .model import Companion, EnvFacts
 
 COMPANIONS = ("torchvision", "torchaudio")
@@ -95,6 +95,11 @@ def read_metadata(dist: Path) -> tuple[str | None, list[str]]:
     return msg.get("Version"), list(msg.get_all("Requires-Dist") or [])
 
 
+def _str_or_none(value: object) -> str | None:
+    """``value`` when version.py set it to a string (a build without CUDA/HIP sets ``None``)."""
+    return value if isinstance(value, str) else None
+
+
 def read_version_py(path: Path) -> dict[str, object]:
     """Top-level constant assignments of a version.py (``__version__``, ``cuda``, ``hip``), without executing it."""
     try:
@@ -161,7 +166,9 @@ def read_env(prefix: Path, *, scan_binaries: bool = True) -> EnvFacts:
     py = interpreter(prefix)
     pyver = next((m.group(1) for m in (re.search(r"python(3\.\d+)", str(s)) for s in sites) if m), None)
     notes: list[str] = []
-    version = cuda = hip = meta_cuda = installer = lib_dir = cudnn = None
+    version = meta_cuda = installer = lib_dir = cudnn = None
+    cuda: str | None = None
+    hip: str | None = None
     archs: tuple[str, ...] = ()
     archs_source = ""
     companions: list[Companion] = []
@@ -180,8 +187,8 @@ def read_env(prefix: Path, *, scan_binaries: bool = True) -> EnvFacts:
                 installer = None
             vpy = read_version_py(site / "torch" / "version.py")
             version = str(vpy.get("__version__") or meta_version or "") or None
-            cuda = vpy.get("cuda") if isinstance(vpy.get("cuda"), str) else None
-            hip = vpy.get("hip") if isinstance(vpy.get("hip"), str) else None
+            cuda = _str_or_none(vpy.get("cuda"))
+            hip = _str_or_none(vpy.get("hip"))
             if (site / "torch" / "lib").is_dir():
                 lib_dir = str(site / "torch" / "lib")
         cudnn = _cudnn_version(site) or cudnn

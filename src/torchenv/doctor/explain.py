@@ -28,7 +28,7 @@ _SUPPORTS = re.compile(r"supports CUDA capabilities ((?:(?:sm|compute)_\d+\w? ?)
 @dataclass(frozen=True)
 class Entry:
     id: str
-    pattern: "re.Pattern[str]"
+    pattern: re.Pattern[str]
     cause: str
     fix: str
     confirm: tuple[str, ...]
@@ -66,7 +66,7 @@ class _Blank(dict):
         return f"<{key}>"
 
 
-def _machine_from_text(machine: "Machine", text: str) -> "Machine":
+def _machine_from_text(machine: Machine, text: str) -> Machine:
     """A GPU named by the message (``capability sm_61``) stands in when the machine shows none."""
     m = _SM.search(text)
     if not m or machine.gpus:
@@ -78,7 +78,7 @@ def _machine_from_text(machine: "Machine", text: str) -> "Machine":
     return dataclasses.replace(machine, nvidia=dataclasses.replace(nv, gpus=[gpu]))
 
 
-def _build_from_text(text: str, machine: "Machine") -> EnvFacts | None:
+def _build_from_text(text: str, machine: Machine) -> EnvFacts | None:
     """The torch build the message names (``2.8.0+cu128``), else what ``pip install torch`` gives today."""
     from . import knowledge
 
@@ -104,7 +104,7 @@ def _build_from_text(text: str, machine: "Machine") -> EnvFacts | None:
                     archs_source=how)
 
 
-def _placeholders(groups: dict[str, str], env: EnvFacts | None, machine: "Machine", ctx: Context) -> _Blank:
+def _placeholders(groups: dict[str, str], env: EnvFacts | None, machine: Machine, ctx: Context) -> _Blank:
     from . import fixes
 
     vals = _Blank(groups)
@@ -121,8 +121,8 @@ def _placeholders(groups: dict[str, str], env: EnvFacts | None, machine: "Machin
     return vals
 
 
-def explain(text: str, machine: "Machine", env: EnvFacts | None, findings: list[Finding], ctx: Context
-            ) -> tuple[list[Finding], "Machine", EnvFacts | None]:
+def explain(text: str, machine: Machine, env: EnvFacts | None, findings: list[Finding], ctx: Context
+            ) -> tuple[list[Finding], Machine, EnvFacts | None]:
     """Findings answering ``text``: one per matched catalogue entry (confirmed or not), then the rest."""
     from . import checks_build
 

@@ -41,7 +41,7 @@ def _uv() -> str:
         return "uv"
 
 
-def pip_install(env: "EnvFacts | None", reqs: list[str], index: str | None = None) -> str:
+def pip_install(env: EnvFacts | None, reqs: list[str], index: str | None = None) -> str:
     """``<env>/bin/python -m pip install ...`` when the env has pip, else ``uv pip install -p <env> ...``."""
     tail = " ".join(_q(r) for r in reqs) + (f" --index-url {_q(index)}" if index else "")
     if env is None or env.kind == "text":       # a build named in --explain text, not an env on disk
@@ -51,7 +51,7 @@ def pip_install(env: "EnvFacts | None", reqs: list[str], index: str | None = Non
     return f"{_uv()} pip install -p {_q(env.prefix)} {tail}"
 
 
-def pip_uninstall(env: "EnvFacts | None", names: list[str]) -> str:
+def pip_uninstall(env: EnvFacts | None, names: list[str]) -> str:
     joined = " ".join(_q(n) for n in names)
     if env is None or env.kind == "text":
         return f"pip uninstall -y {joined}"
@@ -60,7 +60,7 @@ def pip_uninstall(env: "EnvFacts | None", names: list[str]) -> str:
     return f"{_uv()} pip uninstall -p {_q(env.prefix)} {joined}"
 
 
-def _tier_fits(machine: "Machine", version: str, tier: str) -> bool:
+def _tier_fits(machine: Machine, version: str, tier: str) -> bool:
     if tier == "cpu" or not tier.startswith("cu"):
         return False
     floor = knowledge.driver_floor(tier, machine.os)
@@ -73,7 +73,7 @@ def _tier_fits(machine: "Machine", version: str, tier: str) -> bool:
     return bool(archs) or not machine.gpus
 
 
-def _from_resolver(machine: "Machine", version: str | None, python: str | None) -> tuple[str, str] | None:
+def _from_resolver(machine: Machine, version: str | None, python: str | None) -> tuple[str, str] | None:
     """(release, tier) the resolver plans for this machine: the env's release first, then any release."""
     try:
         from ..intent.model import Intent, TorchIntent
@@ -83,14 +83,14 @@ def _from_resolver(machine: "Machine", version: str | None, python: str | None) 
     for spec in ([f"=={version}"] if version else []) + [None]:
         try:
             plan = resolve(Intent(torch=TorchIntent(version=spec, cuda="auto", python=python)), machine)
-        except Exception:  # noqa: BLE001 - PlanRefused or a resolver gap: try wider, then the kb search
+        except Exception:
             continue
         if plan.tier.startswith("cu"):
             return plan.torch_version, plan.tier
     return None
 
 
-def working_tier(machine: "Machine", version: str | None, python: str | None = None) -> tuple[str, str] | None:
+def working_tier(machine: Machine, version: str | None, python: str | None = None) -> tuple[str, str] | None:
     """(torch release, tier) that runs on this machine: the same release if any tier of it fits, else the
     newest release that has one (a Pascal GPU gets 2.14.x cu126, not nothing). Resolver first; a kb
     search over release x tier only when the resolver cannot answer."""
@@ -105,7 +105,7 @@ def working_tier(machine: "Machine", version: str | None, python: str | None = N
     return None
 
 
-def install_build(env: "EnvFacts | None", version: str, tier: str, torch_mirror: str | None = None
+def install_build(env: EnvFacts | None, version: str, tier: str, torch_mirror: str | None = None
                   ) -> tuple[str, str]:
     """(pip command, torchenv command) that put torch ``version`` of ``tier`` (and its installed companions)
     into the env. Local tags are explicit: ``torch==2.8.0`` would count as already satisfied by ``+cu128``."""

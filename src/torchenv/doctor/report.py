@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import getpass
 import re
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 from .model import Diagnosis
 
@@ -32,7 +32,7 @@ def redact(text: str, environ: Mapping[str, str], *, include_paths: bool = False
             text = re.sub(re.escape(home.rstrip("/")) + r"(?=/|\b|$)", "~", text)
         try:
             user = environ.get("USER") or getpass.getuser()
-        except Exception:  # noqa: BLE001 - no user name to hide
+        except Exception:
             user = ""
         if user and len(user) >= 2 and user not in ("root",):
             text = re.sub(rf"(?<![\w.-]){re.escape(user)}(?![\w.-])", "<user>", text)
@@ -52,13 +52,13 @@ def render(diag: Diagnosis, environ: Mapping[str, str]) -> str:
     from .. import __version__
 
     m, e = diag.machine, diag.env
-    lines = [f"# torchenv doctor report", "", f"torchenv {__version__}", "", "## Machine", ""]
+    lines = ["# torchenv doctor report", "", f"torchenv {__version__}", "", "## Machine", ""]
     if m is not None:
         lines += [f"- OS: {m.os} {m.arch}" + (f", glibc {m.glibc}" if m.glibc else "") + (" (WSL2)" if m.wsl else ""),
                   f"- NVIDIA driver: {m.driver or 'none'}"
                   + (f" (supports CUDA <= {m.nvidia.cuda_driver_version})" if m.nvidia and m.nvidia.cuda_driver_version else ""),
-                  f"- GPUs: " + (", ".join(f"{g.name} (CC {g.compute_capability})" for g in m.gpus) or "none"),
-                  f"- CUDA toolkits: " + (", ".join(f"{t.version} at {t.path}" for t in m.cuda_toolkits) or "none"),
+                  "- GPUs: " + (", ".join(f"{g.name} (CC {g.compute_capability})" for g in m.gpus) or "none"),
+                  "- CUDA toolkits: " + (", ".join(f"{t.version} at {t.path}" for t in m.cuda_toolkits) or "none"),
                   f"- facts {'assumed (--assume-*/--machine)' if m.assumed else 'probed'}"]
     lines += ["", "## Environment", ""]
     if e is None:

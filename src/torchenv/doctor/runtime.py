@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 TIMEOUT_S = 90.0
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
 
 Runner = Callable[[Sequence[str], float], "subprocess.CompletedProcess[str]"]
 _CUDART = re.compile(r"^libcudart\.so\.(\d+)(?:\.(\d+))?")
@@ -19,7 +19,7 @@ _NVCC_RELEASE = re.compile(r"release (\d+)\.(\d+)")
 
 
 def run_command(argv: Sequence[str], timeout_s: float, env: Mapping[str, str] | None = None
-                ) -> "subprocess.CompletedProcess[str]":
+                ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(list(argv), capture_output=True, text=True, timeout=timeout_s, errors="replace",
                           stdin=subprocess.DEVNULL, check=False, env=dict(env) if env is not None else None)
 

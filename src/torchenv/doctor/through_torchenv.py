@@ -23,7 +23,7 @@ _RAW = re.compile(r"(^|[\s/])(pip|uv pip|-m pip)\s+(install|uninstall)\b")
 _FLAG_KEYS = (("--torch", "version"), ("--cuda", "cuda"), ("--python", "python"))
 
 
-def owning_project(env: "EnvFacts | None") -> Path | None:
+def owning_project(env: EnvFacts | None) -> Path | None:
     """The project whose torchenv made this env (its ``.torchenv/owner.json``), else ``None``."""
     if env is None or env.kind == "text":
         return None
@@ -36,10 +36,10 @@ def owning_project(env: "EnvFacts | None") -> Path | None:
 
 
 def is_raw_install(command: str | None) -> bool:
-    return bool(command) and bool(_RAW.search(command))
+    return bool(command and _RAW.search(command))
 
 
-def route(findings: list["Finding"], env: "EnvFacts | None") -> list["Finding"]:
+def route(findings: list[Finding], env: EnvFacts | None) -> list[Finding]:
     """``findings`` with each raw installer fix replaced by the torchenv command, for an env torchenv owns."""
     project = owning_project(env)
     if project is None:
@@ -47,7 +47,7 @@ def route(findings: list["Finding"], env: "EnvFacts | None") -> list["Finding"]:
     return [_routed(f, project) for f in findings]
 
 
-def _routed(finding: "Finding", project: Path) -> "Finding":
+def _routed(finding: Finding, project: Path) -> Finding:
     commands = [c for c in (finding.fix, *finding.alternatives) if c]
     if not any(is_raw_install(c) for c in commands):
         return finding

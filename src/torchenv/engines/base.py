@@ -18,7 +18,7 @@ class WheelEngine(ABC):
     name: str = "base"
     keeps: frozenset[str] = frozenset()   # packages the engine leaves in every env it fills (pip: itself)
 
-    def forget_cached(self, names: list[str]) -> None:
+    def forget_cached(self, names: list[str]) -> None:  # noqa: B027 -- an optional hook, not abstract
         """Drop ``names`` from an installer cache that hardlinks into envs; nothing for engines that copy."""
 
     @abstractmethod
@@ -27,7 +27,7 @@ class WheelEngine(ABC):
 
     @abstractmethod
     def resolve(self, *, requirements: list[str], python_version: str, platform: str,
-                pypi: "PypiSide", find_links: list[str]) -> list["LockedWheel"]:
+                pypi: PypiSide, find_links: list[str]) -> list[LockedWheel]:
         """Resolve requirements to exact wheels (name, version, file, url, sha256)."""
 
     @abstractmethod

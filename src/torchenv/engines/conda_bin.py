@@ -12,8 +12,9 @@ import json
 import os
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from ..conda.channels import canonical_url
 from ..conda.engine import CondaEngine

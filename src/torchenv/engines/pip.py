@@ -97,7 +97,7 @@ class PipEngine(WheelEngine):
         return [str(env_python(tool)), "-m", "pip"]
 
     def resolve(self, *, requirements: list[str], python_version: str, platform: str,
-                pypi: "PypiSide", find_links: list[str]) -> list["LockedWheel"]:
+                pypi: PypiSide, find_links: list[str]) -> list[LockedWheel]:
         major, _dot, minor = python_version.partition(".")
         with tempfile.TemporaryDirectory(prefix="torchenv-resolve-") as tmp:
             req = Path(tmp) / "requirements.in"
@@ -151,7 +151,7 @@ def _env_python_version(env: Path) -> str:
     return env_python_version(env) or f"{sys.version_info[0]}.{sys.version_info[1]}"
 
 
-def parse_report(path: Path, pypi: "PypiSide") -> list["LockedWheel"]:
+def parse_report(path: Path, pypi: PypiSide) -> list[LockedWheel]:
     """Turn ``pip install --report`` (format 1) into LockedWheels."""
     from ..lock.model import LockedWheel
     from ..sources.credentials import strip_secrets
@@ -175,7 +175,9 @@ def parse_report(path: Path, pypi: "PypiSide") -> list["LockedWheel"]:
                 from ..sources.fetch import sha256_file
                 from ..sources.index import local_path as _local_path
 
-                sha = sha256_file(_local_path(url))
+                archive_path = _local_path(url)
+                assert archive_path is not None, "a file: URL always names a local path"
+                sha = sha256_file(archive_path)
             else:
                 raise BackendError(_("{name}: no sha256 for {url}").format(name=item["metadata"]["name"], url=url),
                                    hint=_("the index does not publish hashes; use another PyPI mirror"))

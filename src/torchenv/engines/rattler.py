@@ -18,8 +18,9 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from ..conda.engine import CondaEngine
 from ..conda.records import CondaRecord, records_from_lock  # noqa: F401  (re-exported for callers)
@@ -35,7 +36,7 @@ _HTTP_TIMEOUT_S = 20
 
 # -- public API (parent side) ----------------------------------------------------------------
 def solve(channels: Sequence[str], specs: Sequence[str], platform: str, virtual_packages: Sequence[str],
-          mirrors: dict[str, Sequence[str]] | None = None, *, cache_dir: Path,
+          mirrors: Mapping[str, Sequence[str]] | None = None, *, cache_dir: Path,
           offline: bool = False) -> list[CondaRecord]:
     """Solve ``specs`` for conda subdir ``platform`` as a machine with ``virtual_packages`` sees it.
 
@@ -49,7 +50,7 @@ def solve(channels: Sequence[str], specs: Sequence[str], platform: str, virtual_
 
 
 def install(records: Sequence[CondaRecord], prefix: Path, cache_dir: Path,
-            mirrors: dict[str, Sequence[str]] | None = None, *, reinstall: bool = False) -> None:
+            mirrors: Mapping[str, Sequence[str]] | None = None, *, reinstall: bool = False) -> None:
     """Make ``prefix`` hold exactly ``records`` (download, sha256-check, link); no solve.
 
     Records already in ``prefix/conda-meta`` are kept (rattler diffs the prefix), unless ``reinstall``.
@@ -114,7 +115,7 @@ def index_channel(directory: Path) -> None:
     _call("index", {"directory": str(directory)})
 
 
-def _plain(mirrors: dict[str, Sequence[str]] | None) -> dict[str, list[str]]:
+def _plain(mirrors: Mapping[str, Sequence[str]] | None) -> dict[str, list[str]]:
     from ..conda.channels import normalise_mirrors
 
     return normalise_mirrors({k: list(v) for k, v in (mirrors or {}).items()})
@@ -240,7 +241,8 @@ def _solve_error(exc: Exception, specs: list[str], channels: list[str], vpkgs: l
 
 
 async def _solve(channels, specs, platform, virtual_packages, mirrors, cache_dir, offline):
-    from rattler import Channel, Gateway, SourceConfig, solve as rsolve
+    from rattler import Channel, Gateway, SourceConfig
+    from rattler import solve as rsolve
 
     cache_dir = Path(cache_dir)
     # Sharded repodata fetches only what the solve touches (conda-forge's full repodata is huge);
@@ -313,7 +315,7 @@ def _main(request: str, result: str) -> int:
         kind = type(exc).__name__ if type(exc).__name__ in _ERRORS else "BackendError"
         out = {"error": {"type": kind, "message": exc.message, "hint": exc.hint,
                          "url": getattr(exc, "url", None)}}
-    except Exception as exc:  # noqa: BLE001 - anything else is an engine failure, reported in words
+    except Exception as exc:
         out = {"error": {"type": "BackendError", "message": f"the conda engine failed: {type(exc).__name__}: {exc}"}}
     tmp = Path(result + ".part")
     tmp.write_text(json.dumps(out))

@@ -13,7 +13,7 @@ import hashlib
 from pathlib import Path
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def pip_wheel(python: str) -> tuple[Path, str] | None:
     """(virtualenv's bundled pip wheel for Python ``python``, its sha256), or ``None`` without one."""
     try:

@@ -107,7 +107,7 @@ def filename_of(url: str) -> str:
     return urllib.parse.unquote(urllib.parse.urlsplit(url).path.rsplit("/", 1)[-1])
 
 
-def index_for(url: str, pypi: "PypiSide") -> str:
+def index_for(url: str, pypi: PypiSide) -> str:
     """Which PyPI-side source a file URL came from (the lock's ``index`` field).
 
     An index at ``<root>/simple`` usually serves files under ``<root>/`` (local trees,
@@ -132,7 +132,7 @@ def index_for(url: str, pypi: "PypiSide") -> str:
     return pypi.index_url or OFFICIAL_PYPI
 
 
-def source_args(pypi: "PypiSide", find_links: list[str]) -> list[str]:
+def source_args(pypi: PypiSide, find_links: list[str]) -> list[str]:
     """pip-style source flags (uv accepts the same spelling).
 
     Logins known for a source (``sources.credentials``) go back into its URL here, the form
@@ -179,7 +179,7 @@ class UvEngine(WheelEngine):
                  hint=missing_python_hint(python))
 
     def resolve(self, *, requirements: list[str], python_version: str, platform: str,
-                pypi: "PypiSide", find_links: list[str]) -> list["LockedWheel"]:
+                pypi: PypiSide, find_links: list[str]) -> list[LockedWheel]:
         if platform not in UV_PLATFORMS:
             raise BackendError(_("{tool} cannot lock for platform {platform}").format(tool="uv", platform=platform),
                                hint=_("known platforms: {platforms}").format(platforms=", ".join(sorted(UV_PLATFORMS))))
@@ -255,7 +255,7 @@ def missing_python_hint(python: str) -> str:
                  python=python)
 
 
-def parse_pylock(path: Path, pypi: "PypiSide") -> list["LockedWheel"]:
+def parse_pylock(path: Path, pypi: PypiSide) -> list[LockedWheel]:
     """Turn uv's pylock.toml into LockedWheels (name, version, file, URL, sha256, index)."""
     from ..lock.io import tomllib_module
     from ..lock.model import LockedWheel
@@ -270,7 +270,7 @@ def parse_pylock(path: Path, pypi: "PypiSide") -> list["LockedWheel"]:
                                  "by hash").format(name=pkg.get("name")),
                                hint=_("require a released version from an index instead of a path/git URL"))
         entry = entries[0]
-        url = strip_secrets(entry.get("url") or file_url((path.parent / entry["path"])))
+        url = strip_secrets(entry.get("url") or file_url(path.parent / entry["path"]))
         sha = (entry.get("hashes") or {}).get("sha256")
         if not sha:
             raise BackendError(_("{name}: no sha256 for {url}").format(name=pkg["name"], url=url),

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import importlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..lock.model import LockedWheel, Lockfile, LockTarget
@@ -56,8 +57,8 @@ KINDS: dict[str, ExportKind] = {k.name: k for k in (
 class ExportRequest:
     """What a renderer may use: the lock, the chosen target(s), where things are, the user's options."""
 
-    lock: "Lockfile"
-    targets: tuple["LockTarget", ...]
+    lock: Lockfile
+    targets: tuple[LockTarget, ...]
     lock_path: Path
     project: Path
     output: Path | None = None          # None: stdout; relative paths in the file are made from here
@@ -66,7 +67,7 @@ class ExportRequest:
     name: str = ""                      # module/env name; default: the project folder's name
 
     @property
-    def target(self) -> "LockTarget":
+    def target(self) -> LockTarget:
         return self.targets[0]
 
     @property
@@ -90,26 +91,26 @@ def safe_name(text: str) -> str:
 
 # --- facts derived from a target, shared by several kinds --------------------------------------
 
-def torch_family_wheels(target: "LockTarget") -> list["LockedWheel"]:
+def torch_family_wheels(target: LockTarget) -> list[LockedWheel]:
     return [w for w in target.wheels if w.source == "torch-index"]
 
 
-def pypi_wheels(target: "LockTarget") -> list["LockedWheel"]:
+def pypi_wheels(target: LockTarget) -> list[LockedWheel]:
     return [w for w in target.wheels if w.source != "torch-index"]
 
 
-def torch_indexes(target: "LockTarget") -> list[str]:
+def torch_indexes(target: LockTarget) -> list[str]:
     """The tier's torch index(es), in lock order: what ``--extra-index-url`` / ``[[tool.uv.index]]`` name."""
     return list(dict.fromkeys(w.index.rstrip("/") for w in torch_family_wheels(target)))
 
 
-def pypi_index(target: "LockTarget") -> str:
+def pypi_index(target: LockTarget) -> str:
     """The index most PyPI-side files came from (ties: the first in name order, so exports are stable)."""
     found = [w.index.rstrip("/") for w in pypi_wheels(target) if w.index]
     return min(set(found), key=lambda url: (-found.count(url), url)) if found else OFFICIAL_PYPI
 
 
-def cuda_version(target: "LockTarget") -> str | None:
+def cuda_version(target: LockTarget) -> str | None:
     """"12.6" for cu126, None for cpu/rocm/mps tiers."""
     match = re.fullmatch(r"cu(\d+)(\d)", target.tier)
     return f"{match.group(1)}.{match.group(2)}" if match else None
@@ -122,14 +123,14 @@ PLATFORM_MARKERS = {("linux", "x86_64"): "sys_platform == 'linux' and platform_m
                     ("windows", "x86_64"): "sys_platform == 'win32' and platform_machine == 'AMD64'"}
 
 
-def environment_marker(target: "LockTarget") -> str:
+def environment_marker(target: LockTarget) -> str:
     """A PEP 508 marker that holds exactly on the target's OS/arch/Python."""
     platform = PLATFORM_MARKERS.get((target.os, target.arch),
                                     f"platform_system == '{target.os}' and platform_machine == '{target.arch}'")
     return f"{platform} and python_version == '{target.python}'"
 
 
-def local_file(request: ExportRequest, wheel: "LockedWheel") -> Path | None:
+def local_file(request: ExportRequest, wheel: LockedWheel) -> Path | None:
     """The locked file inside ``--wheels DIR`` (any depth), checked by name; hashes are checked by the installer."""
     if request.wheels_dir is None:
         return None

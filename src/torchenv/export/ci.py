@@ -21,7 +21,7 @@ GPU_LABELS = ["self-hosted", "linux", "gpu"]
 CACHE_DIRS = (".cache/torchenv", ".cache/uv", ".cache/torchenv-tool")
 
 
-def _jobs_targets(request: "ExportRequest") -> list["LockTarget"]:
+def _jobs_targets(request: ExportRequest) -> list[LockTarget]:
     from ..errors import LockError
 
     usable = [t for t in request.targets if t.os != "windows"]     # ./bootstrap is POSIX sh
@@ -31,7 +31,7 @@ def _jobs_targets(request: "ExportRequest") -> list["LockTarget"]:
     return usable
 
 
-def commands(request: "ExportRequest") -> list[str]:
+def commands(request: ExportRequest) -> list[str]:
     if request.bundle:
         b = request.bundle
         return [f"./bootstrap --offline {b} up --offline --from {b} --frozen --no-verify", "./bootstrap verify"]
@@ -43,13 +43,13 @@ def _env(prefix: str) -> dict[str, str]:
             "TORCHENV_TOOL_HOME": f"{prefix}/.cache/torchenv-tool"}
 
 
-def _runs_on(t: "LockTarget") -> Any:
+def _runs_on(t: LockTarget) -> Any:
     if cuda_version(t) or t.tier.startswith("rocm"):
         return GPU_LABELS + (["x64"] if t.arch == "x86_64" else ["arm64"])
     return HOSTED.get((t.os, t.arch), "ubuntu-22.04")
 
 
-def github_document(request: "ExportRequest") -> dict[str, Any]:
+def github_document(request: ExportRequest) -> dict[str, Any]:
     jobs: dict[str, Any] = {}
     for t in _jobs_targets(request):
         steps: list[dict[str, Any]] = [
@@ -65,7 +65,7 @@ def github_document(request: "ExportRequest") -> dict[str, Any]:
     return {"name": "torchenv", "on": {"push": {}, "pull_request": {}, "workflow_dispatch": {}}, "jobs": jobs}
 
 
-def gitlab_document(request: "ExportRequest") -> dict[str, Any]:
+def gitlab_document(request: ExportRequest) -> dict[str, Any]:
     doc: dict[str, Any] = {"stages": ["verify"], "variables": _env("$CI_PROJECT_DIR")}
     for t in _jobs_targets(request):
         job: dict[str, Any] = {"stage": "verify", "image": f"python:{t.python}-slim",
@@ -78,7 +78,7 @@ def gitlab_document(request: "ExportRequest") -> dict[str, Any]:
     return doc
 
 
-def _render(request: "ExportRequest", kind: str, doc: dict[str, Any], note: str) -> str:
+def _render(request: ExportRequest, kind: str, doc: dict[str, Any], note: str) -> str:
     from ..conda.export import to_yaml
 
     header = request.header(kind).replace(f"(target {request.target.name})",
@@ -86,11 +86,11 @@ def _render(request: "ExportRequest", kind: str, doc: dict[str, Any], note: str)
     return header + f"# {note}\n" + to_yaml(doc)
 
 
-def github(request: "ExportRequest") -> str:
+def github(request: ExportRequest) -> str:
     return _render(request, "github-actions", github_document(request),
                    "Save as .github/workflows/torchenv.yml; CUDA targets run on a self-hosted runner labelled gpu.")
 
 
-def gitlab(request: "ExportRequest") -> str:
+def gitlab(request: ExportRequest) -> str:
     return _render(request, "gitlab-ci", gitlab_document(request),
                    "Save as .gitlab-ci.yml (or include it); CUDA jobs need a runner tagged gpu with gpus = \"all\".")

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from .base import ExportRequest
 
 
-def _conda_specs(request: "ExportRequest") -> list[str]:
+def _conda_specs(request: ExportRequest) -> list[str]:
     t = request.target
     specs = [f"{p.name} =={p.version} {p.build}" for p in t.conda]
     if not any(p.name == "python" for p in t.conda):
@@ -24,13 +24,13 @@ def _conda_specs(request: "ExportRequest") -> list[str]:
     return specs
 
 
-def _pip_section(request: "ExportRequest") -> list[str]:
+def _pip_section(request: ExportRequest) -> list[str]:
     t = request.target
     lines = [f"--index-url {pypi_index(t)}", *(f"--extra-index-url {u}" for u in torch_indexes(t))]
     return lines + [f"{w.name}=={w.version} --hash=sha256:{w.sha256}" for w in t.wheels]
 
 
-def environment_document(request: "ExportRequest") -> dict[str, Any]:
+def environment_document(request: ExportRequest) -> dict[str, Any]:
     from ..conda.channels import channel_name
 
     t = request.target
@@ -41,7 +41,7 @@ def environment_document(request: "ExportRequest") -> dict[str, Any]:
             "dependencies": deps}
 
 
-def render(request: "ExportRequest") -> str:
+def render(request: ExportRequest) -> str:
     from ..conda.export import to_yaml
 
     return (request.header("conda-env") + "# Create with: conda env create -f environment.yml "

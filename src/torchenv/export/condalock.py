@@ -7,13 +7,13 @@ if TYPE_CHECKING:
     from .base import ExportRequest
 
 
-def conda_lock(request: "ExportRequest") -> str:
+def conda_lock(request: ExportRequest) -> str:
     from ..conda.export import conda_lock_text
 
     return conda_lock_text(request.lock, request.targets)
 
 
-def explicit(request: "ExportRequest") -> str:
+def explicit(request: ExportRequest) -> str:
     from ..conda.channels import conda_subdir
     from ..conda.export import explicit_text
 

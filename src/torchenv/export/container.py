@@ -60,7 +60,7 @@ class ImageRecipe:
         return ["torchenv", "verify", "-C", APP, "--env", ENV]
 
 
-def _base(request: "ExportRequest") -> tuple[str, bool]:
+def _base(request: ExportRequest) -> tuple[str, bool]:
     from ..errors import LockError
     from ..kb.load import recipe
 
@@ -77,7 +77,7 @@ def _base(request: "ExportRequest") -> tuple[str, bool]:
     return row["image"], True
 
 
-def _needs(request: "ExportRequest") -> str:
+def _needs(request: ExportRequest) -> str:
     from ..kb.query import driver_floor
 
     t = request.target
@@ -100,7 +100,7 @@ def _tool_version() -> tuple[str, str]:
     return uv, f"torchenv=={__version__}"
 
 
-def recipe_for(request: "ExportRequest") -> ImageRecipe:
+def recipe_for(request: ExportRequest) -> ImageRecipe:
     from ..errors import LockError
     from ..offline.layout import stem
     from .requirements import render as requirements_text
@@ -117,7 +117,7 @@ def recipe_for(request: "ExportRequest") -> ImageRecipe:
                        requirements=requirements_text(plain), uv=uv, torchenv=tool, bundle_name=bundle)
 
 
-def dockerfile(request: "ExportRequest") -> str:
+def dockerfile(request: ExportRequest) -> str:
     import json
 
     r = recipe_for(request)
@@ -146,7 +146,7 @@ def dockerfile(request: "ExportRequest") -> str:
     return "\n".join(lines) + "\n"
 
 
-def apptainer(request: "ExportRequest") -> str:
+def apptainer(request: ExportRequest) -> str:
     r = recipe_for(request)
     t = request.target
     nv = " --nv" if cuda_version(t) else ""

@@ -109,7 +109,7 @@ def find_followed(project: Path) -> Followed | None:
     return None
 
 
-def follow_existing_lock(intent: "Intent", project: Path) -> tuple["Intent", Followed | None]:
+def follow_existing_lock(intent: Intent, project: Path) -> tuple[Intent, Followed | None]:
     """``intent`` with the torch pin of pylock.toml/uv.lock, when the project has no torchenv.toml."""
     if intent.file is not None:
         return intent, None

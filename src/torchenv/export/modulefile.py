@@ -34,7 +34,7 @@ class ModulePlan:
     note: str                      # why there is (or is not) a toolkit
 
 
-def matching_toolkit(cuda: str | None, toolkits: list["CudaToolkit"]) -> tuple[str | None, str]:
+def matching_toolkit(cuda: str | None, toolkits: list[CudaToolkit]) -> tuple[str | None, str]:
     if cuda is None:
         return None, "CPU/ROCm build: no CUDA toolkit set"
     for tk in toolkits:
@@ -44,14 +44,14 @@ def matching_toolkit(cuda: str | None, toolkits: list["CudaToolkit"]) -> tuple[s
     return None, f"no CUDA {cuda} toolkit on this machine (found: {seen}); CUDA_HOME left alone"
 
 
-def _toolkits() -> list["CudaToolkit"]:
+def _toolkits() -> list[CudaToolkit]:
     from ..probe import make_context
     from ..probe.cuda_toolkits import probe_cuda_toolkits
 
     return probe_cuda_toolkits(make_context())
 
 
-def module_plan(request: "ExportRequest") -> ModulePlan:
+def module_plan(request: ExportRequest) -> ModulePlan:
     from ..activation import project_env_path
 
     t = request.target
@@ -71,7 +71,7 @@ def _tcl_word(text: str) -> str:
     return '"' + "".join("\\" + c if c in '\\"$[]{}' else c for c in text) + '"'
 
 
-def tcl(request: "ExportRequest") -> str:
+def tcl(request: ExportRequest) -> str:
     p = module_plan(request)
     w = _tcl_word
     lines = ["#%Module1.0", request.header("modulefile", "##").rstrip("\n"),
@@ -95,7 +95,7 @@ def _lua(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)     # a JSON string is a valid Lua string for these characters
 
 
-def lua(request: "ExportRequest") -> str:
+def lua(request: ExportRequest) -> str:
     p = module_plan(request)
     q = _lua
     lines = [request.header("modulefile-lua", "--").rstrip("\n"),

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 CONDA_FORGE = "conda-forge"
 
 
-def pixi_document(request: "ExportRequest") -> dict[str, Any]:
+def pixi_document(request: ExportRequest) -> dict[str, Any]:
     from ..conda.channels import channel_name, conda_subdir
 
     t = request.target
@@ -44,7 +44,7 @@ def pixi_document(request: "ExportRequest") -> dict[str, Any]:
     return doc
 
 
-def render(request: "ExportRequest") -> str:
+def render(request: ExportRequest) -> str:
     lines = [request.header("pixi").rstrip("\n"), "# Then: pixi install (pixi checks the CUDA driver first)"]
     for table, body in pixi_document(request).items():
         lines += ["", f"[{table}]", *tomltext.pairs(body)]

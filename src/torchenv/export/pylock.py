@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from .base import ExportRequest
 
 
-def _wheel_entry(request: "ExportRequest", wheel: "LockedWheel") -> dict[str, Any]:
+def _wheel_entry(request: ExportRequest, wheel: LockedWheel) -> dict[str, Any]:
     entry: dict[str, Any] = {"name": wheel.filename, "url": wheel.url}
     found = local_file(request, wheel)
     if found is not None:                      # installers read the file; url stays for provenance
@@ -27,7 +27,7 @@ def _wheel_entry(request: "ExportRequest", wheel: "LockedWheel") -> dict[str, An
     return entry
 
 
-def pylock_document(request: "ExportRequest") -> dict[str, Any]:
+def pylock_document(request: ExportRequest) -> dict[str, Any]:
     target = request.target
     return {
         "lock-version": "1.0",
@@ -40,7 +40,7 @@ def pylock_document(request: "ExportRequest") -> dict[str, Any]:
     }
 
 
-def _text(request: "ExportRequest", doc: dict[str, Any]) -> str:
+def _text(request: ExportRequest, doc: dict[str, Any]) -> str:
     top = {k: v for k, v in doc.items() if k not in ("packages", "tool")}
     lines = [request.header("pylock").rstrip("\n"), *tomltext.pairs(top), ""]
     for pkg in doc["packages"]:
@@ -64,7 +64,7 @@ def validate(text: str, where: str) -> None:
                         hint="report this; meanwhile use `torchenv export requirements`") from None
 
 
-def render(request: "ExportRequest") -> str:
+def render(request: ExportRequest) -> str:
     from ..errors import LockError
 
     if request.target.backend == "conda" and not request.target.wheels:

@@ -15,19 +15,19 @@ if TYPE_CHECKING:
     from .base import ExportRequest
 
 
-def requirement_line(wheel: "LockedWheel") -> str:
+def requirement_line(wheel: LockedWheel) -> str:
     """One line per file (no ``\\`` continuation): the same text is embedded in Dockerfile heredocs."""
     return f"{wheel.name}=={wheel.version} --hash=sha256:{wheel.sha256}"
 
 
-def source_lines(request: "ExportRequest") -> list[str]:
+def source_lines(request: ExportRequest) -> list[str]:
     if request.wheels_dir is not None:
         return ["--no-index", f"--find-links {relative_to_output(request, request.wheels_dir)}"]
     target = request.target
     return [f"--index-url {pypi_index(target)}", *(f"--extra-index-url {url}" for url in torch_indexes(target))]
 
 
-def render(request: "ExportRequest") -> str:
+def render(request: ExportRequest) -> str:
     from ..errors import LockError
 
     target = request.target

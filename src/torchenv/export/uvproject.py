@@ -17,15 +17,15 @@ if TYPE_CHECKING:
     from .base import ExportRequest
 
 
-def index_name(target: "LockTarget") -> str:
+def index_name(target: LockTarget) -> str:
     return f"pytorch-{target.tier}"
 
 
-def _platform_marker(target: "LockTarget") -> str:
+def _platform_marker(target: LockTarget) -> str:
     return PLATFORM_MARKERS.get((target.os, target.arch), f"platform_machine == '{target.arch}'")
 
 
-def _check_platforms(request: "ExportRequest") -> None:
+def _check_platforms(request: ExportRequest) -> None:
     from ..errors import LockError
 
     seen: dict[str, str] = {}
@@ -36,7 +36,7 @@ def _check_platforms(request: "ExportRequest") -> None:
                             "sources choose an index by platform", hint="pick one with --target NAME")
 
 
-def _indexes(request: "ExportRequest") -> list[dict[str, Any]]:
+def _indexes(request: ExportRequest) -> list[dict[str, Any]]:
     out = []
     for t in request.targets:
         urls = {w.index.rstrip("/") for w in torch_family_wheels(t)}
@@ -49,7 +49,7 @@ def _indexes(request: "ExportRequest") -> list[dict[str, Any]]:
     return out
 
 
-def _sources(request: "ExportRequest") -> dict[str, Any]:
+def _sources(request: ExportRequest) -> dict[str, Any]:
     multi = len(request.targets) > 1
     sources: dict[str, list[dict[str, str]]] = {}
     for t in request.targets:
@@ -59,7 +59,7 @@ def _sources(request: "ExportRequest") -> dict[str, Any]:
     return {name: (entries if multi else entries[0]) for name, entries in sorted(sources.items())}
 
 
-def _pins(request: "ExportRequest", family: bool) -> list[str]:
+def _pins(request: ExportRequest, family: bool) -> list[str]:
     """Exact pins; with several targets each pin carries its platform marker."""
     multi = len(request.targets) > 1
     pins = []
@@ -71,7 +71,7 @@ def _pins(request: "ExportRequest", family: bool) -> list[str]:
     return list(dict.fromkeys(pins))
 
 
-def uv_document(request: "ExportRequest") -> dict[str, Any]:
+def uv_document(request: ExportRequest) -> dict[str, Any]:
     _check_platforms(request)
     uv: dict[str, Any] = {"environments": [_platform_marker(t) for t in request.targets]}
     constraints = _pins(request, family=False)
@@ -81,7 +81,7 @@ def uv_document(request: "ExportRequest") -> dict[str, Any]:
             "sources": _sources(request)}
 
 
-def render(request: "ExportRequest") -> str:
+def render(request: ExportRequest) -> str:
     doc = uv_document(request)
     lines = [request.header("uv").rstrip("\n"),
              "# Merge into your pyproject.toml (add the dependencies to [project]), then: uv lock && uv sync",

@@ -104,7 +104,7 @@ def _version() -> str:
 class _Seen:
     """Paths opened and folders listed while the full no-op check runs (an audit hook; off otherwise)."""
 
-    active: "_Seen | None" = None
+    active: _Seen | None = None
     installed = False
 
     def __init__(self) -> None:
@@ -136,15 +136,15 @@ def record(argv: list[str], project: str, *, unless_installed_since: int | None 
         if unless_installed_since is not None and _installed_since(project, unless_installed_since):
             return
         _record(project)
-    except Exception:   # noqa: BLE001 - an optimisation must not turn a finished `up` into a failure
+    except Exception:
         return
 
 
 def _installed_since(project: str, since_ns: int) -> bool:
     from pathlib import Path
 
-    from ..intent.load import load_project_intent
     from ..backends import state as st
+    from ..intent.load import load_project_intent
     from . import noop
 
     env = noop.env_path_for(load_project_intent(Path(project)), Path(project))
@@ -158,9 +158,9 @@ def _record(project: str) -> None:
     import tempfile
     from pathlib import Path
 
-    from ..sources.credentials import redact_text
     from ..backends import state as st
     from ..options import UpOptions
+    from ..sources.credentials import redact_text
     from . import noop
 
     project = os.path.realpath(project)

@@ -63,7 +63,7 @@ def parse_target(text: str) -> TargetSpec:
     return TargetSpec(os_name, arch, tier)
 
 
-def assumed_machine(spec: TargetSpec, pythons: list[str]) -> "Machine":
+def assumed_machine(spec: TargetSpec, pythons: list[str]) -> Machine:
     """A machine that runs ``spec.tier``: a Hopper GPU and the tier's minimum driver, or no GPU for cpu."""
     from .. import kb
     from ..machine import AppleInfo, Gpu, Machine, NvidiaInfo, PythonInstall, RocmInfo
@@ -85,7 +85,7 @@ def assumed_machine(spec: TargetSpec, pythons: list[str]) -> "Machine":
                    assumed=True)
 
 
-def _target_intent(intent: "Intent", spec: TargetSpec) -> "Intent":
+def _target_intent(intent: Intent, spec: TargetSpec) -> Intent:
     return dataclasses.replace(intent, torch=dataclasses.replace(intent.torch, cuda=spec.tier))
 
 
@@ -98,7 +98,7 @@ class LockResult:
     targets: tuple[str, ...]
 
     @classmethod
-    def read(cls, project_dir: Path, written: tuple[str, ...]) -> "LockResult":
+    def read(cls, project_dir: Path, written: tuple[str, ...]) -> LockResult:
         from ..lock.io import read_lock
         from ..lock.model import LOCK_FILE
 
@@ -106,7 +106,7 @@ class LockResult:
         return cls(path, written, tuple(t.name for t in read_lock(path).targets))
 
 
-def run_lock(project_dir: Path, options: "LockOptions", ui: "Ui") -> list[str]:
+def run_lock(project_dir: Path, options: LockOptions, ui: Ui) -> list[str]:
     """Resolve and write targets into torchenv.lock; returns the names of the targets written."""
     from .projectlock import project_lock
 
@@ -115,7 +115,7 @@ def run_lock(project_dir: Path, options: "LockOptions", ui: "Ui") -> list[str]:
         return _run_locked(project_dir, options, ui)
 
 
-def _run_locked(project_dir: Path, options: "LockOptions", ui: "Ui") -> list[str]:
+def _run_locked(project_dir: Path, options: LockOptions, ui: Ui) -> list[str]:
     """``up``'s first stages (load the project, plan), then lock each target; the lock is written once."""
     from ..backends import make_backend
     from ..lock.diff import diff_targets
@@ -142,7 +142,7 @@ def _run_locked(project_dir: Path, options: "LockOptions", ui: "Ui") -> list[str
     return written
 
 
-def _machine_plans(project: "Project", options: "LockOptions", ui: "Ui") -> list["Plan"]:
+def _machine_plans(project: Project, options: LockOptions, ui: Ui) -> list[Plan]:
     """This machine's plan, or every target a ``--machine cluster.json`` needs."""
     from ..cluster.hooks import cluster_plans
     from ..intent import requirements as reqmod
@@ -157,11 +157,11 @@ def _machine_plans(project: "Project", options: "LockOptions", ui: "Ui") -> list
     return plans
 
 
-def _target_plans(project: "Project", options: "LockOptions", specs: list[TargetSpec], ui: "Ui") -> list["Plan"]:
+def _target_plans(project: Project, options: LockOptions, specs: list[TargetSpec], ui: Ui) -> list[Plan]:
     """One plan per ``--target``, each for an assumed machine that runs that tier."""
+    from ..intent import requirements as reqmod
     from ..probe.assume import machine_for
     from ..resolve.resolver import resolve
-    from ..intent import requirements as reqmod
 
     intent, lock = project.intent, project.lock
     pythons = [intent.torch.python] if intent.torch.python else sorted(

@@ -31,7 +31,7 @@ def env_path_for(intent, project_dir: Path) -> Path:
     return (path if path.is_absolute() else project_dir / path).absolute()
 
 
-def check(project_dir: Path, options: "UpOptions") -> UpToDate | None:
+def check(project_dir: Path, options: UpOptions) -> UpToDate | None:
     """``UpToDate`` when nothing needs doing, else ``None`` (also on any error: the slow path reports it).
 
     Another machine, other sources or ``--force`` (``UpOptions.needs_full_path``): the fast path cannot answer.
@@ -40,17 +40,26 @@ def check(project_dir: Path, options: "UpOptions") -> UpToDate | None:
         return None
     try:
         return _check(project_dir, options)
-    except Exception:   # noqa: BLE001 - a broken file is reported by the full path, with context
+    except Exception:
         return None
 
 
-def _check(project_dir: Path, options: "UpOptions") -> UpToDate | None:
+def _check(project_dir: Path, options: UpOptions) -> UpToDate | None:
+    from ..backends.state import (
+        STATE_SCHEMA,
+        files_problem,
+        fingerprint,
+        in_progress,
+        interpreter_problem,
+        read_state,
+        site_packages,
+        target_digest,
+        verify_problem,
+    )
     from ..intent.load import apply_overrides, load_project_intent
+    from ..intent.requirements import gather, lock_is_current
     from ..lock.io import read_lock
     from ..lock.model import LOCK_FILE
-    from ..intent.requirements import gather, lock_is_current
-    from ..backends.state import (STATE_SCHEMA, files_problem, fingerprint, in_progress, interpreter_problem,
-                                  read_state, site_packages, target_digest, verify_problem)
     from .overrides import remembered, said
     from .project_install import lock_agrees, noop_problem
 

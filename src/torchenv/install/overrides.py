@@ -32,7 +32,7 @@ INTENT_FLAGS = (*(f for f in INTENT_FLAG_KEYS if f[2] != "mirror"),
 TOML_HASH = "toml-hash"
 
 
-def given(overrides: "IntentOverrides") -> dict[str, Any]:
+def given(overrides: IntentOverrides) -> dict[str, Any]:
     """``{field: value}`` of the intent flags given (lists for ``--with``, as the lock stores them)."""
     out = {}
     for attr, _flag, _section, _key in INTENT_FLAGS:
@@ -42,14 +42,14 @@ def given(overrides: "IntentOverrides") -> dict[str, Any]:
     return out
 
 
-def record(overrides: "IntentOverrides", base: "Intent") -> dict[str, Any]:
+def record(overrides: IntentOverrides, base: Intent) -> dict[str, Any]:
     """The lock's ``[overrides]`` table: the flags applied, and which torchenv.toml they were applied to."""
     flags = given(overrides)
     return {TOML_HASH: base.hash(), **flags} if flags else {}
 
 
-def remembered(overrides: "IntentOverrides", base: "Intent", lock: "Lockfile | None", *,
-               reset: bool = False) -> tuple["IntentOverrides", dict[str, Any]]:
+def remembered(overrides: IntentOverrides, base: Intent, lock: Lockfile | None, *,
+               reset: bool = False) -> tuple[IntentOverrides, dict[str, Any]]:
     """``overrides`` with the lock's remembered flags filled in, and those flags (empty when none apply).
 
     They apply only when no intent flag is given, without ``--reset-overrides`` (``reset``),
@@ -60,7 +60,7 @@ def remembered(overrides: "IntentOverrides", base: "Intent", lock: "Lockfile | N
         return overrides, {}
     names = {attr for attr, *_ in INTENT_FLAGS}
     kept = {k: v for k, v in kept.items() if k in names}
-    typed = {k: tuple(v) if isinstance(v, list) else v for k, v in kept.items()}
+    typed: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in kept.items()}
     return dataclasses.replace(overrides, **typed), kept
 
 

@@ -71,7 +71,7 @@ def lock_entry(project_dir: Path) -> dict[str, Any]:
     return {"path": ".", "editable": True, "hash": NO_HASH}
 
 
-def lock_agrees(lock: "Lockfile", project_dir: Path) -> bool:
+def lock_agrees(lock: Lockfile, project_dir: Path) -> bool:
     """Does the lock say what the folder is (a package to install, or not)? A build system added
     or removed re-locks, so the next ``up`` installs (or stops installing) the project."""
     return bool(lock.project) == (installable(project_dir) is not None)
@@ -106,7 +106,7 @@ def kept_names(env: Path) -> frozenset[str]:
     return frozenset({"pip", *([name] if isinstance(name, str) else [])})
 
 
-def sync_project(env: Path, python: Path, plan: "Plan", project_dir: Path, ui: Any) -> str | None:
+def sync_project(env: Path, python: Path, plan: Plan, project_dir: Path, ui: Any) -> str | None:
     """Install the project editable when its record is missing or stale; ``"installed"`` when it did.
 
     The env's state (fingerprint, watched files) is refreshed afterwards, so the next no-op
@@ -165,14 +165,14 @@ def _refresh_state(env: Path) -> None:
                                             watched=st.watch_list(env, state.python)))
 
 
-def _run_install(python: Path, plan: "Plan", project_dir: Path, ui: Any) -> str | None:
+def _run_install(python: Path, plan: Plan, project_dir: Path, ui: Any) -> str | None:
     """``pip install --no-deps -e DIR`` by the plan's installer; the build backend comes from the PyPI side.
     The first line of the failure, or ``None``."""
     from ..engines.uv import run_tool, source_args, uv_bin, uv_environ
     from ..errors import TorchenvError
 
     pypi = plan.sources.pypi if plan.sources is not None else None
-    sources = source_args(pypi, list(plan.sources.wheelhouses)) if pypi is not None else []
+    sources = source_args(pypi, list(plan.sources.wheelhouses)) if plan.sources is not None and pypi is not None else []
     if plan.installer == "uv":
         cmd = [uv_bin(), "pip", "install", "--no-config", "--quiet", "--no-deps", "--python", str(python),
                *(["--index-strategy", pypi.index_strategy] if pypi is not None else []), *sources,

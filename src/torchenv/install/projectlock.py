@@ -6,9 +6,10 @@ should end with one good env; the second waits, then finds the env up to date.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from ..paths import STATE_DIR
 

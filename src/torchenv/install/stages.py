@@ -14,21 +14,21 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ..backends.base import Backend
     from ..intent.model import Intent
+    from ..intent.requirements import ProjectRequirement
     from ..lock.model import Lockfile, LockTarget
     from ..options import IntentOverrides, UpOptions
     from ..resolve.plan import Plan
     from ..ui import Ui
-    from ..intent.requirements import ProjectRequirement
 
 
-def load_intent(project_dir: Path, overrides: "IntentOverrides", ui: "Ui | None" = None) -> "Intent":
+def load_intent(project_dir: Path, overrides: IntentOverrides, ui: Ui | None = None) -> Intent:
     """torchenv.toml (or, without one, the torch pin of a pylock.toml/uv.lock), with ``overrides`` on top."""
     from ..intent.load import apply_overrides
 
     return apply_overrides(_file_intent(project_dir, ui), overrides)
 
 
-def _file_intent(project_dir: Path, ui: "Ui | None") -> "Intent":
+def _file_intent(project_dir: Path, ui: Ui | None) -> Intent:
     """torchenv.toml as written (or the followed pylock.toml/uv.lock pin), before any flag."""
     from ..export.follow import follow_existing_lock
     from ..intent.load import load_project_intent
@@ -44,18 +44,18 @@ class Project:
     """The project's files, read once: intent, requirements, torchenv.lock, and where the env goes."""
 
     dir: Path                                  # where the env and the lock are written
-    intent: "Intent"
-    reqs: tuple["ProjectRequirement", ...]
+    intent: Intent
+    reqs: tuple[ProjectRequirement, ...]
     warnings: tuple[str, ...]                  # requirement lines torchenv does not apply
     lock_path: Path
-    lock: "Lockfile | None"                    # as read (from ``source``: a bundle may lend one)
+    lock: Lockfile | None                    # as read (from ``source``: a bundle may lend one)
     lock_current: bool                         # written for this intent, these requirements and this folder
     env: Path
     remembered: dict = field(default_factory=dict)   # the lock's ``[overrides]`` to write (``up`` only)
 
 
-def load_project(project_dir: Path, overrides: "IntentOverrides", ui: "Ui | None" = None, *,
-                 source: Path | None = None, up: "UpOptions | None" = None) -> Project:
+def load_project(project_dir: Path, overrides: IntentOverrides, ui: Ui | None = None, *,
+                 source: Path | None = None, up: UpOptions | None = None) -> Project:
     """Read everything once. ``source``: where torchenv.toml/lock are read, when not ``project_dir``.
 
     ``up``: the request of a ``torchenv up``, whose remembered flags (``install.overrides``) apply
@@ -83,8 +83,8 @@ def load_project(project_dir: Path, overrides: "IntentOverrides", ui: "Ui | None
                    env=noop.env_path_for(intent, project_dir), remembered=remembered)
 
 
-def _kept_overrides(up: "UpOptions", base: "Intent", src: Path, lock: "Lockfile | None",
-                    ui: "Ui | None") -> tuple["IntentOverrides", dict]:
+def _kept_overrides(up: UpOptions, base: Intent, src: Path, lock: Lockfile | None,
+                    ui: Ui | None) -> tuple[IntentOverrides, dict]:
     """The flags to plan with (the last ``up``'s, said, when this one gives none) and what the lock remembers:
     nothing after ``--save``, which writes them into torchenv.toml, after which they are plain intent."""
     from .overrides import given, record, remembered, said, save_to_toml
@@ -100,7 +100,7 @@ def _kept_overrides(up: "UpOptions", base: "Intent", src: Path, lock: "Lockfile 
     return overrides, ({} if up.save else record(overrides, base))
 
 
-def plan_for(project: Project, options: Any, ui: "Ui") -> "Plan":
+def plan_for(project: Project, options: Any, ui: Ui) -> Plan:
     """Probe (or assume) the machine and resolve, then check the requirements against the plan."""
     from ..intent import requirements as reqmod
     from . import up
@@ -111,7 +111,7 @@ def plan_for(project: Project, options: Any, ui: "Ui") -> "Plan":
     return plan
 
 
-def lock_with(backend: "Backend", plan: "Plan", project: Project, ui: "Ui") -> "LockTarget":
+def lock_with(backend: Backend, plan: Plan, project: Project, ui: Ui) -> LockTarget:
     """Exact files with sha256 for ``plan`` (the backend's engine resolves; nothing is installed)."""
     from ..intent import requirements as reqmod
 

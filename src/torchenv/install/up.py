@@ -12,23 +12,24 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from ..errors import EnvError, LockError
 
 if TYPE_CHECKING:
     from ..backends.base import Backend
-    from ..intent.model import Intent
-    from ..options import LockOptions, UpOptions
-    from .stages import Project
-    from ..lock.model import Lockfile, LockTarget
-    from ..resolve.plan import Plan
     from ..errors import PulledInFamily
+    from ..intent.model import Intent
+    from ..lock.model import Lockfile, LockTarget
+    from ..options import LockOptions, UpOptions
+    from ..resolve.plan import Plan
     from ..safety import EnvClaim
     from ..ui import Ui
+    from .stages import Project
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ class UpResult:
         return 1 if self.verify_ok is False else 0
 
 
-def make_plan(intent: "Intent", options: "UpOptions | LockOptions") -> "Plan":
+def make_plan(intent: Intent, options: UpOptions | LockOptions) -> Plan:
     """Probe (or assume) the machine and resolve; the single place ``up``/``lock`` ask for a plan."""
     from ..cluster.hooks import plan_on_node
     from ..options import UpOptions
@@ -64,8 +65,8 @@ def make_plan(intent: "Intent", options: "UpOptions | LockOptions") -> "Plan":
     return available_plan(plan, intent, machine, options.sources, offline=offline)   # cuda = "auto": fetchable
 
 
-def _replanned(plan: "Plan", project: "Project", options: "UpOptions", exc: "PulledInFamily", *, offline: bool,
-               ui: "Ui") -> tuple["Plan", Any]:
+def _replanned(plan: Plan, project: Project, options: UpOptions, exc: PulledInFamily, *, offline: bool,
+               ui: Ui) -> tuple[Plan, Any]:
     from ..backends import make_backend
     from ..resolve.reachable import fallback_said, replanned
 
@@ -77,7 +78,7 @@ def _replanned(plan: "Plan", project: "Project", options: "UpOptions", exc: "Pul
     return found, make_backend(plan=found, env_path=project.env, ui=ui)
 
 
-def machine_facts(plan: "Plan") -> dict[str, Any]:
+def machine_facts(plan: Plan) -> dict[str, Any]:
     m = plan.machine
     facts: dict[str, Any] = {"os": m.os, "arch": m.arch, "driver": m.driver,
                              "compute-capabilities": [g.compute_capability or "?" for g in m.gpus]}
@@ -86,14 +87,14 @@ def machine_facts(plan: "Plan") -> dict[str, Any]:
     return {k: v for k, v in facts.items() if v is not None}
 
 
-def new_lockfile(old: "Lockfile | None", intent: "Intent", reqs: list, target: "LockTarget", plan: "Plan",
-                 ui: "Ui", project: dict | None = None, overrides: dict | None = None) -> "Lockfile":
+def new_lockfile(old: Lockfile | None, intent: Intent, reqs: list, target: LockTarget, plan: Plan,
+                 ui: Ui, project: dict | None = None, overrides: dict | None = None) -> Lockfile:
     """The lock with ``target`` added/replaced; targets made for another intent are dropped (with a warning)."""
     from .. import __version__
-    from ..lock.model import Lockfile
     from ..intent.requirements import lock_is_current, requirements_digest
+    from ..lock.model import Lockfile
 
-    keep = ()
+    keep: tuple[LockTarget, ...] = ()
     if old is not None and lock_is_current(old, intent, reqs):
         keep = old.targets
     elif old is not None:
@@ -110,14 +111,14 @@ def new_lockfile(old: "Lockfile | None", intent: "Intent", reqs: list, target: "
     return base.with_target(target)
 
 
-def missing_target_error(lock: "Lockfile", want: str, lock_path: Path) -> LockError:
+def missing_target_error(lock: Lockfile, want: str, lock_path: Path) -> LockError:
     names = ", ".join(t.name for t in lock.targets) or "none"
     return LockError(f"{lock_path} has targets {names}; none matches this machine ({want})",
                      hint=f"add it with `torchenv lock --target {want}`")
 
 
 @contextmanager
-def _aside(env: Path, project_dir: Path, force: bool, ui: "Ui") -> Iterator[None]:
+def _aside(env: Path, project_dir: Path, force: bool, ui: Ui) -> Iterator[None]:
     """Move ``env`` aside while a new one is built in its place; restore it if the build fails.
 
     Both the move and the final removal go through ``safety``, which looks again at what stands
@@ -146,7 +147,7 @@ def _aside(env: Path, project_dir: Path, force: bool, ui: "Ui") -> Iterator[None
         ui.warn(f"kept the previous environment at {old}: {exc.message}")
 
 
-def _create(backend: "Backend", env: Path, project_dir: Path, found: "EnvClaim", ui: "Ui") -> None:
+def _create(backend: Backend, env: Path, project_dir: Path, found: EnvClaim, ui: Ui) -> None:
     """Create the env and mark it as torchenv's; a create that fails (or is interrupted) leaves nothing.
 
     Why clear it here: a half-made folder carries no marker yet, so the next ``up`` could not
@@ -168,7 +169,7 @@ def _create(backend: "Backend", env: Path, project_dir: Path, found: "EnvClaim",
     safety.write_owner(env, project_dir, backend=backend.plan.backend)
 
 
-def _hand_changes(before: dict[str, str], target: "LockTarget", keep: frozenset[str]) -> list[str]:
+def _hand_changes(before: dict[str, str], target: LockTarget, keep: frozenset[str]) -> list[str]:
     locked = {w.name: w for w in target.wheels}
     out = []
     from ..sources.index import normalize
@@ -198,7 +199,7 @@ class OnlineSources:
     def project_source(self, project_dir: Path) -> Path:
         return project_dir
 
-    def missing_lock(self, lock_path: Path, planned: Callable[[], "Plan"]) -> LockError:
+    def missing_lock(self, lock_path: Path, planned: Callable[[], Plan]) -> LockError:
         return LockError(f"{lock_path}: no lock file, and --frozen forbids resolving",
                          hint="run `torchenv lock` (or `torchenv up` without --frozen) and commit torchenv.lock")
 
@@ -206,10 +207,10 @@ class OnlineSources:
         return LockError(f"{lock_path} is out of date: torchenv.toml or the project requirements changed since it "
                          "was written", hint="run `torchenv lock` and commit the result, or drop --frozen")
 
-    def prepare(self, choice: "TargetChoice", project: "Project", ui: "Ui") -> "TargetChoice":
+    def prepare(self, choice: TargetChoice, project: Project, ui: Ui) -> TargetChoice:
         return choice
 
-    def after_sync(self, env: Path, plan: "Plan", ui: "Ui") -> None:
+    def after_sync(self, env: Path, plan: Plan, ui: Ui) -> None:
         _write_env_pip_conf(env, plan, ui)
 
 
@@ -241,7 +242,7 @@ class OfflineSources(OnlineSources):
         self.borrowed = borrowed_project(project_dir, self.from_path, self.scratch / "project")
         return self.borrowed or project_dir
 
-    def missing_lock(self, lock_path: Path, planned: Callable[[], "Plan"]) -> LockError:
+    def missing_lock(self, lock_path: Path, planned: Callable[[], Plan]) -> LockError:
         from ..offline.install import no_lock_error
 
         return no_lock_error(lock_path, self.from_path, planned())
@@ -252,7 +253,7 @@ class OfflineSources(OnlineSources):
                          hint="undo the change, or run `torchenv lock` where there is network and bring the "
                               "new lock (and a new bundle) here")
 
-    def prepare(self, choice: "TargetChoice", project: "Project", ui: "Ui") -> "TargetChoice":
+    def prepare(self, choice: TargetChoice, project: Project, ui: Ui) -> TargetChoice:
         """Check every file before anything changes; then install from local folders only."""
         from ..offline.install import adopt_project_files, prepare_offline
 
@@ -264,11 +265,11 @@ class OfflineSources(OnlineSources):
         return dataclasses.replace(choice, plan=dataclasses.replace(choice.plan, sources=prep.sources),
                                    install_target=prep.target, notes=prep.notes)
 
-    def after_sync(self, env: Path, plan: "Plan", ui: "Ui") -> None:
+    def after_sync(self, env: Path, plan: Plan, ui: Ui) -> None:
         return None   # the env's pip.conf would point at folders of this run
 
 
-def sources_strategy(options: "UpOptions") -> OnlineSources:
+def sources_strategy(options: UpOptions) -> OnlineSources:
     """Chosen once per run: every later stage asks the strategy, never the flags."""
     return OfflineSources(options.from_) if options.is_offline else OnlineSources()
 
@@ -277,16 +278,16 @@ def sources_strategy(options: "UpOptions") -> OnlineSources:
 class TargetChoice:
     """Stage 2's answer: the plan, the lock target to install, and whether the lock must be written."""
 
-    plan: "Plan"
-    target: "LockTarget"
+    plan: Plan
+    target: LockTarget
     fresh: bool                               # resolved in this run: torchenv.lock gets it after the install
     changes: tuple[str, ...] = ()
-    backend: "Backend | None" = None          # the one that locked it, reused for the install
-    install_target: "LockTarget | None" = None   # the target with local URLs (offline)
+    backend: Backend | None = None          # the one that locked it, reused for the install
+    install_target: LockTarget | None = None   # the target with local URLs (offline)
     notes: tuple[str, ...] = ()
 
 
-def run_up(project_dir: Path, options: "UpOptions", ui: "Ui") -> UpResult:
+def run_up(project_dir: Path, options: UpOptions, ui: Ui) -> UpResult:
     """Carry out ``torchenv up`` (``--offline`` included) for the project in ``project_dir``."""
     from . import noop
 
@@ -306,12 +307,11 @@ def run_up(project_dir: Path, options: "UpOptions", ui: "Ui") -> UpResult:
         return _run_locked(project_dir, options, ui, strategy)
 
 
-def _run_locked(project_dir: Path, options: "UpOptions", ui: "Ui", strategy: OnlineSources) -> UpResult:
+def _run_locked(project_dir: Path, options: UpOptions, ui: Ui, strategy: OnlineSources) -> UpResult:
     """The stages, in order: load → decide the target → sources → sync → record → verify."""
     from ..backends import make_backend
-    from .stages import load_project
-
     from . import project_install
+    from .stages import load_project
 
     project = load_project(project_dir, options.intent, ui, source=strategy.project_source(project_dir), up=options)
     usable_env_path(project.env, project_dir, force=options.force)   # refuse before planning, locking, fetching
@@ -334,7 +334,7 @@ def _run_locked(project_dir: Path, options: "UpOptions", ui: "Ui", strategy: Onl
                     choice.notes)
 
 
-def decide_target(project: "Project", options: "UpOptions", strategy: OnlineSources, ui: "Ui") -> TargetChoice:
+def decide_target(project: Project, options: UpOptions, strategy: OnlineSources, ui: Ui) -> TargetChoice:
     """The lock's target when the lock is current; else a new one, resolved now. The frozen rules live here."""
     from .stages import lock_with, plan_for
 
@@ -366,7 +366,7 @@ def decide_target(project: "Project", options: "UpOptions", strategy: OnlineSour
                         backend=backend)
 
 
-def _announce_changes(old: "Lockfile | None", target: "LockTarget", ui: "Ui") -> tuple[str, ...]:
+def _announce_changes(old: Lockfile | None, target: LockTarget, ui: Ui) -> tuple[str, ...]:
     """What the new target changes against the old lock's target for this machine (or its os/arch)."""
     if old is None:
         return ()
@@ -381,7 +381,7 @@ def _announce_changes(old: "Lockfile | None", target: "LockTarget", ui: "Ui") ->
     return tuple(changes)
 
 
-def _record(project: "Project", choice: TargetChoice, ui: "Ui") -> None:
+def _record(project: Project, choice: TargetChoice, ui: Ui) -> None:
     """Write the lock only now: a lock that names files no install ever succeeded with helps nobody."""
     if not choice.fresh:
         return
@@ -393,8 +393,8 @@ def _record(project: "Project", choice: TargetChoice, ui: "Ui") -> None:
     ui.step(f"wrote {project.lock_path.name} (target {choice.target.name})")
 
 
-def _verify_if_needed(status: str, env: Path, python: Path, target: "LockTarget", plan: "Plan", project_dir: Path,
-                      ui: "Ui") -> tuple[str, bool | None]:
+def _verify_if_needed(status: str, env: Path, python: Path, target: LockTarget, plan: Plan, project_dir: Path,
+                      ui: Ui) -> tuple[str, bool | None]:
     """Verify after a change, or when the env's last verify did not pass; ``(status, verify_ok)``.
 
     Why re-verify rather than rebuild: a verify that was interrupted only needs to run again, and
@@ -415,7 +415,7 @@ def _verify_if_needed(status: str, env: Path, python: Path, target: "LockTarget"
     return status, ok
 
 
-def usable_env_path(env: Path, project_dir: Path, *, force: bool) -> "EnvClaim":
+def usable_env_path(env: Path, project_dir: Path, *, force: bool) -> EnvClaim:
     """What stands at ``env``, when ``up`` may use it; else the refusal (nothing changed yet)."""
     from .. import safety
 
@@ -431,13 +431,13 @@ def usable_env_path(env: Path, project_dir: Path, *, force: bool) -> "EnvClaim":
 class EnvSeen:
     """What ``sync_env`` found at the env path before deciding anything."""
 
-    claim: "EnvClaim"
+    claim: EnvClaim
     ours: bool                       # made by torchenv (marker, or a legacy env it adopts)
     exists: bool
     python_now: str | None
     broken_python: str | None
 
-    def rebuild_reason(self, target: "LockTarget", force: bool) -> str | None:
+    def rebuild_reason(self, target: LockTarget, force: bool) -> str | None:
         """Why the env must be built anew (``None``: keep it); the words ``up`` prints."""
         if not self.exists:
             return None
@@ -461,7 +461,7 @@ def _look(env: Path, project_dir: Path, force: bool) -> EnvSeen:
     return EnvSeen(found, ours, exists, st.env_python_version(env) if exists else None, broken)
 
 
-def _in_place_action(backend: "Backend", env: Path, target: "LockTarget", ui: "Ui") -> str:
+def _in_place_action(backend: Backend, env: Path, target: LockTarget, ui: Ui) -> str:
     """For an env that stays: ``up-to-date``, ``repair``, ``reinstall``, ``restore`` or ``sync``."""
     from ..backends import state as st
 
@@ -495,7 +495,7 @@ _IN_PLACE = {"repair": (True, "repaired"), "reinstall": (True, "repaired"), "res
              "sync": (False, "synced")}
 
 
-def sync_env(backend: "Backend", env: Path, target: "LockTarget", plan: "Plan", ui: "Ui", *, project_dir: Path,
+def sync_env(backend: Backend, env: Path, target: LockTarget, plan: Plan, ui: Ui, *, project_dir: Path,
              force: bool = False) -> str:
     """Make ``env`` hold exactly ``target``; returns the ``UpResult.status``.
 
@@ -529,7 +529,7 @@ def sync_env(backend: "Backend", env: Path, target: "LockTarget", plan: "Plan", 
     return "installed" if why == "creating" else "rebuilt"
 
 
-def _install(backend: "Backend", env: Path, target: "LockTarget", files: "list[Path] | None", *,
+def _install(backend: Backend, env: Path, target: LockTarget, files: list[Path] | None, *,
              reinstall: bool) -> None:
     """Install under the in-progress marker; record the env's state only once every locked package is there."""
     from ..backends import state as st
@@ -558,7 +558,7 @@ def _damage(env: Path, state: Any, fp: tuple[str, ...]) -> str | None:
     return st.files_problem(env, state)
 
 
-def _write_env_pip_conf(env: Path, plan: "Plan", ui: "Ui") -> None:
+def _write_env_pip_conf(env: Path, plan: Plan, ui: Ui) -> None:
     """Make ``pip install`` inside the env use the plan's sources (when sources.envconfig exists)."""
     try:
         from ..sources.envconfig import write_venv_pip_conf
@@ -584,7 +584,7 @@ def _bytecode_allowed() -> Iterator[None]:
             os.environ["PYTHONDONTWRITEBYTECODE"] = saved
 
 
-def verify_env(python: Path, target: "LockTarget", plan: "Plan", project_dir: Path, ui: "Ui") -> bool:
+def verify_env(python: Path, target: LockTarget, plan: Plan, project_dir: Path, ui: Ui) -> bool:
     from ..verify import render_report, run_verify, write_report
     from ..verify.expect import expected_from_target, gpu_expected
 

@@ -6,8 +6,9 @@ checks in an interpreter and reports.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..verify.expect import Expectations
@@ -15,8 +16,8 @@ if TYPE_CHECKING:
 
 
 def verify_project(project: Path, *, env: str | Path | None = None, deep: bool = False, timeout: float = 600,
-                   on_start: Callable[[Path, "Expectations"], None] | None = None,
-                   on_check: Callable[[str, object], None] | None = None) -> "tuple[VerifyReport, Path]":
+                   on_start: Callable[[Path, Expectations], None] | None = None,
+                   on_check: Callable[[str, object], None] | None = None) -> tuple[VerifyReport, Path]:
     """Verify the project's env (or ``env``); ``(report, path of the saved verify.json)``.
 
     ``on_start(prefix, expectations)``: called before the checks run (the CLI prints what it verifies).

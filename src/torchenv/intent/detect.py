@@ -232,19 +232,25 @@ def _scan_pyproject(path: Path, found: Detected) -> None:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         found.note("pyproject.toml", "could not be parsed", "ignored")
         return
-    project = data.get("project") if isinstance(data.get("project"), dict) else {}
+    project = _table(data, "project")
     for dep in _str_list(project.get("dependencies")):
         take_requirement(dep, "pyproject.toml [project] dependencies", found)
-    tool = data.get("tool") if isinstance(data.get("tool"), dict) else {}
-    poetry = tool.get("poetry") if isinstance(tool.get("poetry"), dict) else {}
-    deps = poetry.get("dependencies") if isinstance(poetry.get("dependencies"), dict) else {}
+    tool = _table(data, "tool")
+    poetry = _table(tool, "poetry")
+    deps = _table(poetry, "dependencies")
     for name, value in deps.items():
         _take_poetry(name, value, found)
-    uv = tool.get("uv") if isinstance(tool.get("uv"), dict) else {}
+    uv = _table(tool, "uv")
     for where, indexes in (("[[tool.uv.index]]", uv.get("index")), ("[[tool.poetry.source]]", poetry.get("source"))):
         for index in indexes if isinstance(indexes, list) else []:
             if isinstance(index, dict) and isinstance(index.get("url"), str):
                 _tier_from_index(index["url"], f"pyproject.toml {where}", index["url"], found)
+
+
+def _table(parent: dict[str, Any], key: str) -> dict[str, Any]:
+    """``parent[key]`` when it is a TOML table, else an empty one (a malformed value is ignored, not an error)."""
+    value = parent.get(key)
+    return value if isinstance(value, dict) else {}
 
 
 def _str_list(value: Any) -> list[str]:

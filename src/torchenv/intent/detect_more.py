@@ -104,7 +104,7 @@ def _inside(project: Path, name: str) -> str | None:
     return rel if path.is_file() else None
 
 
-def scan_readme_extras(project: Path, found: "Detected") -> None:
+def scan_readme_extras(project: Path, found: Detected) -> None:
     """The extras of the first README command installing the project with some (``pip install 'litgpt[extra]'``,
     ``pip install -e ".[all]"``): the project is installed with ``--no-deps``, so what they add must be locked.
     Only ``[project.optional-dependencies]`` groups that exist count, and dev/test/docs groups are left out."""
@@ -141,7 +141,7 @@ def _optional_groups(project: Path) -> tuple[set[str], str]:
 
 # --- environment.yml, setup.py, setup.cfg -----------------------------------------------------
 
-def scan_other_files(project: Path, found: "Detected", seen: set[Path]) -> None:
+def scan_other_files(project: Path, found: Detected, seen: set[Path]) -> None:
     for name in ("environment.yml", "environment.yaml"):
         if (project / name).is_file():
             if not found.requirements:     # its pip: list is then what `up` installs besides torch
@@ -154,7 +154,7 @@ def scan_other_files(project: Path, found: "Detected", seen: set[Path]) -> None:
         scan_setup_cfg(project / "setup.cfg", found)
 
 
-def scan_conda_env(path: Path, project: Path, found: "Detected", seen: set[Path]) -> None:
+def scan_conda_env(path: Path, project: Path, found: Detected, seen: set[Path]) -> None:
     """A conda env file: ``python=3.8.5``, ``pytorch=1.11.0``, ``cudatoolkit=11.3``, ``pip: [...]``."""
     import yaml
 
@@ -176,7 +176,7 @@ def scan_conda_env(path: Path, project: Path, found: "Detected", seen: set[Path]
                    "needs to a requirements file (torchenv installs the pip: list and wheels)")
 
 
-def _take_conda_pip_line(line: str, path: Path, project: Path, found: "Detected", seen: set[Path]) -> None:
+def _take_conda_pip_line(line: str, path: Path, project: Path, found: Detected, seen: set[Path]) -> None:
     from .detect import scan_requirements, take_requirement_line
     from .reqfile import is_the_project_itself, parse_requirements_text
 
@@ -192,7 +192,7 @@ def _take_conda_pip_line(line: str, path: Path, project: Path, found: "Detected"
             take_requirement_line(entry, where, found)
 
 
-def _take_conda_spec(spec: str, where: str, found: "Detected") -> bool:
+def _take_conda_spec(spec: str, where: str, found: Detected) -> bool:
     """One conda match spec; True when it meant something to torchenv."""
     from . import versions
     from .detect import take_requirement
@@ -237,7 +237,7 @@ def _conda_version_spec(rest: str) -> str:
     return f"=={version}" if version.count(".") >= 2 else f"=={version}.*"
 
 
-def _take_cuda(text: str, where: str, seen: str, found: "Detected") -> None:
+def _take_cuda(text: str, where: str, seen: str, found: Detected) -> None:
     from . import versions
     from .detect import take_cuda
 
@@ -249,7 +249,7 @@ def _take_cuda(text: str, where: str, seen: str, found: "Detected") -> None:
     take_cuda(tier, where, seen, found)
 
 
-def scan_setup_py(path: Path, project: Path, found: "Detected", seen: set[Path]) -> None:
+def scan_setup_py(path: Path, project: Path, found: Detected, seen: set[Path]) -> None:
     """``setup(install_requires=[...])`` as a literal, a module-level list, or files it reads."""
     from .detect import scan_requirements, take_requirement
 
@@ -285,7 +285,7 @@ def _literal_strings(node: Any) -> list[str]:
     return [n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
 
 
-def scan_setup_cfg(path: Path, found: "Detected") -> None:
+def scan_setup_cfg(path: Path, found: Detected) -> None:
     import configparser
 
     from .detect import take_requirement
@@ -308,7 +308,7 @@ def _str_list(value: Any) -> list[str]:
 
 # --- imports ---------------------------------------------------------------------------------
 
-def scan_imports(project: Path, found: "Detected") -> None:
+def scan_imports(project: Path, found: Detected) -> None:
     """Add torchvision/torchaudio to ``with`` when the code imports them and no file names them."""
     wanted = {"torchvision", "torchaudio"} - set(found.with_)
     if not wanted:

@@ -120,8 +120,8 @@ _MIRROR_FLAGS = (
 )
 
 
-def apply_overrides(intent: Intent, overrides: "IntentOverrides",
-                    mirror: "SourceOverrides | None" = None) -> Intent:
+def apply_overrides(intent: Intent, overrides: IntentOverrides,
+                    mirror: SourceOverrides | None = None) -> Intent:
     """The intent with command-line flags applied (flags win over torchenv.toml).
 
     Flags are validated exactly like file values, and errors name the flag (``--cuda``).

@@ -108,7 +108,7 @@ def _pairs(text: str) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-def is_the_project_itself(editable: str, file_dir: "Path", project: "Path") -> bool:
+def is_the_project_itself(editable: str, file_dir: Path, project: Path) -> bool:
     """``-e .`` / ``-e .[dev]`` / ``-e file:.`` (or ``-e ..`` from ``requirements/``): the project itself."""
     target = re.sub(r"^file:(//)?", "", editable.strip()).split("[", 1)[0] or "."
     if "://" in target or target.startswith("git+"):

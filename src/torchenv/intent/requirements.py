@@ -105,7 +105,7 @@ def conda_pip_lines(text: str, path: Path) -> list:
         raise IntentError(f"not a readable conda environment file: {exc}", file=str(path),
                           key="env.requirements", hint="fix the YAML, or list a requirements.txt instead") from None
     deps = data.get("dependencies") if isinstance(data, dict) else None
-    pip = next((d.get("pip") for d in deps or [] if isinstance(d, dict) and isinstance(d.get("pip"), list)), [])
+    pip: list[object] = next((d["pip"] for d in deps or [] if isinstance(d, dict) and isinstance(d.get("pip"), list)), [])
     rows = text.splitlines()
     out = []
     for item in (p for p in pip if isinstance(p, str)):
@@ -132,7 +132,7 @@ def _shown(path: Path, project: Path) -> str:
         return path.name
 
 
-def gather(intent: "Intent", project_dir: Path) -> tuple[list[ProjectRequirement], list[str]]:
+def gather(intent: Intent, project_dir: Path) -> tuple[list[ProjectRequirement], list[str]]:
     """``[env] requirements`` files, else ``requirements.txt``, else ``[project].dependencies``, else
     setup.py/setup.cfg ``install_requires`` (read, never run); plus the ``[env] extras`` groups."""
     reqs, warnings = _gather_base(intent, project_dir)
@@ -148,7 +148,7 @@ def gather(intent: "Intent", project_dir: Path) -> tuple[list[ProjectRequirement
     return reqs, warnings
 
 
-def _gather_base(intent: "Intent", project_dir: Path) -> tuple[list[ProjectRequirement], list[str]]:
+def _gather_base(intent: Intent, project_dir: Path) -> tuple[list[ProjectRequirement], list[str]]:
     reqs: list[ProjectRequirement] = []
     warnings: list[str] = []
     reading = _Reading(project_dir, reqs, warnings, set())
@@ -201,7 +201,7 @@ def requirements_digest(reqs: list[ProjectRequirement]) -> str:
     return "sha256:" + hashlib.sha256(blob.encode()).hexdigest()
 
 
-def requirements_hash(intent: "Intent", reqs: list[ProjectRequirement]) -> str:
+def requirements_hash(intent: Intent, reqs: list[ProjectRequirement]) -> str:
     """The *old* lock's ``intent-hash`` (locks written before ``requirements-hash`` existed).
 
     It folded the requirements into ``intent.hash()`` (only when there were any); kept so
@@ -214,7 +214,7 @@ def requirements_hash(intent: "Intent", reqs: list[ProjectRequirement]) -> str:
     return "sha256:" + hashlib.sha256(blob.encode()).hexdigest()
 
 
-def lock_is_current(lock: "Lockfile", intent: "Intent", reqs: list[ProjectRequirement]) -> bool:
+def lock_is_current(lock: Lockfile, intent: Intent, reqs: list[ProjectRequirement]) -> bool:
     """Was ``lock`` made for this torchenv.toml and these requirements?
 
     A lock without ``requirements-hash`` (written by an older torchenv) is judged the way that
@@ -226,7 +226,7 @@ def lock_is_current(lock: "Lockfile", intent: "Intent", reqs: list[ProjectRequir
     return lock.intent_hash == intent.hash() and lock.requirements_hash == requirements_digest(reqs)
 
 
-def check_against_plan(reqs: list[ProjectRequirement], plan: "Plan") -> None:
+def check_against_plan(reqs: list[ProjectRequirement], plan: Plan) -> None:
     """Refuse a project requirement (or constraint) on a torch-family package that excludes the plan.
 
     A local tag naming the planned tier (``torch==2.2.2+cu121`` when the plan is cu121) is the
@@ -262,7 +262,7 @@ def check_against_plan(reqs: list[ProjectRequirement], plan: "Plan") -> None:
                                    f"(torchenv pins the torch family), or change [torch] in {intent_file}")
 
 
-def agreeing_pins(reqs: list[ProjectRequirement], plan: "Plan") -> list[str]:
+def agreeing_pins(reqs: list[ProjectRequirement], plan: Plan) -> list[str]:
     """One line per torch-family pin of the project's files (after ``check_against_plan``)."""
     planned = {_normalize(p.name): p.version for p in plan.packages}
     out = []
@@ -329,8 +329,8 @@ def _untagged(text: str) -> str:
     from packaging.requirements import InvalidRequirement, Requirement
     from packaging.specifiers import SpecifierSet
 
-    from ..sources.routing import torch_family
     from ..sources.index import normalize
+    from ..sources.routing import torch_family
 
     try:
         req = Requirement(text)

@@ -7,8 +7,9 @@ line here plus a field in ``model.py``. Checks raise ``SchemaError`` with the ke
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from ..i18n import _
 from . import versions

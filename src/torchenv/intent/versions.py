@@ -110,7 +110,7 @@ def _normalise_with_packaging(raw: str, clauses: list[str]) -> str:
     return ",".join(out)
 
 
-def torch_spec(spec: str | None) -> "SpecifierSet":
+def torch_spec(spec: str | None) -> SpecifierSet:
     """The stored ``TorchIntent.version`` as a ``SpecifierSet`` (empty set = any version).
 
     The resolver filters candidate releases with it (``version in spec`` or
@@ -125,7 +125,7 @@ def torch_spec(spec: str | None) -> "SpecifierSet":
     normal = normalise_torch_spec(spec)
     names_pre = any(re.search(r"\d(a|b|rc|c|alpha|beta|pre|preview|dev)\d*", clause, re.IGNORECASE)
                     for clause in normal.split(","))
-    return SpecifierSet(normal, prereleases=True if names_pre else False)
+    return SpecifierSet(normal, prereleases=names_pre)
 
 
 # --- CUDA / ROCm tier --------------------------------------------------------------------------

@@ -6,12 +6,31 @@ and never hard-codes a version, tier or arch list.
 """
 from __future__ import annotations
 
-from .archs import ArchMatch, match as arch_match
+from .archs import ArchMatch
+from .archs import match as arch_match
 from .model import ArchSet, Release, TierInfo, vtuple
-from .query import (PLATFORMS, companions, compiled_archs, cuda_version, driver_floor, driver_ok, gpu_cc,
-                    gpu_driver_floor, gpu_family, import_needs, is_jetson, pypi_default_tier, release, releases,
-                    representative_gpu, rocm_gfx,
-                    stable_abi_torchaudio, tier_info, tiers_for, torch_family)
+from .query import (
+                    PLATFORMS,
+                    companions,
+                    compiled_archs,
+                    cuda_version,
+                    driver_floor,
+                    driver_ok,
+                    gpu_cc,
+                    gpu_driver_floor,
+                    gpu_family,
+                    import_needs,
+                    is_jetson,
+                    pypi_default_tier,
+                    release,
+                    releases,
+                    representative_gpu,
+                    rocm_gfx,
+                    stable_abi_torchaudio,
+                    tier_info,
+                    tiers_for,
+                    torch_family,
+)
 
 __all__ = ["PLATFORMS", "ArchMatch", "ArchSet", "Release", "TierInfo", "arch_match", "companions", "compiled_archs",
            "cuda_version", "driver_floor", "driver_ok", "gpu_cc", "gpu_driver_floor", "gpu_family", "import_needs", "is_jetson",

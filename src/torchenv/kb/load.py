@@ -6,7 +6,7 @@ a few milliseconds. Parsed tables are cached in-process only (no on-disk cache t
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -21,7 +21,7 @@ def _tomllib():
     return tomllib
 
 
-@lru_cache(maxsize=None)
+@cache
 def recipe(name: str) -> dict[str, Any]:
     """The parsed ``recipes/<name>.toml``. Raises ``FileNotFoundError`` for an unknown name."""
     return _tomllib().loads(_read(f"{name}.toml").decode("utf-8"))

@@ -3,4 +3,4 @@ from __future__ import annotations
 
 from .model import LOCK_FILE, LOCK_VERSION, LockedCondaPackage, LockedWheel, Lockfile, LockTarget
 
-__all__ = ["LOCK_FILE", "LOCK_VERSION", "LockedCondaPackage", "LockedWheel", "LockTarget", "Lockfile"]
+__all__ = ["LOCK_FILE", "LOCK_VERSION", "LockTarget", "LockedCondaPackage", "LockedWheel", "Lockfile"]

@@ -7,7 +7,7 @@ if TYPE_CHECKING:
     from .model import LockTarget
 
 
-def diff_targets(old: "LockTarget | None", new: "LockTarget") -> list[str]:
+def diff_targets(old: LockTarget | None, new: LockTarget) -> list[str]:
     """``tier: cu121 -> cu126``, ``torch 2.4.1+cu121 -> 2.5.1+cu126``, ``+ numpy 2.1.0``, ``- pillow 10.4.0``."""
     if old is None:
         return [f"new target {new.name}: torch {new.torch}, Python {new.python}, {len(new.wheels)} packages"]

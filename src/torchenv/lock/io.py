@@ -125,7 +125,7 @@ def tomllib_module() -> Any:
     try:
         import tomllib
     except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
+        import tomli as tomllib
     return tomllib
 
 
@@ -148,7 +148,7 @@ def _need(table: dict, key: str, where: str, file: str, kind: type = str) -> Any
         raise LockError(_("{file}: {where} lacks the key `{key}`").format(file=file, where=where, key=key),
                         hint=_("the lock was edited by hand or truncated; regenerate it with `torchenv lock`"))
     value = table[key]
-    if not isinstance(value, kind) or isinstance(value, bool) and kind is int:
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is int):
         raise LockError(_("{file}: {where}: `{key}` should be a {name}, not {value!r}").format(
                             file=file, where=where, key=key, name=kind.__name__, value=value),
                         hint=_("regenerate the lock with `torchenv lock`"))
@@ -179,7 +179,7 @@ def _same_version(version: str, filename: str, where: str, file: str) -> None:
     have = _file_version(filename)
     if have is None or have.lower() == version.lower():
         return
-    from packaging.version import InvalidVersion, Version   # only when the strings differ (rare)
+    from packaging.version import InvalidVersion, Version  # only when the strings differ (rare)
 
     try:
         if Version(have) == Version(version):

@@ -88,7 +88,7 @@ class Lockfile:
     def target(self, name: str) -> LockTarget | None:
         return next((t for t in self.targets if t.name == name), None)
 
-    def with_target(self, target: LockTarget) -> "Lockfile":
+    def with_target(self, target: LockTarget) -> Lockfile:
         """Replace (or add) one target, keeping the others; targets stay sorted by name."""
         others = [t for t in self.targets if t.name != target.name]
         return Lockfile(intent_hash=self.intent_hash, machine=self.machine,

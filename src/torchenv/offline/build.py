@@ -14,7 +14,7 @@ import tarfile
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import LockError
 from ..i18n import _
@@ -22,7 +22,7 @@ from .layout import CONDA, FILES, MANIFEST, TOOL, BundleError, stem
 
 if TYPE_CHECKING:
     from ..intent.model import Intent
-    from ..lock.model import LockedCondaPackage, LockedWheel, LockTarget
+    from ..lock.model import LockedCondaPackage, LockTarget
     from ..options import BundleOptions, SourceOverrides
     from ..sources.model import Sources
     from ..ui import Ui
@@ -52,7 +52,7 @@ class BundleResult:
 class _QuietFetchUi:
     """Passes fetch's mirror warnings on, but not its per-file bars (one live display at a time)."""
 
-    def __init__(self, ui: "Ui") -> None:
+    def __init__(self, ui: Ui) -> None:
         self.ui = ui
 
     def warn(self, text: str) -> None:
@@ -68,7 +68,7 @@ def default_output(project_dir: Path) -> Path:
     return Path.cwd() / f"{project_dir.name or 'torchenv'}-bundle.tar"
 
 
-def choose_targets(lock: Any, names: list[str] | None, lock_path: Path) -> list["LockTarget"]:
+def choose_targets(lock: Any, names: list[str] | None, lock_path: Path) -> list[LockTarget]:
     if not names:
         if not lock.targets:
             raise LockError(_("{lock_path} has no targets").format(lock_path=lock_path),
@@ -87,7 +87,7 @@ def choose_targets(lock: Any, names: list[str] | None, lock_path: Path) -> list[
     return out
 
 
-def collect_plan(targets: list["LockTarget"]) -> list[Artifact]:
+def collect_plan(targets: list[LockTarget]) -> list[Artifact]:
     """One Artifact per distinct file of the targets; a name with two hashes is a broken lock."""
     by_rel: dict[str, Artifact] = {}
     for t in targets:
@@ -109,7 +109,7 @@ def collect_plan(targets: list["LockTarget"]) -> list[Artifact]:
     return sorted(by_rel.values(), key=lambda a: a.rel)
 
 
-def _conda_candidates(pkg: "LockedCondaPackage", sources: "Sources") -> list[str]:
+def _conda_candidates(pkg: LockedCondaPackage, sources: Sources) -> list[str]:
     out = []
     for prefix, mirrors in (sources.conda_mirrors or {}).items():
         base = prefix.rstrip("/") + "/"
@@ -118,7 +118,7 @@ def _conda_candidates(pkg: "LockedCondaPackage", sources: "Sources") -> list[str
     return [*dict.fromkeys([*out, pkg.url])]
 
 
-def fetch_artifact(art: Artifact, sources: "Sources", ui: Any) -> Path:
+def fetch_artifact(art: Artifact, sources: Sources, ui: Any) -> Path:
     """A hash-checked local copy: cache / local folders first, then the plan's mirrors, then the lock's URL."""
     from ..errors import HashMismatch, SourceError
     from ..sources.fetch import fetch
@@ -137,7 +137,7 @@ def fetch_artifact(art: Artifact, sources: "Sources", ui: Any) -> Path:
     return fetch(art.filename, art.sha256, remote_candidates(sources, rec, ui), ui=ui)
 
 
-def _sources_for(target: "LockTarget", intent: Any, overrides: "SourceOverrides") -> "Sources":
+def _sources_for(target: LockTarget, intent: Any, overrides: SourceOverrides) -> Sources:
     from ..sources.select import select_sources
 
     return select_sources(intent, tier=target.tier, platform=f"{target.os}-{target.arch}", overrides=overrides)
@@ -159,7 +159,7 @@ def project_files(project_dir: Path, intent: Any) -> list[tuple[str, Path]]:
     out = [(n, project_dir / n) for n in ("torchenv.toml", LOCK_FILE) if (project_dir / n).is_file()]
     try:
         reqs, _warnings = gather(intent, project_dir)
-    except Exception:   # noqa: BLE001 - requirement files are a convenience in the bundle
+    except Exception:
         reqs = []
     for f in dict.fromkeys(Path(r.file).resolve() for r in reqs):
         try:
@@ -185,7 +185,7 @@ def _without_logins(path: Path, copy: Path) -> Path:
     return copy
 
 
-def make_bundle(project_dir: Path, intent: "Intent", options: "BundleOptions", ui: "Ui") -> BundleResult:
+def make_bundle(project_dir: Path, intent: Intent, options: BundleOptions, ui: Ui) -> BundleResult:
     """Pack every file of the lock's targets (``options.targets``, default all) into one tar.
 
     ``intent``: the project's, as ``up`` reads it (the caller loads it: ``install.stages.load_intent``).
@@ -209,9 +209,10 @@ def make_bundle(project_dir: Path, intent: "Intent", options: "BundleOptions", u
     out = out if out.name.endswith((".tar", ".tar.gz", ".tgz")) else out.with_name(out.name + ".tar")
 
     quiet = _QuietFetchUi(ui)
+    fetched: dict[str, Path] = {}   # bundle path (Artifact.rel) -> the local, hash-checked file
     with ui.progress(f"collecting {len(arts)} files for {', '.join(t.name for t in targets)}", total=len(arts)) as advance:
         for art in arts:
-            art.path = fetch_artifact(art, sources[art.targets[0]], quiet)
+            art.path = fetched[art.rel] = fetch_artifact(art, sources[art.targets[0]], quiet)
             advance(1)
 
     from .. import paths
@@ -227,7 +228,7 @@ def make_bundle(project_dir: Path, intent: "Intent", options: "BundleOptions", u
         conda = [a for a in arts if a.rel.startswith(CONDA + "/")]
         repodata_how = None
         if conda:
-            repodata, repodata_how = conda_repodata([(a.record, a.path) for a in conda],
+            repodata, repodata_how = conda_repodata([(a.record, fetched[a.rel]) for a in conda],
                                                     work_dir=paths.cache_dir() / "tmp", ui=ui)
             for sub, data in repodata.items():
                 f = stage / CONDA / sub / "repodata.json"
@@ -243,8 +244,8 @@ def make_bundle(project_dir: Path, intent: "Intent", options: "BundleOptions", u
                 members[f"{TOOL}/{f.name}"] = f
         hashes = {rel: _sha_size(p) for rel, p in members.items()}
         for a in arts:
-            hashes[a.rel] = (a.sha256, a.path.stat().st_size)
-            members[a.rel] = a.path
+            hashes[a.rel] = (a.sha256, fetched[a.rel].stat().st_size)
+            members[a.rel] = fetched[a.rel]
         extra = {"lock_sha256": _sha_size(lock_path)[0], "conda_repodata": repodata_how}
         manifest = stage / MANIFEST
         import json
@@ -267,7 +268,7 @@ def _normalise(info: tarfile.TarInfo) -> tarfile.TarInfo:
 def write_tar(out: Path, top: str, members: list[tuple[str, Path]], ui: Any) -> int:
     """Write ``members`` under ``top/`` into ``out`` atomically; ``.tar.gz``/``.tgz`` names are gzipped."""
     out.parent.mkdir(parents=True, exist_ok=True)
-    mode = "w:gz" if out.name.endswith((".tar.gz", ".tgz")) else "w"
+    mode: Literal["w:gz", "w"] = "w:gz" if out.name.endswith((".tar.gz", ".tgz")) else "w"
     fd, tmp_name = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".part")
     os.close(fd)
     tmp = Path(tmp_name)

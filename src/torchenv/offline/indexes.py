@@ -18,8 +18,9 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 from urllib.parse import quote
 
 _PAGE = "<!DOCTYPE html>\n<html><head><title>{title}</title></head><body>\n<h1>{title}</h1>\n{links}\n</body></html>\n"
@@ -103,7 +104,7 @@ def conda_repodata(packages: list[tuple[Any, Path]], *, work_dir: Path, ui: Any 
                 data = json.loads((stage / sub / "repodata.json").read_text())
                 out[sub] = (json.dumps(data, indent=1, sort_keys=True) + "\n").encode()
             return out, "rattler index"
-        except Exception as exc:  # noqa: BLE001 - fall back to the lock's records, and say so
+        except Exception as exc:
             if ui is not None:
                 ui.warn(f"could not index the conda packages with the rattler engine ({exc}); "
                         "writing repodata.json from torchenv.lock's records instead")

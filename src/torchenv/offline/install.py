@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any
 
 from ..errors import LockError
 
@@ -58,8 +59,8 @@ def _incomplete_class() -> type:
 
 @dataclass(frozen=True)
 class OfflinePrep:
-    sources: "Sources"
-    target: "LockTarget"             # conda URLs rewritten to the local files (digest unchanged)
+    sources: Sources
+    target: LockTarget             # conda URLs rewritten to the local files (digest unchanged)
     files: dict[str, Path]
     notes: tuple[str, ...]
 
@@ -74,7 +75,7 @@ def _bundle_simple(from_path: Path | None) -> Path | None:
     return simple if simple.is_dir() else None
 
 
-def offline_sources(found: dict[str, Path], from_path: Path | None, plan_sources: "Sources | None") -> "Sources":
+def offline_sources(found: dict[str, Path], from_path: Path | None, plan_sources: Sources | None) -> Sources:
     """Sources with nothing remote: the folders holding the found files, the bundle's own index."""
     from .. import paths
     from ..sources.model import PypiSide, Sources
@@ -90,7 +91,7 @@ def offline_sources(found: dict[str, Path], from_path: Path | None, plan_sources
                             "nothing else (no --from)") + ", hash-checked against torchenv.lock",))
 
 
-def prepare_offline(target: "LockTarget", *, from_path: Path | None, plan_sources: "Sources | None" = None,
+def prepare_offline(target: LockTarget, *, from_path: Path | None, plan_sources: Sources | None = None,
                     ui: Any = None) -> OfflinePrep:
     """Find and hash-check every file of ``target``; ``OfflineIncomplete`` lists all problems."""
     from .layout import BundleError
@@ -160,7 +161,7 @@ def borrowed_project(project_dir: Path, from_path: Path | None, tmp: Path) -> Pa
     return tmp
 
 
-def adopt_project_files(src: Path, project_dir: Path, ui: "Ui") -> None:
+def adopt_project_files(src: Path, project_dir: Path, ui: Ui) -> None:
     from ..lock.io import write_text_atomic
 
     for f in sorted(p for p in src.rglob("*") if p.is_file()):

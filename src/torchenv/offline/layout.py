@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import json
 import tarfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import IO, Iterator
+from typing import IO
 
 from ..errors import SourceError
 
@@ -152,7 +153,7 @@ class Bundle:
         return data
 
     @contextmanager
-    def _walk(self) -> Iterator[Iterator[tuple[Member, "_Opener"]]]:
+    def _walk(self) -> Iterator[Iterator[tuple[Member, _Opener]]]:
         if not self.is_tar:
             root = self.root
 

@@ -45,7 +45,7 @@ class Located:
     from_source: int = 0
 
 
-def needed(target: "LockTarget") -> list[Needed]:
+def needed(target: LockTarget) -> list[Needed]:
     out = [Needed(w.filename, w.sha256.lower().removeprefix("sha256:"), f"{w.name} {w.version}",
                   f"{FILES}/{w.filename}") for w in target.wheels]
     for c in target.conda:
@@ -179,7 +179,7 @@ def import_from_tar(items: list[Needed], bundle: Bundle, target: str, result: Lo
             progress.__exit__(None, None, None)
 
 
-def locate_target(target: "LockTarget", from_path: Path | None, ui: Any = None) -> Located:
+def locate_target(target: LockTarget, from_path: Path | None, ui: Any = None) -> Located:
     """Every file of ``target`` from the cache and/or ``from_path``; problems listed, nothing changed."""
     result = Located()
     items = needed(target)
@@ -204,7 +204,7 @@ def locate_target(target: "LockTarget", from_path: Path | None, ui: Any = None) 
     return result
 
 
-def check_dir_against_plan(directory: Path, plan: "Plan") -> list[str]:
+def check_dir_against_plan(directory: Path, plan: Plan) -> list[str]:
     """With no lock: are the plan's torch-family wheels (exact version and tags) in ``directory``?"""
     from ..backends.locate import best_file, target_tags, torch_family
     from ..sources.index import IndexFile, normalize

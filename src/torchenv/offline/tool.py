@@ -220,7 +220,7 @@ def build_tool_wheels(dest: Path, targets: Iterable[tuple[str, str]], *, pypi: P
         ui.step(f"adding torchenv {__version__} and its dependencies (for ./bootstrap --offline)")
     requires = wheel_requires(own_wheel(dest, pypi))
     installed = InstalledWheels(dest)
-    for platform, python in sorted(set(targets) | {(p, "3.10") for p, _ in targets}):
+    for platform, python in sorted(set(targets) | {(p, "3.10") for p, _python in targets}):
         missing = not_installed(requires, platform, python, installed)
         if missing:
             _pip(["download", "--quiet", "-d", str(dest), *_platform_args(platform, python), *missing],

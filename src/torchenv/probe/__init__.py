@@ -10,8 +10,9 @@ against fake sysfs/proc trees and recorded command outputs. Sources are imported
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Mapping, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from ..machine import CondaExe, CudaToolkit, Machine, PythonInstall
@@ -23,8 +24,8 @@ T = TypeVar("T")
 
 
 def make_context(*, environ: Mapping[str, str] | None = None, root: str | os.PathLike[str] = "/",
-                 run: "Runner | None" = None, system: str | None = None,
-                 machine: str | None = None) -> "ProbeContext":
+                 run: Runner | None = None, system: str | None = None,
+                 machine: str | None = None) -> ProbeContext:
     import platform
 
     from .context import ProbeContext, run_command
@@ -34,19 +35,19 @@ def make_context(*, environ: Mapping[str, str] | None = None, root: str | os.Pat
                         machine=machine or platform.machine())
 
 
-def _guarded(ctx: "ProbeContext", what: str, fn: Callable[[], T], default: T) -> T:
+def _guarded(ctx: ProbeContext, what: str, fn: Callable[[], T], default: T) -> T:
     """A source that crashes costs its own facts only, and says so."""
     try:
         return fn()
-    except Exception as exc:  # noqa: BLE001 - the probe must survive any one source
+    except Exception as exc:
         ctx.note(f"probing {what} failed unexpectedly ({type(exc).__name__}: {exc}); "
                  "please report this with `torchenv probe --json`")
         return default
 
 
 def probe_machine(*, environ: Mapping[str, str] | None = None, root: str | os.PathLike[str] = "/",
-                  run: "Runner | None" = None, system: str | None = None, machine: str | None = None,
-                  nvml: Any = None) -> "Machine":
+                  run: Runner | None = None, system: str | None = None, machine: str | None = None,
+                  nvml: Any = None) -> Machine:
     """Probe the machine. Never raises for missing/broken drivers or tools: those are findings.
 
     ``system``/``machine`` override ``platform.system()``/``platform.machine()`` and ``nvml`` a
@@ -80,7 +81,7 @@ def probe_machine(*, environ: Mapping[str, str] | None = None, root: str | os.Pa
 
 
 def probe_pythons_only(*, environ: Mapping[str, str] | None = None, root: str | os.PathLike[str] = "/",
-                       run: "Runner | None" = None) -> "list[PythonInstall]":
+                       run: Runner | None = None) -> list[PythonInstall]:
     """Just the interpreters (for ``--assume-*`` machines that still build the env here): no GPU probing."""
     from .conda import probe_conda
     from .pythons import probe_pythons

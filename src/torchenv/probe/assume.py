@@ -36,7 +36,7 @@ _GLIBC = re.compile(r"^2\.\d{1,2}$")
 _GFX = re.compile(r"^gfx[0-9]{1,2}[0-9a-f]{2}$")
 
 
-def machine_for(spec: "MachineSpec") -> Machine:
+def machine_for(spec: MachineSpec) -> Machine:
     """``--machine FILE`` (+ any ``--assume-*`` on top), else ``--assume-*`` alone, else the probe."""
     if spec.machine:
         return apply_assumptions(Machine.load(spec.machine), spec, fresh=False)
@@ -98,7 +98,7 @@ def _python_flag(value: str) -> PythonInstall:
     return PythonInstall(version=value.strip(), path="", source="assumed")
 
 
-def apply_assumptions(base: Machine, spec: "MachineSpec", *, fresh: bool) -> Machine:
+def apply_assumptions(base: Machine, spec: MachineSpec, *, fresh: bool) -> Machine:
     """Lay the ``--assume-*`` flags over ``base``. Raises MachineFileError (exit 2) naming the bad flag."""
     os_name = spec.assume_os or base.os
     if os_name not in _OSES:
@@ -146,7 +146,7 @@ def apply_assumptions(base: Machine, spec: "MachineSpec", *, fresh: bool) -> Mac
     return dataclasses.replace(base, **changes)
 
 
-def _assumed_rocm(spec: "MachineSpec", os_name: str) -> RocmInfo:
+def _assumed_rocm(spec: MachineSpec, os_name: str) -> RocmInfo:
     """AMD GPUs by gfx target: the fact ROCm wheels are checked against (their compiled gfx list)."""
     values = [v.strip().lower() for v in spec.assume_gfx]
     for value in values:
@@ -160,7 +160,7 @@ def _assumed_rocm(spec: "MachineSpec", os_name: str) -> RocmInfo:
     return RocmInfo(version=None, gfx=values)
 
 
-def _assumed_nvidia(base: Machine, spec: "MachineSpec", os_name: str, findings: list[str]) -> NvidiaInfo | None:
+def _assumed_nvidia(base: Machine, spec: MachineSpec, os_name: str, findings: list[str]) -> NvidiaInfo | None:
     driver_flag, gpu_flags = spec.assume_driver, spec.assume_gpu
     if spec.assume_no_gpu:
         if driver_flag or gpu_flags:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Callable, Mapping, Sequence
 
 #: ``run(argv, timeout_s)`` -> CompletedProcess with text stdout/stderr. It may raise
 #: ``FileNotFoundError``/``PermissionError``/``OSError`` or ``subprocess.TimeoutExpired``.
@@ -19,7 +19,7 @@ Runner = Callable[[Sequence[str], float], "subprocess.CompletedProcess[str]"]
 DEFAULT_TIMEOUT_S = 5.0
 
 
-def run_command(argv: Sequence[str], timeout_s: float) -> "subprocess.CompletedProcess[str]":
+def run_command(argv: Sequence[str], timeout_s: float) -> subprocess.CompletedProcess[str]:
     """Run a probe command with a hard timeout, never inheriting stdin (a hung tool must not block us)."""
     return subprocess.run(list(argv), capture_output=True, text=True, timeout=timeout_s,
                           stdin=subprocess.DEVNULL, check=False, errors="replace")

@@ -23,7 +23,7 @@ def _ask(function: str, *args: Any) -> Any:
         return None
     try:
         return fn(*args)
-    except Exception:  # noqa: BLE001 - a knowledge-base bug must not break probing
+    except Exception:
         return None
 
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Iterable, Iterator
 
 from ..machine import CondaExe, PythonInstall
 from .context import ProbeContext
@@ -186,7 +186,7 @@ def probe_pythons(ctx: ProbeContext, conda: Iterable[CondaExe] = ()) -> list[Pyt
     found: list[PythonInstall] = []
     seen: set[str] = set()
     sources = (_from_path(ctx), _from_pyenv(ctx), _from_conda(ctx, conda), _from_uv(ctx))
-    for exe, version, source in (item for source in sources for item in source):
+    for exe, version, source in (item for each in sources for item in each):
         try:
             real = Path(os.path.realpath(exe))
         except OSError:

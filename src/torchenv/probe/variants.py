@@ -49,7 +49,7 @@ def _sm_arch(cc: str) -> list[str]:
     return [f"{major}{n}_real" for n in range(int(minor or 0), -1, -1)] + [f"{major}0_virtual"]
 
 
-def _nvidia(machine: "Machine") -> dict[str, list[str]]:
+def _nvidia(machine: Machine) -> dict[str, list[str]]:
     nv = machine.nvidia
     out: dict[str, list[str]] = {}
     if nv is None:
@@ -66,7 +66,7 @@ def _nvidia(machine: "Machine") -> dict[str, list[str]]:
     return out
 
 
-def _amd(machine: "Machine") -> dict[str, list[str]]:
+def _amd(machine: Machine) -> dict[str, list[str]]:
     rocm = machine.rocm
     out: dict[str, list[str]] = {}
     if rocm is None:
@@ -78,13 +78,13 @@ def _amd(machine: "Machine") -> dict[str, list[str]]:
     return out
 
 
-def supported_properties(machine: "Machine") -> Properties:
+def supported_properties(machine: Machine) -> Properties:
     """What a variant provider would report for this machine; namespaces without facts are left out."""
     found = {"nvidia": _nvidia(machine), "amd": _amd(machine)}
     return {ns: features for ns, features in found.items() if features}
 
 
-def variants_block(machine: "Machine") -> dict:
+def variants_block(machine: Machine) -> dict:
     """The additive ``variants`` block of ``probe --json``."""
     props = supported_properties(machine)
     best = [f"{ns} :: {feature} :: {values[0]}" for ns, features in props.items() for feature, values in features.items()]

@@ -57,7 +57,7 @@ class IndexView:
     listings: dict[str, TierListing] = field(default_factory=dict)
     unreachable: tuple[str, ...] = ()            # "host: why", for the plan's reasons
 
-    def lacks(self, rel: kb.Release, tier: str, python: str | None = None) -> "Rejection | None":
+    def lacks(self, rel: kb.Release, tier: str, python: str | None = None) -> Rejection | None:
         """Why ``rel`` ``tier`` (for ``python``, when one is asked for) is skipped; None: the index has it or
         was not read."""
         from .search import Rejection
@@ -103,7 +103,7 @@ def enabled() -> bool:
     return os.environ.get("TORCHENV_OFFLINE") != "1" and os.environ.get("TORCHENV_INDEX_CHECK", "1") != "0"
 
 
-def tiers_to_check(cons: "Constraints", mv: "MachineView") -> list[str]:
+def tiers_to_check(cons: Constraints, mv: MachineView) -> list[str]:
     """The tiers of the newest two matching series on this platform (one parallel round of requests)."""
     from .search import matching_releases
 
@@ -221,7 +221,7 @@ def _unreachable(url: str) -> str | None:
         socket.create_connection((parts.hostname, port), timeout=PROBE_S).close()
     except socket.gaierror:
         return "host name not found (DNS)"
-    except (socket.timeout, TimeoutError):
+    except TimeoutError:
         return "timed out"
     except ConnectionRefusedError:
         return "connection refused"
@@ -230,14 +230,14 @@ def _unreachable(url: str) -> str | None:
     return None
 
 
-def _cached(page: str) -> "tuple[list[_Link], float] | None":
+def _cached(page: str) -> tuple[list[_Link], float] | None:
     cached = _load_json(_cache_path(page))
     if not cached or time.time() - cached.get("read_at", 0) >= _ttl():
         return None
     return [_Link(f, u) for f, u in cached["links"]], time.time() - cached["read_at"]
 
 
-def _read_page(url: str, layout: str, memory) -> "tuple[list[Any], float] | None":
+def _read_page(url: str, layout: str, memory) -> tuple[list[Any], float] | None:
     """(links of the torch page, age in seconds); None when it cannot be read (the host is then remembered)."""
     from ..errors import SourceError
     from ..sources.variants import page_links
@@ -252,9 +252,10 @@ def _read_page(url: str, layout: str, memory) -> "tuple[list[Any], float] | None
     return links, 0.0
 
 
-def _listing(tier: str, url: str, links: "list[Any]", age: float, platform: str) -> TierListing | None:
+def _listing(tier: str, url: str, links: list[Any], age: float, platform: str) -> TierListing | None:
     """None for a page without any torch wheel: more likely a wrong address than a tier without builds."""
-    from .refresh import wheel_platform as _platform, wheel_python as _python
+    from .refresh import wheel_platform as _platform
+    from .refresh import wheel_python as _python
 
     wheels = [m for m in map(_TORCH_WHEEL.match, (f.filename for f in links)) if m]
     if not wheels:
@@ -268,14 +269,14 @@ def _listing(tier: str, url: str, links: "list[Any]", age: float, platform: str)
                        {v: frozenset(p) for v, p in pythons.items()})
 
 
-def _torch_source(intent: "Intent", tier: str, platform: str, overrides: Any):
+def _torch_source(intent: Intent, tier: str, platform: str, overrides: Any):
     from ..sources.select import select_sources
 
     sources = select_sources(intent, tier=tier, platform=platform, overrides=overrides)
     return sources.torch[0] if sources.torch else None
 
 
-def check(intent: "Intent", cons: "Constraints", mv: "MachineView", overrides: Any = None) -> IndexView | None:
+def check(intent: Intent, cons: Constraints, mv: MachineView, overrides: Any = None) -> IndexView | None:
     """Read (or recall) the torch page of each tier worth checking; None when checking is off.
 
     Pages read within the TTL come from the cache; hosts that failed recently are not asked (and
@@ -305,8 +306,8 @@ def check(intent: "Intent", cons: "Constraints", mv: "MachineView", overrides: A
         with ThreadPoolExecutor(max_workers=8) as pool:
             pages.update(zip(wanted, pool.map(lambda s: _read_page(s.url, s.layout, memory), wanted.values())))
     remember_dead(memory, before)
-    listings = {t: _listing(t, targets[t].url, *page, mv.platform) for t, page in pages.items() if page is not None}
-    listings = {t: listing for t, listing in listings.items() if listing is not None}
+    listings = {t: listing for t, page in pages.items() if page is not None
+                if (listing := _listing(t, targets[t].url, *page, mv.platform)) is not None}
     dead = dict.fromkeys(h for h in (host_of(_shown(s.url)) for s in targets.values()) if h in memory.dead)
     return IndexView(mv.platform, listings, tuple(f"{h}: {memory.dead[h]}" for h in dead))
 

@@ -51,7 +51,7 @@ def caps(files: tuple[str, ...]) -> list[Cap]:
     return out
 
 
-def forbidden(plan: "Plan") -> str | None:
+def forbidden(plan: Plan) -> str | None:
     """Why the user's pip constraints forbid one of the plan's torch-family pins, or ``None``."""
     files = plan.sources.pypi.constraints if plan.sources is not None else ()
     if not files:

@@ -5,7 +5,7 @@ Why: deciding is kept apart from doing (virtualenv's session_via_cli vs cli_run)
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -44,9 +44,9 @@ class Plan:
     packages: tuple[PlannedPackage, ...]
     pypi_default_build: bool                 # the tier is what PyPI serves for this release/platform
     reasons: tuple[str, ...]
-    machine: "Machine"
-    intent: "Intent"
-    sources: "Sources | None" = None
+    machine: Machine
+    intent: Intent
+    sources: Sources | None = None
     python_path: str | None = None           # interpreter on this machine with that version, if any
     warnings: tuple[str, ...] = ()
     expects_gpu: bool = False                # verify should find CUDA/ROCm/MPS devices

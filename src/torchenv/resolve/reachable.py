@@ -21,15 +21,17 @@ from __future__ import annotations
 
 import contextvars
 import dataclasses
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any
 
-from ..errors import PlanRefused, SourceError
+from ..errors import PlanRefused, PulledInFamily, SourceError
 
 if TYPE_CHECKING:
     from ..intent.model import Intent
     from ..machine import Machine
     from ..options import SourceOverrides
+    from ..sources.model import Sources
     from .plan import Plan
 
 MAX_CANDIDATES = 12
@@ -38,8 +40,8 @@ _ALSO_NEEDED: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar("a
 FALLBACK = "reachable builds: "      # the start of the warning ``up`` prints for a fallback plan
 
 
-def replanned(plan: "Plan", intent: "Intent", overrides: "SourceOverrides | None", pulled: PulledInFamily,
-              *, offline: bool = False) -> "Plan | None":
+def replanned(plan: Plan, intent: Intent, overrides: SourceOverrides | None, pulled: PulledInFamily,
+              *, offline: bool = False) -> Plan | None:
     """The plan to lock instead, once ``pulled.name`` must come from the plan's sources too; ``None`` when
     nothing else fits (the caller then raises ``pulled`` as it is)."""
     if plan.machine is None or plan.machine.assumed or offline:
@@ -59,7 +61,7 @@ def replanned(plan: "Plan", intent: "Intent", overrides: "SourceOverrides | None
     return dataclasses.replace(found, warnings=(*found.warnings, note), reasons=(*found.reasons, note))
 
 
-def fallback_said(plan: "Plan") -> list[str]:
+def fallback_said(plan: Plan) -> list[str]:
     """The warnings saying a fallback was planned and what was skipped (``up`` prints them)."""
     return [w for w in plan.warnings if w.startswith(FALLBACK)]
 
@@ -78,8 +80,8 @@ class Candidate:
         return " ".join(w for w in words if w)
 
 
-def available_plan(plan: "Plan", intent: "Intent", machine: "Machine", overrides: "SourceOverrides | None" = None,
-                   *, offline: bool = False, also_needed: frozenset[str] = frozenset()) -> "Plan":
+def available_plan(plan: Plan, intent: Intent, machine: Machine, overrides: SourceOverrides | None = None,
+                   *, offline: bool = False, also_needed: frozenset[str] = frozenset()) -> Plan:
     """``plan`` when its torch-family files can be fetched; else (``auto`` only) the first reachable candidate.
 
     ``overrides``: the source flags the plan was resolved with (each candidate is resolved with them too);
@@ -99,14 +101,14 @@ def available_plan(plan: "Plan", intent: "Intent", machine: "Machine", overrides
         remember_dead(memory, before)
 
 
-def _available(plan: "Plan", intent: "Intent", machine: "Machine", overrides: "SourceOverrides | None",
-               memory: Any) -> "Plan":
+def _available(plan: Plan, intent: Intent, machine: Machine, overrides: SourceOverrides | None,
+               memory: Any) -> Plan:
     missing = missing_file(plan, memory)
     if missing is None:
         return plan
     skipped = [f"torch {plan.torch_version} ({plan.tier}) for Python {plan.python}: {missing}"]
     explicit = _explicit(intent)
-    tried: list[tuple[Candidate, "Plan"]] = []
+    tried: list[tuple[Candidate, Plan]] = []
     candidates = list(_candidates(plan, intent))
     for where in (LocalOnly(), memory):     # files already on this machine first, then any reachable source
         for cand in candidates:
@@ -126,7 +128,7 @@ def _available(plan: "Plan", intent: "Intent", machine: "Machine", overrides: "S
                            "wheels in a folder listed in pip's find-links")
 
 
-def _explicit(intent: "Intent") -> list[str]:
+def _explicit(intent: Intent) -> list[str]:
     """The torchenv.toml/flag words that must not be switched."""
     t = intent.torch
     out = []
@@ -139,7 +141,13 @@ def _explicit(intent: "Intent") -> list[str]:
     return out
 
 
-def missing_file(plan: "Plan", memory: Any) -> str | None:
+def _sources(plan: Plan) -> Sources:
+    """The plan's sources: ``available_plan`` returns a plan without them unchecked, and ``resolve`` always sets them."""
+    assert plan.sources is not None, "only plans with sources are checked for reachability"
+    return plan.sources
+
+
+def missing_file(plan: Plan, memory: Any) -> str | None:
     """Why one of the plan's torch-family files cannot be had from its sources, or ``None`` when all can.
 
     Besides the planned packages: torch-family names the project's own requirements ask for
@@ -157,7 +165,7 @@ def missing_file(plan: "Plan", memory: Any) -> str | None:
         if normalize(pkg.name) not in torch_family():
             continue
         try:
-            locate(plan.sources, normalize(pkg.name), pkg.version, source=pkg.source, tier=plan.tier,
+            locate(_sources(plan), normalize(pkg.name), pkg.version, source=pkg.source, tier=plan.tier,
                    python=plan.python, platform=plan.platform, memory=memory)
         except SourceError as exc:
             return exc.message
@@ -169,7 +177,7 @@ def missing_file(plan: "Plan", memory: Any) -> str | None:
     return None
 
 
-def _required_family(plan: "Plan") -> set[str]:
+def _required_family(plan: Plan) -> set[str]:
     """Torch-family names in the project's requirement files (read as ``up`` reads them)."""
     import re
 
@@ -181,14 +189,14 @@ def _required_family(plan: "Plan") -> set[str]:
         return set()
     try:
         reqs, _warnings = gather(plan.intent, project)
-    except Exception:   # noqa: BLE001 - a broken requirements file is reported by up itself, with context
+    except Exception:
         return set()
     names = {re.sub(r"[-_.]+", "-", m.group(1)).lower()
              for m in (re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", r.text) for r in reqs if not r.constraint) if m}
     return names & torch_family()
 
 
-def _unlisted(plan: "Plan", name: str, memory: Any) -> str | None:
+def _unlisted(plan: Plan, name: str, memory: Any) -> str | None:
     """Why no source the plan may take ``name`` from lists a wheel of it for this target, else ``None``."""
     from ..backends.locate import FROM_PYPI, FROM_TORCH_INDEX, search_order, target_tags
     from ..sources.index import list_project_files, parse_wheel_filename
@@ -196,7 +204,7 @@ def _unlisted(plan: "Plan", name: str, memory: Any) -> str | None:
     tags = set(target_tags(plan.python, plan.platform))
     source = FROM_PYPI if plan.pypi_default_build else FROM_TORCH_INDEX
     tried = []
-    for url, layout in search_order(plan.sources, source):
+    for url, layout in search_order(_sources(plan), source):
         if not memory.usable(url):
             tried.append(f"{url}: skipped")
             continue
@@ -230,7 +238,7 @@ class LocalOnly:
         return "not on this machine; local files are tried first"
 
 
-def _candidates(plan: "Plan", intent: "Intent") -> Iterator[Candidate]:
+def _candidates(plan: Plan, intent: Intent) -> Iterator[Candidate]:
     seen: set[tuple] = set()
     pinned_python = intent.torch.python
     pythons = sorted(plan.machine.python_versions(), key=_vt, reverse=True) if not pinned_python \
@@ -238,7 +246,10 @@ def _candidates(plan: "Plan", intent: "Intent") -> Iterator[Candidate]:
 
     def fresh(c: Candidate) -> bool:
         key = (c.version, c.tier, c.python)
-        return not (key in seen or seen.add(key))
+        if key in seen:
+            return False
+        seen.add(key)
+        return True
 
     from .. import kb
 
@@ -254,16 +265,16 @@ def _candidates(plan: "Plan", intent: "Intent") -> Iterator[Candidate]:
             yield c
 
 
-def _local_candidates(plan: "Plan", pythons: list[str]) -> Iterator[Candidate]:
+def _local_candidates(plan: Plan, pythons: list[str]) -> Iterator[Candidate]:
     """torch wheels in the user's own folders, newest first, for the Pythons of this machine."""
     import os
 
     from ..sources.index import parse_wheel_filename
     from ..sources.pipconfig import local_dirs
 
-    dirs = dict.fromkeys([*plan.sources.wheelhouses,
-                          *(str(p) for p in local_dirs(list(plan.sources.pypi.find_links)))])
-    found = []
+    sources = _sources(plan)
+    dirs = dict.fromkeys([*sources.wheelhouses, *(str(p) for p in local_dirs(list(sources.pypi.find_links)))])
+    found: list[tuple[tuple[tuple[int, ...], tuple[int, ...]], Candidate]] = []   # (newest first key, candidate)
     for folder in dirs:
         try:
             names = os.listdir(folder)
@@ -279,11 +290,12 @@ def _local_candidates(plan: "Plan", pythons: list[str]) -> Iterator[Candidate]:
             public, _, local = version.partition("+")
             for py in pythons:
                 if any(t.interpreter == f"cp{py.replace('.', '')}" for t in tags):
-                    found.append(Candidate(f"=={public}", local or None, py, f"{name} in {folder}"))
-    yield from sorted(found, key=lambda c: (_vt(c.version.strip("=")), _vt(c.python or "0")), reverse=True)
+                    found.append(((_vt(public), _vt(py)),
+                                  Candidate(f"=={public}", local or None, py, f"{name} in {folder}")))
+    yield from (c for _key, c in sorted(found, key=lambda kc: kc[0], reverse=True))
 
 
-def _pypi_candidates(plan: "Plan", intent: "Intent", pythons: list[str]) -> Iterator[Candidate]:
+def _pypi_candidates(plan: Plan, intent: Intent, pythons: list[str]) -> Iterator[Candidate]:
     """PyPI's default build of each release the pin and the user's pip constraints allow (it runs on a CPU
     too), newest first."""
     from .. import kb
@@ -302,8 +314,8 @@ def _pypi_candidates(plan: "Plan", intent: "Intent", pythons: list[str]) -> Iter
                 yield Candidate(f"=={rel.version}", tier, py, f"PyPI's own build of torch {rel.version}")
 
 
-def _try(cand: Candidate, intent: "Intent", machine: "Machine", overrides: "SourceOverrides | None",
-         memory: Any) -> "Plan | str":
+def _try(cand: Candidate, intent: Intent, machine: Machine, overrides: SourceOverrides | None,
+         memory: Any) -> Plan | str:
     """The candidate's plan when the resolver accepts it and its files can be had, else why not."""
     from ..errors import IntentError
     from .resolver import resolve
@@ -318,10 +330,10 @@ def _try(cand: Candidate, intent: "Intent", machine: "Machine", overrides: "Sour
     return plan if missing is None else missing
 
 
-def _keeps(found: "Plan", planned: "Plan", intent: "Intent") -> bool:
+def _keeps(found: Plan, planned: Plan, intent: Intent) -> bool:
     """Does the fallback keep every explicit word of the intent (tier, version, Python)?"""
-    from .search import matching_releases
     from .resolver import constraints
+    from .search import matching_releases
 
     cons = constraints(intent)
     return ((cons.tier == "auto" or found.tier == planned.tier)
@@ -329,7 +341,7 @@ def _keeps(found: "Plan", planned: "Plan", intent: "Intent") -> bool:
             and (not cons.python or found.python == cons.python))
 
 
-def _with_fallback(plan: "Plan", skipped: list[str], cand: Candidate, *, local: bool) -> "Plan":
+def _with_fallback(plan: Plan, skipped: list[str], cand: Candidate, *, local: bool) -> Plan:
     """The fallback plan, its reasons saying what was skipped and why; the user's intent is kept on it."""
     how = "its files are on this machine" if local else "it can be fetched from here"
     note = (f"{FALLBACK}chose torch {plan.torch_version} ({plan.tier}) for Python {plan.python}, {cand.why}, "
@@ -339,7 +351,7 @@ def _with_fallback(plan: "Plan", skipped: list[str], cand: Candidate, *, local: 
     return dataclasses.replace(plan, reasons=reasons, warnings=(*plan.warnings, warning))
 
 
-def _refusal(plan: "Plan", explicit: list[str], missing: str, tried: list, memory: Any) -> PlanRefused:
+def _refusal(plan: Plan, explicit: list[str], missing: str, tried: list, memory: Any) -> PlanRefused:
     """An explicit choice whose files cannot be fetched: refused, with what is reachable instead."""
     alts = [{"kind": "reachable", "torch": p.torch_version, "tier": p.tier, "python": p.python,
              "why": c.why, "flags": c.flags()} for c, p in tried[:4]]
@@ -352,17 +364,17 @@ def _refusal(plan: "Plan", explicit: list[str], missing: str, tried: list, memor
                             "(network/proxy, `torchenv mirror test`)")
 
 
-def _mirror_alternatives(plan: "Plan", memory: Any) -> list[dict[str, Any]]:
+def _mirror_alternatives(plan: Plan, memory: Any) -> list[dict[str, Any]]:
     """Mirror presets carrying the plan's tier whose listing has its files."""
     from ..sources.mirrors import presets
     from ..sources.model import TorchSource
 
     out = []
     for name, preset in sorted(presets().items()):
-        if not preset.has("torch") or name == "official":
+        if not preset.torch or name == "official":   # what ``preset.has("torch")`` says, seen by mypy
             continue
         source = TorchSource(url=f"{preset.torch.rstrip('/')}/{plan.tier}", layout=preset.torch_layout, name=name)
-        trial = dataclasses.replace(plan, sources=dataclasses.replace(plan.sources, torch=(source,), wheelhouses=()))
+        trial = dataclasses.replace(plan, sources=dataclasses.replace(_sources(plan), torch=(source,), wheelhouses=()))
         if missing_file(trial, memory) is None:
             out.append({"kind": "mirror", "torch": plan.torch_version, "tier": plan.tier, "python": plan.python,
                         "why": f"the {name} mirror carries {plan.tier}", "flags": f"--mirror {name}"})

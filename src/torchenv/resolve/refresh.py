@@ -18,6 +18,7 @@ import json
 import os
 import re
 import urllib.parse
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -349,7 +350,7 @@ def _extras(seen: dict[str, _Release], shipped: dict[str, Any], source: str) -> 
 
 
 def _render(series: list[dict[str, Any]], tiers: dict[str, dict[str, Any]], refreshed: dict[str, str],
-            extras: list[dict[str, Any]] = ()) -> str:
+            extras: Sequence[dict[str, Any]] = ()) -> str:
     lines = ["# Written by `torchenv recipes refresh`: torch releases read from an index, in the recipe format",
              "# of recipes/releases.toml and recipes/tiers.toml. The shipped recipes win for releases they know.",
              "", "[refresh]"]

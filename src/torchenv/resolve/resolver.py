@@ -20,7 +20,7 @@ from .machine_view import MachineView, view
 from .packages import planned_packages
 from .plan import Plan
 from .python_choice import choose_python
-from .search import Candidate, Constraints, Outcome, Rejection, policy_words, matching_releases, search
+from .search import Candidate, Constraints, Outcome, Rejection, matching_releases, policy_words, search
 
 if TYPE_CHECKING:
     from ..options import SourceOverrides
@@ -30,7 +30,7 @@ MAX_REFUSAL_REASONS = 8
 
 
 def resolve(intent: Intent, machine: Machine, *, prefer_python: str | None = None,
-            sources_overrides: "SourceOverrides | None" = None, check_index: bool = False) -> Plan:
+            sources_overrides: SourceOverrides | None = None, check_index: bool = False) -> Plan:
     """``check_index``: read the tier indexes the plan would use, when reachable (``plan``/``up`` do; see
     ``index_check``); otherwise the recipes alone answer."""
     mv = view(machine)
@@ -99,7 +99,7 @@ def constraints(intent: Intent) -> Constraints:
 
 # -- success -------------------------------------------------------------------------------------------------
 def _plan(intent: Intent, machine: Machine, mv: MachineView, cons: Constraints, outcome: Outcome,
-          prefer_python: str | None, sources_overrides: "SourceOverrides | None") -> Plan:
+          prefer_python: str | None, sources_overrides: SourceOverrides | None) -> Plan:
     c = outcome.found
     assert c is not None
     rel, tier = c.release, c.tier
@@ -291,8 +291,8 @@ def _refusal(cons: Constraints, mv: MachineView, outcome: Outcome) -> PlanRefuse
     lines = _grouped(outcome)
     reasons += [line for line, _ in lines[:MAX_REFUSAL_REASONS]]
     if len(lines) > MAX_REFUSAL_REASONS:
-        kinds = sorted({kind for _, kind in lines[MAX_REFUSAL_REASONS:]})
-        reasons.append(f"... {len(lines) - MAX_REFUSAL_REASONS} more reasons of kind {', '.join(kinds)} "
+        more_kinds = sorted({kind for _, kind in lines[MAX_REFUSAL_REASONS:]})
+        reasons.append(f"... {len(lines) - MAX_REFUSAL_REASONS} more reasons of kind {', '.join(more_kinds)} "
                        "(narrow the search with --torch or --cuda to see them)")
     reasons += list(mv.warnings)
     alts = alternatives(cons, mv)

@@ -27,7 +27,7 @@ class Constraints:
     allow_experimental: bool = False
     check_driver: bool = True          # False only when computing a "newer driver" alternative
 
-    def relax(self, **changes) -> "Constraints":
+    def relax(self, **changes) -> Constraints:
         return replace(self, **changes)
 
 
@@ -195,12 +195,15 @@ def _check_cuda(rel: kb.Release, tier: str, mv: MachineView, cons: Constraints,
                          f"{tier} skipped: the GPU code in torch {series} {tier} wheels is not in the knowledge "
                          "base (recipes/archs.toml)")
     matches = []
-    for g in (g for g in mv.gpus if g.cc):
-        m = match(g.cc, archs)
+    for g in mv.gpus:
+        cc = g.cc
+        if not cc:   # a GPU whose compute capability is unknown is not checked here
+            continue
+        m = match(cc, archs)
         if m is None:
             return Rejection(rel.version, tier, "arch",
                              f"{tier} skipped: torch {series} {tier} wheels carry {describe(archs)}; {g.label} is "
-                             f"sm_{g.cc.replace('.', '')} ({kb.gpu_family(g.cc)}): {why_not(g.cc, archs)} "
+                             f"sm_{cc.replace('.', '')} ({kb.gpu_family(cc)}): {why_not(cc, archs)} "
                              "-> 'no kernel image is available'")
         matches.append((g.label, m))
         if m.kind == "ptx":
@@ -238,7 +241,7 @@ def _no_tiers(rel: kb.Release, mv: MachineView) -> Rejection:
     return Rejection(rel.version, None, "platform", f"torch {rel.version} has no {mv.mode} wheels for {mv.platform}")
 
 
-def search(cons: Constraints, mv: MachineView, index: "IndexView | None" = None) -> Outcome:
+def search(cons: Constraints, mv: MachineView, index: IndexView | None = None) -> Outcome:
     """First fitting (release, tier): newest release first; within it the preferred tier.
 
     Experimental tiers are tried only when no stable tier of any matching release fits, unless

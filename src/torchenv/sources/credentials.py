@@ -211,14 +211,14 @@ def keyring_credential(url: str) -> Credential | None:
     """
     try:
         import keyring
-    except Exception:  # noqa: BLE001 - not installed, or a broken backend: no keyring
+    except Exception:
         return None
     clean, _ = split_userinfo(url)
     netloc = urllib.parse.urlsplit(clean).netloc
     for service in (clean, netloc):
         try:
             found = keyring.get_credential(service, None)
-        except Exception:  # noqa: BLE001 - keyring backends raise anything
+        except Exception:
             found = None
         if found is not None and found.password:
             remember(urllib.parse.urlunsplit(urllib.parse.urlsplit(clean)._replace(

@@ -18,8 +18,9 @@ import json
 import os
 import tempfile
 import urllib.parse
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 from ..errors import HashMismatch, SourceError
 from ..i18n import _
@@ -289,7 +290,7 @@ def fetch_and_hash(filename: str, urls: list[str], *, ui: Any = None, cache: Pat
 
 
 def _first_source(filename: str, expected: str | None, urls: list[str], *, root: Path, final: Path,
-                  verified: "_VerifiedLocal", ui: Any, timeout: float,
+                  verified: _VerifiedLocal, ui: Any, timeout: float,
                   on_failure: Callable[[str, str], None] | None) -> tuple[Path, str]:
     """Try each source in order; ``(path, sha256)`` from the first that delivers the right bytes.
 

@@ -12,9 +12,8 @@ mirrors, for three layouts seen in the wild (compat.md §5b):
 """
 from __future__ import annotations
 
-import os
-
 import json
+import os
 import re
 import urllib.parse
 import urllib.request
@@ -58,7 +57,8 @@ def project_of(filename: str) -> str | None:
 
 def parse_wheel_filename(filename: str) -> tuple[str, str, frozenset]:
     """(normalised name, version string, tags) of a wheel; ``SourceError`` when malformed."""
-    from packaging.utils import InvalidWheelFilename, parse_wheel_filename as parse
+    from packaging.utils import InvalidWheelFilename
+    from packaging.utils import parse_wheel_filename as parse
 
     try:
         name, version, _build, tags = parse(filename)

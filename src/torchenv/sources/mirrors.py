@@ -18,7 +18,7 @@ import json
 import os
 import time
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +26,8 @@ from ..errors import IntentError
 from ..i18n import _
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from ..options import SourceOverrides
 
 KINDS = ("pypi", "torch", "conda")
@@ -61,7 +63,7 @@ def _tomllib():
 
 def parse_presets(data: dict[str, Any]) -> dict[str, Preset]:
     """Presets from a mirrors.toml-shaped document (also used for ``--candidates-file``)."""
-    from .credentials import remember   # a candidates file may hold logins: kept aside, never in a Preset
+    from .credentials import remember  # a candidates file may hold logins: kept aside, never in a Preset
 
     fields: dict[str, dict[str, Any]] = {}
     for kind in KINDS:
@@ -81,7 +83,7 @@ def parse_presets(data: dict[str, Any]) -> dict[str, Preset]:
     return {name: Preset(**f) for name, f in fields.items()}
 
 
-@lru_cache(maxsize=None)
+@cache
 def presets() -> dict[str, Preset]:
     """The shipped presets (parsed once per process)."""
     from importlib.resources import files
@@ -121,12 +123,11 @@ class Layer:
         return self.pypi if kind == "pypi" else self.torch if kind == "torch" else (self.conda or None)
 
 
-def _flag_layer(overrides: "SourceOverrides | None") -> Layer | None:
+def _flag_layer(overrides: SourceOverrides | None) -> Layer | None:
     if overrides is None or not overrides.given:
         return None
-    values = {"use": overrides.mirror, "pypi": overrides.pypi_mirror, "torch": overrides.torch_mirror,
-              "torch_layout": overrides.torch_layout}
-    return Layer(label="command-line flags", **values,
+    return Layer(label="command-line flags", use=overrides.mirror, pypi=overrides.pypi_mirror,
+                 torch=overrides.torch_mirror, torch_layout=overrides.torch_layout,
                  keys={"use": "--mirror", "pypi": "--pypi-mirror", "torch": "--torch-mirror"})
 
 
@@ -142,7 +143,7 @@ def _intent_layer(intent: Any) -> Layer | None:
                  keys={"use": "mirror.use", "fallback": "mirror.fallback"})
 
 
-def _env_layer(environ: dict[str, str]) -> Layer | None:
+def _env_layer(environ: Mapping[str, str]) -> Layer | None:
     value = (environ.get("TORCHENV_MIRROR") or "").strip()
     if not value:
         return None
@@ -178,7 +179,7 @@ def _user_layer() -> Layer | None:
                  file=str(path), keys={"use": "mirror.use", "fallback": "mirror.fallback"})
 
 
-def config_layers(intent: Any, overrides: "SourceOverrides | None" = None, environ: dict[str, str] | None = None) -> list[Layer]:
+def config_layers(intent: Any, overrides: SourceOverrides | None = None, environ: dict[str, str] | None = None) -> list[Layer]:
     """The torchenv-level layers that say something, most specific first."""
     env = os.environ if environ is None else environ
     layers = [_flag_layer(overrides), _intent_layer(intent), _env_layer(env), _user_layer()]
@@ -220,6 +221,12 @@ class Pick:
     preset: str | None = None    # preset name, "auto" or "official"
     fallback: tuple[str, ...] = ()
     fallback_layer: Layer | None = None
+
+    @property
+    def chooser(self) -> str:
+        """The label of the layer that chose ``explicit`` or ``preset`` (``pick`` sets the three together)."""
+        assert self.layer is not None, "only a pick with explicit or preset names who chose it"
+        return self.layer.label
 
 
 def pick(kind: str, layers: list[Layer]) -> Pick:

@@ -80,7 +80,7 @@ def matches(need: Need, filename: str) -> bool:
 
     try:
         _name, version, tags = parse_wheel_filename(filename)
-    except Exception:  # noqa: BLE001 - odd files on a mirror are just not a match
+    except Exception:
         return False
     if need.version and version != need.version:
         return False
@@ -124,7 +124,7 @@ def probe(result: Result, *, timeout: float, sample_bytes: int, needs: list[Need
 
     try:
         latency, got, total = _sample(_probe_url(result.kind, result.url, result.layout), timeout, sample_bytes)
-    except Exception as exc:  # noqa: BLE001 - every failure is a row in the table
+    except Exception as exc:
         result.error = describe(exc)
         return result
     result.ok = True

@@ -29,9 +29,10 @@ import os
 import threading
 import time
 import urllib.parse
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ..i18n import _
 
@@ -141,7 +142,7 @@ def _seed_rates() -> dict[str, float]:
         from .mirrors import auto_choice
 
         ranking = auto_choice() or {}
-    except Exception:  # noqa: BLE001 - a seed is optional; a broken file must not stop a download
+    except Exception:
         return {}
     rates: dict[str, float] = {}
     for rows in ranking.values():
@@ -178,7 +179,7 @@ class Partial:
     saved_at: float = 0.0
 
     @classmethod
-    def open(cls, folder: Path, sha256: str, size: int, chunk: int | None = None) -> "Partial":
+    def open(cls, folder: Path, sha256: str, size: int, chunk: int | None = None) -> Partial:
         chunk = chunk or CHUNK_BYTES
         folder.mkdir(parents=True, exist_ok=True)
         p = cls(folder / f".ranged-{sha256}.part", folder / f".ranged-{sha256}.json", size, chunk)
@@ -291,7 +292,7 @@ def _fetch_range(url: str, start: int, end: int, size: int, timeout: float,
         raise
     except urllib.error.HTTPError as exc:
         raise ChunkFailed(f"HTTP {exc.code}") from None
-    except Exception as exc:  # noqa: BLE001 - OSError, IncompleteRead...: one reason, then another mirror
+    except Exception as exc:
         raise ChunkFailed(describe(exc)) from None
 
 
@@ -466,7 +467,7 @@ def _hunt_liar(d: Download, expected: str) -> str | None:
                     f.seek(start)
                     f.write(got)
                 with d.lock:
-                    replaced.append(job.index)
+                    replaced.append(job.index)   # noqa: B023 -- d.run below calls compare in this same pass
                     p.served[job.index] = [host]
 
         d.run([_Job(i, exclude={suspect}) for i in chunks], compare)

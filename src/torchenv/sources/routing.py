@@ -39,7 +39,7 @@ def torch_family() -> frozenset[str]:
         names = kb_family()
         if names:
             return frozenset(normalize(n) for n in names)
-    except Exception:  # noqa: BLE001 - a missing/broken kb must not open the supply chain
+    except Exception:
         pass
     return _FALLBACK_FAMILY
 

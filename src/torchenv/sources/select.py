@@ -37,14 +37,14 @@ def _torch_sources(layers: list, tier: str) -> tuple[tuple[TorchSource, ...], li
         chosen.append(TorchSource(url=f"{p.explicit.rstrip('/')}/{tier}", layout=torch_layout(layers),
                                   name="custom"))
         add_official = bool(p.fallback)
-        notes.append(f"torch wheels ({tier}): {chosen[0].url} ({chosen[0].layout}), set by {p.layer.label}"
+        notes.append(f"torch wheels ({tier}): {chosen[0].url} ({chosen[0].layout}), set by {p.chooser}"
                      + ("" if add_official else "; pinned without fallback, so the official index is not tried"))
     elif p.preset == "auto":
         ranking = (auto_choice() or {}).get("torch") or []
         for entry in ranking:
             chosen.append(TorchSource(url=f"{entry['base'].rstrip('/')}/{tier}",
                                       layout=entry.get("layout", "index"), name=entry["name"]))
-        notes.append(f"torch wheels ({tier}): mirror 'auto' ({p.layer.label}): "
+        notes.append(f"torch wheels ({tier}): mirror 'auto' ({p.chooser}): "
                      + (f"ranked {', '.join(s.name for s in chosen)} by the last `torchenv mirror test`"
                         if chosen else "no recent measurement (run `torchenv mirror use auto`); official index"))
     elif p.preset and p.preset != "official":
@@ -52,16 +52,17 @@ def _torch_sources(layers: list, tier: str) -> tuple[tuple[TorchSource, ...], li
         if preset.torch:
             chosen.append(TorchSource(url=f"{preset.torch}/{tier}", layout=preset.torch_layout, name=preset.name))
             notes.append(f"torch wheels ({tier}): mirror {preset.name} {chosen[0].url} ({preset.torch_layout}),"
-                         f" chosen by {p.layer.label}")
+                         f" chosen by {p.chooser}")
         else:
-            notes.append(f"torch wheels ({tier}): mirror {preset.name} (chosen by {p.layer.label}) has no "
+            notes.append(f"torch wheels ({tier}): mirror {preset.name} (chosen by {p.chooser}) has no "
                          "PyTorch wheel mirror; using the fallbacks and the official index")
     elif p.preset == "official":
-        notes.append(f"torch wheels ({tier}): official index, chosen by {p.layer.label}")
+        notes.append(f"torch wheels ({tier}): official index, chosen by {p.chooser}")
     for name in p.fallback:
-        preset = table.get(name)
-        if preset and preset.torch:
-            chosen.append(TorchSource(url=f"{preset.torch}/{tier}", layout=preset.torch_layout, name=name))
+        fallback_preset = table.get(name)
+        if fallback_preset and fallback_preset.torch:
+            chosen.append(TorchSource(url=f"{fallback_preset.torch}/{tier}", layout=fallback_preset.torch_layout,
+                                      name=name))
     if add_official:
         chosen.append(official)
     unique = tuple({s.url: s for s in chosen}.values())
@@ -87,20 +88,20 @@ def _pypi_side(layers: list, pip: PypiSide) -> tuple[PypiSide, list[str]]:
     origin = ""
     notes: list[str] = []
     if p.explicit:
-        url, origin = p.explicit.rstrip("/"), p.layer.label
+        url, origin = p.explicit.rstrip("/"), p.chooser
     elif p.preset == "official":
-        url, origin = OFFICIAL_PYPI, f"official, {p.layer.label}"
+        url, origin = OFFICIAL_PYPI, f"official, {p.chooser}"
     elif p.preset == "auto":
         ranking = (auto_choice() or {}).get("pypi") or []
         if ranking:
-            url, origin = ranking[0]["url"], f"mirror {ranking[0]['name']} (auto, {p.layer.label})"
+            url, origin = ranking[0]["url"], f"mirror {ranking[0]['name']} (auto, {p.chooser})"
         else:
             notes.append("PyPI side: mirror 'auto' has no recent measurement; using your pip config "
                          "(run `torchenv mirror use auto`)")
     elif p.preset:
         preset = presets()[p.preset]
         if preset.pypi:
-            url, origin = preset.pypi, f"mirror {preset.name} ({p.layer.label})"
+            url, origin = preset.pypi, f"mirror {preset.name} ({p.chooser})"
         else:
             notes.append(f"PyPI side: mirror {preset.name} has no PyPI mirror; using your pip config")
     extras = tuple(u for u in pip.extra_index_urls if not _is_torch_index(u))
@@ -144,18 +145,18 @@ def _conda_mirrors(layers: list) -> tuple[dict[str, tuple[str, ...]], list[str]]
     if p.explicit:
         add(dict(p.explicit))
         pinned = not p.fallback
-        notes.append(f"conda mirrors set by {p.layer.label}")
+        notes.append(f"conda mirrors set by {p.chooser}")
     elif p.preset == "auto":
         for entry in (auto_choice() or {}).get("conda") or []:
             add(entry.get("channels") or {})
-        notes.append(f"conda mirrors: 'auto' ({p.layer.label})")
+        notes.append(f"conda mirrors: 'auto' ({p.chooser})")
     elif p.preset and p.preset != "official":
         add(table[p.preset].conda)
-        notes.append(f"conda mirrors: {p.preset} ({p.layer.label})"
+        notes.append(f"conda mirrors: {p.preset} ({p.chooser})"
                      + ("" if table[p.preset].conda else f"; {p.preset} mirrors no conda channel"))
     elif p.preset == "official":
         base = {}
-        notes.append(f"conda channels: official ({p.layer.label})")
+        notes.append(f"conda channels: official ({p.chooser})")
     for name in p.fallback:
         if name in table:
             add(table[name].conda)
@@ -169,7 +170,7 @@ def _conda_mirrors(layers: list) -> tuple[dict[str, tuple[str, ...]], list[str]]
     return out, notes
 
 
-def select_sources(intent: Any, *, tier: str, platform: str, overrides: "SourceOverrides | None" = None) -> Sources:
+def select_sources(intent: Any, *, tier: str, platform: str, overrides: SourceOverrides | None = None) -> Sources:
     """Sources for ``tier`` on ``platform`` from the configuration chain (see ``sources.mirrors``).
 
     ``overrides``: the ``--mirror`` & co. of the request, or None.

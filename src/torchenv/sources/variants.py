@@ -42,7 +42,7 @@ def variants_filename(project: str, version: str) -> str:
     return f"{re.sub(r'[-_.]+', '_', project).lower()}-{version}-variants.json"
 
 
-def find_variants_link(links: "list[IndexFile]", project: str, version: str) -> "IndexFile | None":
+def find_variants_link(links: list[IndexFile], project: str, version: str) -> IndexFile | None:
     want = variants_filename(project, version)
     return next((f for f in links if f.filename.lower() == want.lower()), None)
 
@@ -66,7 +66,7 @@ def parse_variants(data: Any, url: str) -> VariantsFile:
     return VariantsFile(url=url, labels=labels)
 
 
-def read_variants(link: "IndexFile", timeout: float = 5.0) -> VariantsFile:
+def read_variants(link: IndexFile, timeout: float = 5.0) -> VariantsFile:
     from .http import describe, open_url
     from .index import local_path
 
@@ -115,9 +115,9 @@ def fits_ranked(variants: VariantsFile, supported: Properties) -> list[LabelFit]
     return good + [v for v in verdicts if not v.fits]
 
 
-def page_links(url: str, project: str, *, layout: str = "index", timeout: float = 10.0) -> "list[IndexFile]":
+def page_links(url: str, project: str, *, layout: str = "index", timeout: float = 10.0) -> list[IndexFile]:
     """Every link of ``project``'s page (not only package files: a variants.json is not one)."""
-    from .index import fetch_page, read_local, with_slash, local_path, normalize
+    from .index import fetch_page, local_path, normalize, read_local, with_slash
 
     want = normalize(project)
     local = local_path(url)

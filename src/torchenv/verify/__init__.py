@@ -8,4 +8,4 @@ from __future__ import annotations
 from .report import Check, VerifyReport, read_report, render_report, write_report
 from .runner import run_verify
 
-__all__ = ["Check", "VerifyReport", "run_verify", "write_report", "render_report", "read_report"]
+__all__ = ["Check", "VerifyReport", "read_report", "render_report", "run_verify", "write_report"]

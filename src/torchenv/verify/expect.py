@@ -14,8 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..lock.model import LockTarget
     from ..machine import Machine
+    from ..probe.context import ProbeContext
 
 TORCH_FAMILY = ("torch", "torchvision", "torchaudio")
 CONDA_NAMES = {"pytorch": "torch"}   # conda package name -> import/dist name
@@ -42,7 +45,7 @@ def tier_cuda(tier: str) -> dict[str, str]:
     return {}
 
 
-def expected_from_target(target: "LockTarget") -> dict[str, str]:
+def expected_from_target(target: LockTarget) -> dict[str, str]:
     out: dict[str, str] = {}
     for w in target.wheels:
         if w.name in TORCH_FAMILY:
@@ -102,7 +105,7 @@ def expectations(project_dir: Path, env_prefix: Path) -> Expectations:
                         os=target.os)
 
 
-def gpu_expected(tier: str | None, target_os: str | None = None, machine: "Machine | None" = None) -> bool:
+def gpu_expected(tier: str | None, target_os: str | None = None, machine: Machine | None = None) -> bool:
     """The one rule for "verify must find a device": a GPU tier in the lock, and a GPU on the machine.
 
     ``machine``: the one the plan was made for (``up`` passes it, assumed or probed); without it this
@@ -122,7 +125,7 @@ def gpu_expected(tier: str | None, target_os: str | None = None, machine: "Machi
 _UNKNOWN = object()   # the probe could not tell: the tier alone decides
 
 
-def _has_mps(machine: "Machine | None") -> bool:
+def _has_mps(machine: Machine | None) -> bool:
     if machine is not None:
         return machine.os == "macos" and machine.arch == "arm64"
     import sys
@@ -130,13 +133,14 @@ def _has_mps(machine: "Machine | None") -> bool:
     return sys.platform == "darwin" and platform.machine() == "arm64"
 
 
-def _gpu_facts(tier: str, machine: "Machine | None") -> object:
+def _gpu_facts(tier: str, machine: Machine | None) -> object:
     """The machine's NVIDIA or ROCm facts for ``tier``'s kind (``None``: no such GPU; ``_UNKNOWN``)."""
     rocm = tier.startswith("rocm")
     if machine is not None:
         return machine.rocm if rocm else machine.nvidia
     try:
         from ..probe import make_context
+        probe: Callable[[ProbeContext], object]
         if rocm:
             from ..probe.rocm import probe_rocm as probe
         else:
@@ -145,5 +149,5 @@ def _gpu_facts(tier: str, machine: "Machine | None") -> object:
         return _UNKNOWN
     try:
         return probe(make_context())
-    except Exception:     # noqa: BLE001 - the probe is best-effort
+    except Exception:
         return _UNKNOWN

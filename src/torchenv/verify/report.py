@@ -43,7 +43,7 @@ class Check:
         return out
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "Check":
+    def from_json(cls, data: dict[str, Any]) -> Check:
         sev = data.get("severity") or ("info" if data.get("ok") else "error")
         return cls(name=str(data.get("name", "?")), ok=bool(data.get("ok")),
                    detail=str(data.get("detail", "")), severity=sev if sev in SEVERITIES else "error",
@@ -62,7 +62,7 @@ class VerifyReport:
     duration_s: float = 0.0
 
     @classmethod
-    def from_checks(cls, checks: list[Check], **kw: Any) -> "VerifyReport":
+    def from_checks(cls, checks: list[Check], **kw: Any) -> VerifyReport:
         """ok = at least one check ran and none failed (skips only follow a failure)."""
         ok = bool(checks) and all(c.ok for c in checks if not c.skipped) \
             and not all(c.skipped for c in checks)
@@ -95,7 +95,7 @@ class VerifyReport:
                 "deep": self.deep, "duration_s": round(self.duration_s, 3), "verdict": self.verdict()}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "VerifyReport":
+    def from_json(cls, data: dict[str, Any]) -> VerifyReport:
         return cls(ok=bool(data.get("ok")), checks=[Check.from_json(c) for c in data.get("checks", [])],
                    python=data.get("python", ""), facts=data.get("facts") or {},
                    expected=data.get("expected") or {}, expects_gpu=bool(data.get("expects_gpu")),
@@ -126,7 +126,7 @@ def read_report(project_dir: Path | str) -> VerifyReport | None:
 _MARKS = {"error": "[red]✗[/]", "warning": "[yellow]![/]", "info": "[green]✓[/]", "skipped": "[dim]–[/]"}
 
 
-def render_report(ui: "Ui", report: VerifyReport) -> None:
+def render_report(ui: Ui, report: VerifyReport) -> None:
     """A table (check, ✓/✗, detail), hints under failures, then the one-line verdict."""
     from rich.markup import escape
     from rich.table import Table

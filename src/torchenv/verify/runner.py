@@ -13,8 +13,8 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from .report import Check, VerifyReport
 
@@ -81,7 +81,7 @@ def run_verify(env_python: Path, *, expected: dict[str, str] | None = None, expe
     return VerifyReport.from_checks(checks, facts=facts, duration_s=duration, **meta)
 
 
-def _start(env_python: Path, config: dict) -> "subprocess.Popen | Check":
+def _start(env_python: Path, config: dict) -> subprocess.Popen | Check:
     """The check script running in the env's interpreter, or the failed ``import torch`` check saying why not."""
     if not env_python.exists():
         return Check("import torch", False, f"no Python interpreter at {env_python}", "error",
@@ -102,7 +102,7 @@ def _start(env_python: Path, config: dict) -> "subprocess.Popen | Check":
 class _Streams:
     """Reads the script's stderr (check begin/end lines, everything else kept) and stdout, each in a thread."""
 
-    def __init__(self, proc: subprocess.Popen, on_check: "Callable[[str, Check | None], None] | None") -> None:
+    def __init__(self, proc: subprocess.Popen, on_check: Callable[[str, Check | None], None] | None) -> None:
         self.proc, self.on_check = proc, on_check
         self.streamed: list[Check] = []
         self.running: list[str] = []

@@ -11,13 +11,13 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
-from tests.support.project import ProjectView
 from tests.support import build_index, make_wheel, serve_dir
+from tests.support.project import ProjectView
 
 REPO = Path(__file__).resolve().parents[3]
 HOOK_RUNNER = Path(__file__).with_name("hooked_cli.py")
@@ -205,4 +205,4 @@ def copy_mirrors(src: tuple[Path, Path], dest: Path) -> tuple[Path, Path]:
     return t, p
 
 
-__all__ = ["MACHINE", "Run", "TORCH_FILE", "World", "build_mirrors", "copy_mirrors", "new_world", "signal"]
+__all__ = ["MACHINE", "TORCH_FILE", "Run", "World", "build_mirrors", "copy_mirrors", "new_world", "signal"]

@@ -69,13 +69,13 @@ def probe_nvidia(ctx: ProbeContext, nvml_module: object = None) -> NvidiaInfo | 
     return None
 
 
-def _nvml_wanted(ctx: ProbeContext, nvml_module: object, kmod: KernelModule | None, smi_path: "Path | None") -> bool:
+def _nvml_wanted(ctx: ProbeContext, nvml_module: object, kmod: KernelModule | None, smi_path: Path | None) -> bool:
     if nvml_module is None:            # the real pynvml, only where a driver could answer
         return bool(ctx.real and _evidence_of_driver(ctx, kmod, smi_path))
     return nvml_module is not False
 
 
-def _from_nvml(ctx: ProbeContext, nvml_module: object, kmod: KernelModule | None, smi_path: "Path | None",
+def _from_nvml(ctx: ProbeContext, nvml_module: object, kmod: KernelModule | None, smi_path: Path | None,
                os_name: str) -> tuple[NvidiaInfo | None, str | None]:
     """The first fallback: NVML. ``(info, None)``, or ``(None, why it failed)`` (``None`` when simply absent)."""
     from .nvml import NvmlFailed, load_pynvml, read_nvml
@@ -93,7 +93,7 @@ def _from_nvml(ctx: ProbeContext, nvml_module: object, kmod: KernelModule | None
     return _finish(ctx, report.driver, cuda, report.gpus, "nvml", missing_cc_reason="NVML did not report it"), None
 
 
-def _from_smi(ctx: ProbeContext, smi_path: "Path", kmod: KernelModule | None, os_name: str,
+def _from_smi(ctx: ProbeContext, smi_path: Path, kmod: KernelModule | None, os_name: str,
               nvml_error: str | None) -> tuple[NvidiaInfo | None, str | None]:
     """The second fallback: nvidia-smi. ``(info, None)`` or ``(None, why it failed)``."""
     from .smi import SmiFailed, query_gpus

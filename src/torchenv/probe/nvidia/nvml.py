@@ -66,7 +66,7 @@ def read_nvml(nvml: Any) -> NvmlReport:
     finally:
         try:
             nvml.nvmlShutdown()
-        except Exception:  # noqa: BLE001 - shutdown failure changes nothing we report
+        except Exception:
             pass
 
 
@@ -74,16 +74,16 @@ def _read_initialised(nvml: Any) -> NvmlReport:
     problems: list[str] = []
     try:
         driver: str | None = _text(nvml.nvmlSystemGetDriverVersion()).strip()
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         raise NvmlFailed(f"nvmlSystemGetDriverVersion: {_text(exc)}") from None
     try:
         cuda: str | None = format_nvml_cuda(int(nvml.nvmlSystemGetCudaDriverVersion()))
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         cuda = None
         problems.append(f"NVML could not report the CUDA version driver {driver} supports: {_text(exc)}")
     try:
         count = int(nvml.nvmlDeviceGetCount())
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         raise NvmlFailed(f"nvmlDeviceGetCount: {_text(exc)}") from None
     gpus = [_read_gpu(nvml, index, problems) for index in range(count)]
     return NvmlReport(driver=driver or None, cuda_driver_version=cuda, gpus=gpus, problems=problems)
@@ -92,14 +92,14 @@ def _read_initialised(nvml: Any) -> NvmlReport:
 def _read_gpu(nvml: Any, index: int, problems: list[str]) -> Gpu:
     try:
         handle = nvml.nvmlDeviceGetHandleByIndex(index)
-    except Exception as exc:  # noqa: BLE001 - e.g. "GPU is lost", "Insufficient Permissions"
+    except Exception as exc:
         problems.append(f"NVML could not open GPU {index}: {_text(exc)}")
         return Gpu(name=f"GPU {index} (unreadable)", compute_capability=None, index=index)
 
     def ask(what: str, fn_name: str, *args: Any) -> Any:
         try:
             return getattr(nvml, fn_name)(handle, *args)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             problems.append(f"NVML could not read the {what} of GPU {index}: {_text(exc)}")
             return None
 
