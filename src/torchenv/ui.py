@@ -11,9 +11,12 @@ import json
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import IO, TYPE_CHECKING, Any, cast
 
 from .i18n import _
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def escape_markup(text: str) -> str:
@@ -61,24 +64,25 @@ class Ui:
     def __init__(self, *, quiet: bool = False, json_mode: bool = False) -> None:
         self.quiet = quiet
         self.json_mode = json_mode
-        self._console = None
-        self._err = None
+        self._console: Console | None = None
+        self._err: Console | None = None
 
     @property
-    def console(self):
+    def console(self) -> Console:
         if self._console is None:
             from rich.console import Console
 
-            stream = _RedactingStream("stderr" if self.json_mode else "stdout")
+            stream = cast("IO[str]", _RedactingStream("stderr" if self.json_mode else "stdout"))
             self._console = Console(file=stream, stderr=self.json_mode, highlight=False)
         return self._console
 
     @property
-    def err(self):
+    def err(self) -> Console:
         if self._err is None:
             from rich.console import Console
 
-            self._err = Console(file=_RedactingStream("stderr"), stderr=True, highlight=False)
+            stream = cast("IO[str]", _RedactingStream("stderr"))   # a text stream in all but its class
+            self._err = Console(file=stream, stderr=True, highlight=False)
         return self._err
 
     def info(self, text: str, *, markup: bool = True) -> None:
