@@ -57,9 +57,9 @@ def test_an_interpreter_that_hangs_is_skipped(probe, tree):
 
 def test_uv_install_dir_override_and_conda_environments_txt(tree):
     tree.exe("/data/uvpy/cpython-3.11.9-linux-x86_64-gnu/bin/python3")
-    tree.exe("/work/envs/proj/bin/python3")
-    tree.write("/work/envs/proj/conda-meta/python-3.10.14-h955ad1f_1.json", "{}")
-    tree.write("/home/user/.conda/environments.txt", "/work/envs/proj\n")
+    tree.exe("/srv/envs/proj/bin/python3")
+    tree.write("/srv/envs/proj/conda-meta/python-3.10.14-h955ad1f_1.json", "{}")
+    tree.write("/home/user/.conda/environments.txt", "/srv/envs/proj\n")
     ctx = make_context(environ={"PATH": "", "HOME": "/home/user", "UV_PYTHON_INSTALL_DIR": "/data/uvpy"},
                        root=tree.root, run=Recorded(), system="Linux", machine="x86_64")
     got = [(p.version, p.source) for p in probe_pythons(ctx)]

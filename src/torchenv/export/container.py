@@ -132,7 +132,8 @@ def dockerfile(request: ExportRequest) -> str:
         f"FROM {r.base}",
         f"COPY --from=ghcr.io/astral-sh/uv:{r.uv} /uv /uvx /usr/local/bin/",
         "ENV UV_LINK_MODE=copy UV_COMPILE_BYTECODE=1 UV_PYTHON_INSTALL_DIR=/opt/python "
-        f"PATH={ENV}/bin:/root/.local/bin:$PATH",
+        "UV_TOOL_DIR=/opt/torchenv-tool/tools UV_TOOL_BIN_DIR=/opt/torchenv-tool/bin "
+        f"PATH={ENV}/bin:/opt/torchenv-tool/bin:$PATH",
         f"WORKDIR {APP}",
         "COPY torchenv.lock ./",
     ]
