@@ -60,6 +60,17 @@ def step_shown(text: str) -> str:
     return i18n.translate_rendered(text, STEP_TEXTS)
 
 
+def warning_shown(text: str) -> str:
+    """A warning that is English data (plan warnings, requirement-file notes) in the active language."""
+    from . import i18n
+
+    if not i18n._wanted:
+        return text
+    from .install.step_texts import WARNING_TEXTS
+
+    return i18n.translate_rendered(text, WARNING_TEXTS)
+
+
 class Ui:
     def __init__(self, *, quiet: bool = False, json_mode: bool = False) -> None:
         self.quiet = quiet
@@ -95,7 +106,7 @@ class Ui:
             self.console.print(f"[bold cyan]>[/] {escape_markup(step_shown(text))}")
 
     def warn(self, text: str) -> None:
-        self.err.print(f"[yellow]{escape_markup(_('warning:'))}[/] {escape_markup(text)}")
+        self.err.print(f"[yellow]{escape_markup(_('warning:'))}[/] {escape_markup(warning_shown(text))}")
 
     def error(self, text: str, hint: str | None = None) -> None:
         self.err.print(f"[bold red]{escape_markup(_('error:'))}[/] {escape_markup(text)}")
