@@ -23,7 +23,8 @@ def _up(world, monkeypatch, capsys, lang: str, *extra: str) -> tuple[int, str, s
     for var in ("TORCHENV_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES"):
         monkeypatch.delenv(var, raising=False)
     try:
-        rc = main(["up", "-C", str(world.project), "--no-verify", *extra])
+        verify = [] if "--verify" in extra else ["--no-verify"]     # up verifies unless told not to
+        rc = main(["up", "-C", str(world.project), *verify, *(e for e in extra if e != "--verify")])
     finally:
         i18n.deactivate()
     out, err = capsys.readouterr()
@@ -75,3 +76,59 @@ def test_the_noop_up_in_a_fresh_process_speaks_the_locale_on_both_paths(world):
         assert "与 torchenv.lock 一致，已是最新（目标 linux-x86_64-cpu）" in chinese.stdout, path
         english = subprocess.run(cmd, capture_output=True, text=True, env={**env, "LANG": "C.UTF-8"})
         assert "is up to date with torchenv.lock (target linux-x86_64-cpu)" in english.stdout, path
+
+
+def _site(world):
+    return next((world.project / ".venv").glob("lib/python*/site-packages"))
+
+
+@pytest.mark.parametrize("installer", ["uv"], indirect=True)
+def test_up_names_a_damaged_env_and_an_interrupted_verify_in_chinese(world, monkeypatch, capsys):
+    """The reasons made in backends/state.py (English data in the env's state) read in Chinese where shown."""
+    from torchenv.backends import state
+
+    monkeypatch.setenv("COLUMNS", "400")               # one line per step: rich wraps at the terminal width
+    world.run_up()
+    (_site(world) / "filelock" / "__init__.py").unlink()
+    rc, out, err = _up(world, monkeypatch, capsys, "zh_CN.UTF-8")
+    assert rc == 0, err
+    assert "：site-packages 中缺少 filelock/__init__.py；正在修复（重新安装每个锁定的文件）" in out, out
+    assert not re.search(r"missing|repairing", out), out
+
+    state.begin_verify(world.project / ".venv")         # what a verify cut short leaves behind
+    rc, out, err = _up(world, monkeypatch, capsys, "zh_CN.UTF-8", "--verify")
+    assert "：上次验证被中断了；重新验证" in out, out + err
+    assert not re.search(r"last verify|interrupted|verifying again", out), out
+
+
+@pytest.mark.parametrize("installer", ["uv"], indirect=True)
+def test_the_noop_up_names_an_editable_line_in_chinese(world, monkeypatch, capsys):
+    (world.project / "requirements.txt").write_text("-e .\n")
+    world.run_up()
+    rc, out, err = _up(world, monkeypatch, capsys, "zh_CN.UTF-8")
+    assert rc == 0 and "已是最新" in out, out + err
+    assert "requirements.txt:1：`-e .` 是本项目自身，不是依赖：不会被锁定" in err, err
+    rc, _out, err = _up(world, monkeypatch, capsys, "C.UTF-8")
+    assert "requirements.txt:1: `-e .` is this project itself, not a dependency: it is not locked" in err, err
+
+
+@pytest.mark.parametrize("installer", ["uv"], indirect=True)
+def test_the_reachable_builds_warning_reads_in_chinese_and_stays_english_data(world, monkeypatch, capsys):
+    from torchenv.intent.load import load_project_intent
+    from torchenv.resolve.reachable import Candidate, _with_fallback, fallback_said
+    from torchenv.ui import Ui
+
+    plan = world.plan(load_project_intent(world.project))
+    cand = Candidate("==2.4.1", "cpu", "3.11", "PyPI's own build of torch 2.4.1")
+    fallback = _with_fallback(plan, ["--torch ==2.5 (cpu): no wheel", "--torch ==2.6 (cpu): no wheel"], cand,
+                              local=False)
+    (warning,) = fallback_said(fallback)
+    assert warning.startswith("reachable builds: chose torch 2.4.1 (cpu)")     # the data (and --json) stays English
+    i18n.activate({"TORCHENV_LANG": "zh_CN"})
+    try:
+        Ui().warn(warning)
+    finally:
+        i18n.deactivate()
+    err = " ".join(capsys.readouterr().err.split())
+    assert "可获取的构建：为 Python 3.11 选择了 torch 2.4.1（cpu），PyPI 自己的 torch 2.4.1 构建，因为从这里可以下载到它；" \
+           "跳过了 --torch ==2.5 (cpu): no wheel（另有 1 个）" in err, err
