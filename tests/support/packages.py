@@ -74,11 +74,20 @@ def sha256_of(path: Path | str) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def build_index(root: Path | str, projects: dict[str, list[Path]], *, hashes: bool = True) -> Path:
+def wheel_metadata(path: Path | str) -> bytes:
+    """The ``*.dist-info/METADATA`` member of a wheel, as an index serves it in ``<file>.metadata``."""
+    with zipfile.ZipFile(path) as zf:
+        return zf.read(next(n for n in zf.namelist() if n.endswith(".dist-info/METADATA")))
+
+
+def build_index(root: Path | str, projects: dict[str, list[Path]], *, hashes: bool = True,
+                metadata: bool = False) -> Path:
     """A PEP 503 tree under ``root``: ``simple/<project>/index.html`` + ``files/<file>``.
 
     Files are copied into ``root/files``; hrefs carry ``#sha256=`` fragments (unless
-    ``hashes=False``) and write ``+`` as ``%2B``, as real indexes do. Returns
+    ``hashes=False``) and write ``+`` as ``%2B``, as real indexes do. ``metadata=True``: each
+    wheel's METADATA is also written as ``files/<file>.metadata`` and its link carries
+    ``data-core-metadata="sha256=..."`` (PEP 658/714), as PyPI's pages do. Returns
     ``root/simple``; serve ``root`` with ``serve_dir`` and use ``base + "/simple"``, or
     use the returned path directly as a local index.
     """
@@ -98,7 +107,12 @@ def build_index(root: Path | str, projects: dict[str, list[Path]], *, hashes: bo
                 shutil.copyfile(wheel, target)
             frag = f"#sha256={sha256_of(target)}" if hashes else ""
             href = html.escape(f"../../files/{quote(wheel.name)}{frag}")
-            links.append(f'    <a href="{href}">{html.escape(wheel.name)}</a><br/>')
+            extra = ""
+            if metadata and wheel.name.endswith(".whl"):
+                meta = files / f"{wheel.name}.metadata"
+                meta.write_bytes(wheel_metadata(target))
+                extra = f' data-core-metadata="sha256={sha256_of(meta)}"'
+            links.append(f'    <a href="{href}"{extra}>{html.escape(wheel.name)}</a><br/>')
         (simple / norm).mkdir(exist_ok=True)
         (simple / norm / "index.html").write_text(
             f"<!DOCTYPE html>\n<html><body>\n<h1>Links for {norm}</h1>\n" + "\n".join(links)

@@ -185,8 +185,12 @@ def pypi_file(sources: Sources, wheel: LockedWheel, *, first: str | None = None,
                            "`torchenv lock` if the file was removed upstream")
 
 
-def wheel_file(sources: Sources, wheel: LockedWheel, *, memory: SourceMemory, ui: Any = None) -> Path:
-    """A hash-checked local file for a locked wheel: the cache or a local folder, else the remote sources."""
+def wheel_file(sources: Sources, wheel: LockedWheel, *, memory: SourceMemory, ui: Any = None,
+               first: str | None = None) -> Path:
+    """A hash-checked local file for a locked wheel: the cache or a local folder, else the remote sources.
+
+    ``first``: where this run's lock found the file listed (a mirror, a local index), asked before the others.
+    """
     from ..sources.fetch import fetch
     from .locate import FROM_TORCH_INDEX, local_candidates
 
@@ -197,5 +201,5 @@ def wheel_file(sources: Sources, wheel: LockedWheel, *, memory: SourceMemory, ui
     except SourceError:
         pass
     if wheel.source == FROM_TORCH_INDEX:
-        return torch_file(sources, wheel.filename, wheel.sha256, memory=memory, ui=ui)[0]
-    return pypi_file(sources, wheel, memory=memory, ui=ui)[0]
+        return torch_file(sources, wheel.filename, wheel.sha256, first=first, memory=memory, ui=ui)[0]
+    return pypi_file(sources, wheel, first=first, memory=memory, ui=ui)[0]

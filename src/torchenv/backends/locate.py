@@ -126,6 +126,7 @@ def canonical(sources: Sources, tier: str, filename: str) -> tuple[str, str]:
 class Located:
     wheel: LockedWheel     # canonical URL; sha256 as listed ("" when a remote source lists none)
     found_url: str           # where the file was listed (a mirror, a local folder)
+    core_metadata: str | None = None   # the listing offers ``<found_url>.metadata`` (its sha256, "" for none)
 
 
 def locate(sources: Sources, name: str, version: str, *, source: str, tier: str, python: str,
@@ -171,8 +172,8 @@ def locate(sources: Sources, name: str, version: str, *, source: str, tier: str,
             record_url, index = canonical(sources, tier, hit.filename)
         wheel = LockedWheel(name=name, version=_file_version(hit.filename), filename=hit.filename, url=record_url,
                             sha256=sha, index=index, source=source,
-                            size=local.stat().st_size if local is not None else None)
-        return Located(wheel, hit.url)
+                            size=local.stat().st_size if local is not None else hit.size)
+        return Located(wheel, hit.url, hit.core_metadata)
     where = "the torch source" if source != FROM_PYPI else "the PyPI side"
     raise SourceError(f"no {name} {version} wheel for Python {python} on {platform} in {where} "
                       f"({'; '.join(tried) or 'no source configured'})",

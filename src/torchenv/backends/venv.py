@@ -9,6 +9,7 @@ so no torch-family file ever comes from wherever an installer happened to find i
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
     from ..resolve.plan import Plan
     from ..sources.model import Sources
     from ..ui import Ui
+    from .locate import Located
+    from .wheelmeta import WheelMetadata
 
 
 def make_engine(name: str, ui: Any = None) -> WheelEngine:
@@ -45,6 +48,26 @@ def plan_sources(plan: Plan) -> Sources:
     return plan.sources
 
 
+@dataclass(frozen=True)
+class _Pinned:
+    wheel: LockedWheel     # the lock entry; sha256/size may be missing until the set resolved
+    engine_url: str        # what the engine resolves: a metadata-only stub, or the fetched file
+
+
+def remote_size(url: str | None) -> int | None:
+    """The size of a remote file from a ``HEAD`` request's Content-Length (no body moves); None if not told."""
+    from ..sources.http import open_url
+
+    if url is None or "://" not in url or url.startswith("file:"):
+        return None
+    try:
+        with open_url(url, timeout=30.0, method="HEAD") as resp:
+            length = resp.headers.get("Content-Length")
+    except Exception:          # the size is informative; the download checks the bytes
+        return None
+    return int(length) if length and length.isdigit() else None
+
+
 class WheelLocker:
     """Pins a plan's wheels: torch-family files located and fetched by torchenv, the rest resolved by the engine.
 
@@ -57,35 +80,109 @@ class WheelLocker:
 
         self.plan, self.engine, self.ui = plan, engine, ui
         self.memory = SourceMemory(ui)   # hosts that failed in this run (lock and install share it)
+        self.found: dict[str, str] = {}  # file name -> where locating listed it (fetched from there first)
+        self._scratch_dir: Any = None
 
     # -- locking --------------------------------------------------------------------------------
-    def _locate(self, name: str, version: str, source: str) -> tuple[LockedWheel, str]:
-        """(LockedWheel with canonical URL and verified sha256, ``file://`` URL of the cached file).
+    def _locate(self, name: str, version: str, source: str) -> _Pinned:
+        """The torch-family file of ``name==version``, and what the engine resolves in its place.
 
-        Why fetch while locking: the engine resolves the rest of the closure from the torch
-        files' metadata; given the mirror's URL it would download the file itself (a second
-        time, with no fallback, and read dependencies from bytes nobody checked). Here the
-        file is fetched once through ``backends.getfile`` (hash-checked, falling back over
-        the plan's torch sources) and the engine reads the verified copy.
+        Why no download here: the engine needs only the file's METADATA, which a local file, the
+        index (PEP 658 ``.metadata``) or a few range reads give (``backends.wheelmeta``); the engine
+        resolves a metadata-only stub, so a project whose other requirements cannot resolve fails
+        before any GB-sized wheel moved, and the engine never hashes or unpacks the big file.
+        Only a server that offers neither gets the file fetched now, once, through
+        ``backends.getfile`` (hash-checked, falling back over the plan's torch sources).
         """
-        import dataclasses
-
-        from .getfile import pypi_file, torch_file
-        from .locate import FROM_PYPI, locate
+        from .locate import locate
 
         plan = self.plan
-        sources = plan_sources(plan)
-        found = locate(sources, name, version, source=source, tier=plan.tier, python=plan.python,
+        found = locate(plan_sources(plan), name, version, source=source, tier=plan.tier, python=plan.python,
                        platform=plan.platform, ui=self.ui, memory=self.memory)
-        wheel = found.wheel
-        if source == FROM_PYPI:
-            path, sha = pypi_file(sources, wheel, first=found.found_url, memory=self.memory, ui=self.ui)
-        else:
-            path, sha = torch_file(sources, wheel.filename, wheel.sha256 or None, first=found.found_url,
-                                   memory=self.memory, ui=self.ui)
-        return dataclasses.replace(wheel, sha256=sha, size=path.stat().st_size), path.resolve().as_uri()
+        self.found[found.wheel.filename] = found.found_url
+        stub = self._stub(found)
+        if stub is None:
+            wheel, path = self._download(found.wheel, source)
+            return _Pinned(wheel, path.resolve().as_uri())
+        path, size = stub
+        wheel = found.wheel if found.wheel.size is not None or size is None else _replace(found.wheel, size=size)
+        return _Pinned(wheel, path.as_uri())
 
-    def _pulled_in(self, name: str, version: str) -> tuple[LockedWheel, str]:
+    def _download(self, wheel: LockedWheel, source: str) -> tuple[LockedWheel, Path]:
+        """The whole file, hash-checked (or hashed, when its source lists no sha256), with the lock entry it gives."""
+        from .getfile import pypi_file, torch_file
+        from .locate import FROM_PYPI
+
+        sources, first = plan_sources(self.plan), self.found.get(wheel.filename)
+        if source == FROM_PYPI:
+            path, sha = pypi_file(sources, wheel, first=first, memory=self.memory, ui=self.ui)
+        else:
+            path, sha = torch_file(sources, wheel.filename, wheel.sha256 or None, first=first,
+                                   memory=self.memory, ui=self.ui)
+        return _replace(wheel, sha256=sha, size=path.stat().st_size), path
+
+    def _stub(self, found: Located) -> tuple[Path, int | None] | None:
+        """(metadata-only stub wheel, the real file's size if learned) for a located file; None: download it."""
+        from ..sources.index import local_path
+        from . import wheelmeta
+
+        filename, sha = found.wheel.filename, found.wheel.sha256
+        local = local_path(found.found_url)
+        if local is not None:
+            meta = wheelmeta.from_local(local)
+        else:
+            known = wheelmeta.cached(sha, filename) if sha else None
+            if known is not None:
+                return known
+            meta = self._remote_metadata(found)
+        if meta is None:
+            return None
+        folder = wheelmeta.entry_dir(sha) if sha and local is None else self._scratch() / (sha or filename)
+        return wheelmeta.stub_wheel(filename, meta, folder), meta.size
+
+    def _remote_metadata(self, found: Located) -> WheelMetadata | None:
+        """METADATA from the index's ``.metadata`` file, else byte ranges; None (said) when the server offers neither."""
+        from ..errors import HashMismatch
+        from ..sources.ranged import host_label
+        from . import wheelmeta
+
+        url, filename = found.found_url, found.wheel.filename
+        say = self.ui.warn if self.ui is not None else (lambda text: None)
+        if found.core_metadata is not None:
+            try:
+                return wheelmeta.from_metadata_file(url, found.core_metadata, filename, timeout=30.0)
+            except HashMismatch as exc:
+                say(f"{exc.message}: refused; reading the metadata from the wheel itself")
+            except SourceError as exc:
+                say(f"{exc.message}; reading the metadata from the wheel itself")
+        try:
+            meta = wheelmeta.from_ranges(url, filename, timeout=30.0)
+        except SourceError as exc:
+            say(f"{exc.message}; downloading the whole file to read it")
+            return None
+        if meta is None and self.ui is not None:
+            self.ui.info(f"{host_label(url)} offers neither {filename}.metadata nor byte ranges: downloading the "
+                         "whole file to read its dependencies", markup=False)
+        return meta
+
+    def _scratch(self) -> Path:
+        """A folder for stubs of files whose sha256 is not known yet (removed when ``lock`` returns)."""
+        import tempfile
+
+        if self._scratch_dir is None:
+            self._scratch_dir = tempfile.TemporaryDirectory(prefix="torchenv-stubs-")
+        return Path(self._scratch_dir.name)
+
+    def _complete(self, pinned: _Pinned) -> LockedWheel:
+        """The lock entry of a pinned file once the set resolved: sha256 (download) and size (probe) if missing."""
+        wheel = pinned.wheel
+        if not wheel.sha256:
+            return self._download(wheel, wheel.source)[0]
+        if wheel.size is None:
+            return _replace(wheel, size=remote_size(self.found.get(wheel.filename)))
+        return wheel
+
+    def _pulled_in(self, name: str, version: str) -> _Pinned:
         """A torch-family package the resolve pulled in, from the torch source; said as such when it lacks it."""
         from ..errors import PulledInFamily
         from .locate import FROM_TORCH_INDEX
@@ -97,13 +194,21 @@ class WheelLocker:
 
     def lock(self, requirements: list[str]) -> tuple[LockedWheel, ...]:
         """Every wheel of the plan plus ``requirements``, exactly pinned and hash-locked, sorted."""
+        try:
+            return self._lock(requirements)
+        finally:
+            if self._scratch_dir is not None:
+                self._scratch_dir.cleanup()
+                self._scratch_dir = None
+
+    def _lock(self, requirements: list[str]) -> tuple[LockedWheel, ...]:
         from ..sources.index import normalize
         from .locate import FROM_PYPI, torch_family
 
         plan = self.plan
         sources = plan_sources(plan)
         family = torch_family()
-        pinned: dict[str, tuple[LockedWheel, str]] = {}
+        pinned: dict[str, _Pinned] = {}
         for pkg in plan.packages:
             name = normalize(pkg.name)
             if name in family:
@@ -112,7 +217,7 @@ class WheelLocker:
         extra_links = [w for w in sources.wheelhouses if w not in pypi.find_links]
         needs = import_needs_missing(plan, requirements)
         for _round in range(3):
-            reqs = [f"{name} @ {url}" for name, (_w, url) in sorted(pinned.items())] + list(requirements)
+            reqs = [f"{name} @ {p.engine_url}" for name, p in sorted(pinned.items())] + list(requirements)
             resolved, needs = self._resolve(reqs, needs, extra_links)
             strays = [w for w in resolved if normalize(w.name) in family and normalize(w.name) not in pinned]
             if not strays or plan.pypi_default_build:
@@ -126,7 +231,7 @@ class WheelLocker:
         for w in resolved:
             name = normalize(w.name)
             if name in pinned:
-                wheels.append(pinned[name][0])
+                wheels.append(self._complete(pinned[name]))
             elif name in family:   # PyPI's default build: exactly pinned, hash-locked, from the PyPI side
                 wheels.append(_replace(w, name=name, source=FROM_PYPI))
             else:
@@ -189,7 +294,8 @@ class WheelLocker:
         sources = plan_sources(self.plan)
         wheels = list(wheels)
         if len(wheels) < 2 or self.ui is None:
-            return [wheel_file(sources, w, memory=self.memory, ui=self.ui) for w in wheels]
+            return [wheel_file(sources, w, memory=self.memory, ui=self.ui, first=self.found.get(w.filename))
+                    for w in wheels]
         from concurrent.futures import ThreadPoolExecutor
 
         from ..sources.ranged import budget_size
@@ -197,7 +303,8 @@ class WheelLocker:
         # all files at once: torch-family and PyPI-side downloads share the run's connection budget
         with self.ui.progress(f"getting {len(wheels)} files"), \
                 ThreadPoolExecutor(max_workers=min(len(wheels), budget_size(), 8)) as pool:
-            futures = [pool.submit(wheel_file, sources, w, memory=self.memory, ui=self.ui) for w in wheels]
+            futures = [pool.submit(wheel_file, sources, w, memory=self.memory, ui=self.ui,
+                                   first=self.found.get(w.filename)) for w in wheels]
             try:
                 return [f.result() for f in futures]
             except BaseException:

@@ -89,21 +89,22 @@ class _BasicAuth(urllib.request.BaseHandler):
 
 
 def open_url(url: str, *, timeout: float = 10.0, connect_timeout: float = CONNECT_TIMEOUT,
-             headers: dict[str, str] | None = None) -> http.client.HTTPResponse:
-    """GET ``url`` (redirects followed). Raises ``urllib.error.HTTPError`` for 4xx/5xx and
+             headers: dict[str, str] | None = None, method: str = "GET") -> http.client.HTTPResponse:
+    """GET (or ``method``) ``url``, redirects followed. Raises ``urllib.error.HTTPError`` for 4xx/5xx and
     ``OSError`` subclasses for network failures; :func:`describe` turns either into a reason."""
     from .credentials import credential_for, keyring_credential, remember
 
     url = remember(url)          # a login in the URL is auth, not part of the host name
     opener = urllib.request.build_opener(*_handlers(min(connect_timeout, timeout), timeout))
-    req = urllib.request.Request(url, headers={"User-Agent": user_agent(), **(headers or {})})
+    req = urllib.request.Request(url, headers={"User-Agent": user_agent(), **(headers or {})}, method=method)
     try:
         return opener.open(req, timeout=timeout)
     except urllib.error.HTTPError as exc:
         if exc.code != 401 or credential_for(url) is not None or keyring_credential(url) is None:
             raise
         exc.close()
-        return opener.open(urllib.request.Request(url, headers=dict(req.header_items())), timeout=timeout)
+        return opener.open(urllib.request.Request(url, headers=dict(req.header_items()), method=method),
+                           timeout=timeout)
 
 
 def describe(exc: BaseException) -> str:

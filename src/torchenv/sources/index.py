@@ -33,6 +33,8 @@ class IndexFile:
     filename: str        # unescaped: "torch-2.4.1+cu121-cp311-cp311-linux_x86_64.whl"
     url: str             # absolute, without the #sha256= fragment
     sha256: str | None   # from the fragment / JSON hashes; None when the source does not say
+    core_metadata: str | None = None   # PEP 658/714 ``<url>.metadata``: None not offered, "" no hash, else sha256
+    size: int | None = None            # PEP 700 ``size`` (JSON pages only)
 
 
 def normalize(name: str) -> str:
@@ -69,20 +71,37 @@ def parse_wheel_filename(filename: str) -> tuple[str, str, frozenset]:
 
 
 class _Links(HTMLParser):
-    """Collects ``<a href>`` targets; HTMLParser already unescapes ``&#43;`` in attributes."""
+    """Collects ``<a href>`` targets and their attributes; HTMLParser already unescapes ``&#43;`` in them."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
-        self.hrefs: list[str] = []
+        self.links: list[tuple[str, dict[str, str | None]]] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag == "a":
-            href = dict(attrs).get("href")
+            found = dict(attrs)
+            href = found.get("href")
             if href:
-                self.hrefs.append(href)
+                self.links.append((href, found))
 
 
-def _file_from_href(base: str, href: str) -> IndexFile | None:
+# PEP 714 renamed PEP 658's attribute; indexes may still write the old one
+_CORE_METADATA_ATTRS = ("data-core-metadata", "data-dist-info-metadata")
+
+
+def core_metadata_of(value: object) -> str | None:
+    """A PEP 658/714 value (``"true"``, ``"sha256=HEX"``, JSON ``true`` / ``{"sha256": HEX}``) as
+    ``IndexFile.core_metadata``: None when not offered, "" when offered without a sha256."""
+    if value is None or value is False or value in ("false", ""):
+        return None
+    if isinstance(value, dict):
+        return str(value.get("sha256") or "").lower()
+    if isinstance(value, str) and value.startswith("sha256="):
+        return value[len("sha256="):].lower()
+    return ""
+
+
+def _file_from_href(base: str, href: str, attrs: dict[str, str | None] | None = None) -> IndexFile | None:
     absolute = urllib.parse.urljoin(base, href)
     url, _hash, fragment = absolute.partition("#")
     path = urllib.parse.urlsplit(url).path
@@ -92,13 +111,15 @@ def _file_from_href(base: str, href: str) -> IndexFile | None:
     sha = None
     if fragment.startswith("sha256="):
         sha = fragment[len("sha256="):].lower() or None
-    return IndexFile(filename=filename, url=url, sha256=sha)
+    attrs = attrs or {}
+    offered = next((attrs[a] for a in _CORE_METADATA_ATTRS if a in attrs), None)
+    return IndexFile(filename=filename, url=url, sha256=sha, core_metadata=core_metadata_of(offered))
 
 
 def parse_html(text: str, base_url: str) -> list[IndexFile]:
     parser = _Links()
     parser.feed(text)
-    files = (_file_from_href(base_url, h) for h in parser.hrefs)
+    files = (_file_from_href(base_url, href, attrs) for href, attrs in parser.links)
     return [f for f in files if f is not None]
 
 
@@ -109,7 +130,11 @@ def parse_json(data: dict[str, Any], base_url: str) -> list[IndexFile]:
         url = urllib.parse.urljoin(base_url, entry.get("url", "")).partition("#")[0]
         filename = entry.get("filename") or urllib.parse.unquote(url.rsplit("/", 1)[-1])
         sha = (entry.get("hashes") or {}).get("sha256")
-        out.append(IndexFile(filename=filename, url=url, sha256=sha.lower() if sha else None))
+        offered = entry.get("core-metadata", entry.get("dist-info-metadata"))
+        size = entry.get("size")
+        out.append(IndexFile(filename=filename, url=url, sha256=sha.lower() if sha else None,
+                             core_metadata=core_metadata_of(offered),
+                             size=size if isinstance(size, int) and size >= 0 else None))
     return out
 
 

@@ -1,0 +1,143 @@
+"""The whole set resolves before any torch-family wheel is downloaded.
+
+Why users care: a CUDA torch wheel is GBs; a project whose other requirements cannot resolve
+must fail in seconds with the resolver's error, not after the download. The resolver reads
+each torch file's METADATA from the index's ``.metadata`` file (PEP 658/714) or from byte
+ranges of the wheel; only a server that offers neither sends the whole file first.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tests.support import build_index, make_wheel, serve_dir, sha256_of
+from tests.support.rangeserver import serve_ranges
+
+from torchenv.errors import TorchenvError
+
+TORCH_TAG = "cp311-cp311-linux_x86_64"
+
+uv_only = pytest.mark.parametrize("installer", ["uv"], indirect=True)
+PAYLOAD = 4 << 20          # big enough that reading all of it shows in the bytes a server sent
+
+
+def _served_torch(world, *, metadata: bool) -> tuple[Path, Path]:
+    """(tree to serve, the torch wheel in it): a PEP 503 torch index with one large wheel."""
+    wheel = make_wheel(world.root / "big", "torch", "2.4.1+cpu", tag=TORCH_TAG, requires=["filelock>=3"],
+                       payload=PAYLOAD)
+    tree = world.root / "served"
+    build_index(tree, {"torch": [wheel]}, metadata=metadata)
+    return tree, tree / "files" / wheel.name
+
+
+def _lock(world, capsys=None):
+    from torchenv.commands._options import lock_options
+    from torchenv.install.lockcmd import run_lock
+    from torchenv.ui import Ui
+
+    run_lock(world.project, lock_options(world.args(verb="lock")), Ui(quiet=capsys is None))
+    entry = world.read_lock().targets[0].wheel("torch")
+    return entry, (capsys.readouterr() if capsys is not None else None)
+
+
+def _assert_real_file(entry, wheel: Path) -> None:
+    assert entry.url == f"https://download.pytorch.org/whl/cpu/{wheel.name.replace('+', '%2B')}"
+    assert entry.sha256 == sha256_of(wheel)
+    assert entry.size == wheel.stat().st_size
+
+
+def test_an_unresolvable_project_fails_before_the_torch_file_is_requested(world):
+    tree, wheel = _served_torch(world, metadata=True)
+    (world.project / "requirements.txt").write_text("no-such-package-anywhere==1.0\n")
+    with serve_dir(tree) as base:
+        world.torch_source_url = base + "/simple"
+        with pytest.raises(TorchenvError) as exc:
+            world.run_up()
+        assert "no-such-package-anywhere" in exc.value.message, "the resolver's own error is shown"
+        assert "/files/" + wheel.name.replace("+", "%2B") not in base.hits, base.hits
+        assert not any(h.endswith(".whl") for h in base.hits), base.hits
+    assert not world.env.exists()
+
+
+@uv_only
+def test_an_unresolvable_project_reads_only_a_few_ranges_of_the_torch_file(world):
+    tree, wheel = _served_torch(world, metadata=False)
+    (world.project / "requirements.txt").write_text("no-such-package-anywhere==1.0\n")
+    with serve_ranges({}, root=tree) as mirror:
+        world.torch_source_url = mirror.url + "/simple"
+        with pytest.raises(TorchenvError, match="no-such-package-anywhere"):
+            world.run_up()
+    assert f"files/{wheel.name}" in mirror.requests
+    assert mirror.sent < 256 << 10 < wheel.stat().st_size, mirror.sent
+
+
+def test_the_metadata_file_is_used_when_the_index_offers_it(world):
+    tree, wheel = _served_torch(world, metadata=True)
+    with serve_dir(tree) as base:
+        world.torch_source_url = base + "/simple"
+        entry, _out = _lock(world)
+        asked = list(base.hits)
+        from torchenv import paths
+
+        (world.project / "torchenv.lock").unlink()
+        _lock(world)                      # again: the METADATA comes from the cache, by sha256
+        again = base.hits[len(asked):]
+    _assert_real_file(entry, wheel)
+    quoted = wheel.name.replace("+", "%2B")
+    assert f"/files/{quoted}.metadata" in asked
+    assert f"/files/{quoted}" not in asked, "locking needs no download when the index gives the sha256"
+    assert not any("/files/" in h for h in again), again
+    assert list((paths.cache_dir() / "metadata").rglob(wheel.name))
+
+
+@uv_only
+def test_byte_ranges_are_used_when_no_metadata_file_is_offered(world):
+    tree, wheel = _served_torch(world, metadata=False)
+    with serve_ranges({}, root=tree) as mirror:
+        world.torch_source_url = mirror.url + "/simple"
+        entry, _out = _lock(world)
+    _assert_real_file(entry, wheel)
+    assert f"files/{wheel.name}.metadata" not in mirror.requests
+    assert mirror.requests.count(f"files/{wheel.name}") >= 2, mirror.requests    # probe, then ranges
+    assert mirror.sent < 256 << 10, "the lock read a few KiB of the wheel, not all of it"
+
+
+@uv_only
+def test_a_server_without_ranges_still_works_and_says_it_downloads_the_file(world, capsys):
+    tree, wheel = _served_torch(world, metadata=False)
+    with serve_dir(tree) as base:
+        world.torch_source_url = base + "/simple"
+        entry, out = _lock(world, capsys)
+    _assert_real_file(entry, wheel)
+    assert "downloading the whole file" in out.out + out.err
+
+
+@uv_only
+def test_a_metadata_file_whose_sha256_does_not_match_is_refused(world, capsys):
+    tree, wheel = _served_torch(world, metadata=True)
+    forged = tree / "files" / f"{wheel.name}.metadata"    # the index still lists the real file's hash
+    forged.write_text("Metadata-Version: 2.1\nName: torch\nVersion: 2.4.1+cpu\n"
+                      "Requires-Dist: no-such-package-anywhere\n")
+    with serve_dir(tree) as base:
+        world.torch_source_url = base + "/simple"
+        entry, out = _lock(world, capsys)
+    _assert_real_file(entry, wheel)
+    assert "refused" in out.err
+    assert {w.name for w in world.read_lock().targets[0].wheels} == {"torch", "filelock"}
+
+
+@uv_only
+def test_a_login_reaches_neither_the_cache_nor_the_lock(world):
+    from torchenv import paths
+
+    tree, wheel = _served_torch(world, metadata=False)
+    with serve_ranges({}, root=tree, auth=("builder", "s3cr3t-token")) as mirror:
+        world.torch_source_url = mirror.url.replace("://", "://builder:s3cr3t-token@") + "/simple"
+        entry, _out = _lock(world)
+    _assert_real_file(entry, wheel)
+    assert f"files/{wheel.name}" in mirror.requests
+    assert mirror.sent < 256 << 10, "the range reads carried the login too"
+    assert "s3cr3t" not in (world.project / "torchenv.lock").read_text()
+    for path in paths.cache_dir().rglob("*"):
+        assert "s3cr3t" not in str(path)
+        assert not path.is_file() or b"s3cr3t" not in path.read_bytes(), path
