@@ -141,3 +141,57 @@ def test_a_login_reaches_neither_the_cache_nor_the_lock(world):
     for path in paths.cache_dir().rglob("*"):
         assert "s3cr3t" not in str(path)
         assert not path.is_file() or b"s3cr3t" not in path.read_bytes(), path
+
+
+@uv_only
+def test_a_local_torch_file_is_read_once_and_the_resolver_never_hashes_it(world, monkeypatch):
+    from torchenv.engines.uv import UvEngine
+    from torchenv.sources import fetch
+    from torchenv.sources.index import local_path
+
+    given: list[str] = []
+    real_resolve = UvEngine.resolve
+
+    def recording(self, *, requirements, **kw):
+        given.extend(requirements)
+        return real_resolve(self, requirements=requirements, **kw)
+
+    hashed: list[str] = []
+    real_hash = fetch.sha256_file
+    monkeypatch.setattr(fetch, "sha256_file", lambda path: (hashed.append(path.name), real_hash(path))[1])
+    monkeypatch.setattr(UvEngine, "resolve", recording)
+    world.run_up()
+    torch = world.read_lock().targets[0].wheel("torch")
+    real = world.root / "torchidx" / "files" / torch.filename
+    line = next(r for r in given if r.startswith("torch @ "))
+    resolved_from = local_path(line.split(" @ ", 1)[1])
+    assert resolved_from is not None and resolved_from.name == torch.filename
+    assert resolved_from.resolve() != real.resolve(), "the engine read a metadata-only stub, not the wheel"
+    assert torch.sha256 == sha256_of(real) and torch.size == real.stat().st_size
+    assert hashed.count(torch.filename) == 1, hashed
+
+
+@uv_only
+def test_dependencies_read_in_ranges_from_other_bytes_than_listed_are_refused(world, monkeypatch):
+    import dataclasses
+
+    from torchenv.errors import HashMismatch
+    from torchenv.sources.model import TorchSource
+
+    tree, genuine = _served_torch(world, metadata=False)
+    planted = make_wheel(world.root / "planted", "torch", "2.4.1+cpu", tag=TORCH_TAG,
+                         requires=["filelock>=3", "six"], payload=PAYLOAD)
+    lying = world.root / "lying"                 # lists the genuine file's sha256, serves other bytes
+    build_index(lying, {"torch": [genuine]})
+    (lying / "files" / genuine.name).write_bytes(planted.read_bytes())
+    with serve_ranges({}, root=lying) as liar, serve_ranges({}, root=tree) as good:
+        def two_sources(intent, args):
+            plan = world.plan(intent)
+            torch = tuple(TorchSource(url=u + "/simple", layout="index", name=n)
+                          for u, n in ((liar.url, "liar"), (good.url, "good")))
+            return dataclasses.replace(plan, sources=dataclasses.replace(plan.sources, torch=torch))
+
+        monkeypatch.setattr("torchenv.install.up.make_plan", two_sources)
+        with pytest.raises(HashMismatch, match="differ from those of the verified file"):
+            world.run_up()
+    assert not world.env.exists() and not (world.project / "torchenv.lock").exists()

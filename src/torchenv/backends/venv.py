@@ -82,6 +82,7 @@ class WheelLocker:
         self.memory = SourceMemory(ui)   # hosts that failed in this run (lock and install share it)
         self.found: dict[str, str] = {}  # file name -> where locating listed it (fetched from there first)
         self._scratch_dir: Any = None
+        self.unchecked: dict[str, WheelMetadata] = {}   # file name -> METADATA resolved from, not hash-covered
 
     # -- locking --------------------------------------------------------------------------------
     def _locate(self, name: str, version: str, source: str) -> _Pinned:
@@ -137,7 +138,8 @@ class WheelLocker:
             meta = self._remote_metadata(found)
         if meta is None:
             return None
-        folder = wheelmeta.entry_dir(sha) if sha and local is None else self._scratch() / (sha or filename)
+        keep = sha and local is None and filename not in self.unchecked    # only METADATA a sha256 covered
+        folder = wheelmeta.entry_dir(sha) if keep else self._scratch() / (sha or filename)
         return wheelmeta.stub_wheel(filename, meta, folder), meta.size
 
     def _remote_metadata(self, found: Located) -> WheelMetadata | None:
@@ -148,7 +150,7 @@ class WheelLocker:
 
         url, filename = found.found_url, found.wheel.filename
         say = self.ui.warn if self.ui is not None else (lambda text: None)
-        if found.core_metadata is not None:
+        if found.core_metadata:   # checked against the index's own sha256 for it
             try:
                 return wheelmeta.from_metadata_file(url, found.core_metadata, filename, timeout=30.0)
             except HashMismatch as exc:
@@ -156,10 +158,13 @@ class WheelLocker:
             except SourceError as exc:
                 say(f"{exc.message}; reading the metadata from the wheel itself")
         try:
-            meta = wheelmeta.from_ranges(url, filename, timeout=30.0)
+            meta = (wheelmeta.from_metadata_file(url, "", filename, timeout=30.0) if found.core_metadata == ""
+                    else wheelmeta.from_ranges(url, filename, timeout=30.0))
         except SourceError as exc:
             say(f"{exc.message}; downloading the whole file to read it")
             return None
+        if meta is not None:
+            self.unchecked[filename] = meta   # no hash covers it: compared with the verified file once fetched
         if meta is None and self.ui is not None:
             self.ui.info(f"{host_label(url)} offers neither {filename}.metadata nor byte ranges: downloading the "
                          "whole file to read its dependencies", markup=False)
@@ -289,10 +294,32 @@ class WheelLocker:
 
     def fetch(self, wheels: Sequence[LockedWheel]) -> list[Path]:
         """A hash-checked local file for every wheel (cache, local folders, then the plan's sources, lazily)."""
+        files = self._fetch(list(wheels))
+        self._check_resolved_metadata(files)
+        return files
+
+    def _check_resolved_metadata(self, files: list[Path]) -> None:
+        """Refuse files whose METADATA differs from what this run resolved from (read without a hash).
+
+        Why: byte ranges (or a ``.metadata`` the index gives no hash for) come from a mirror that
+        may serve other bytes than the index lists; the whole file is checked by sha256 only now,
+        and a lock resolved from another file's dependencies must not be installed or written.
+        """
+        from ..errors import HashMismatch
+        from . import wheelmeta
+
+        for path in files:
+            resolved = self.unchecked.get(path.name)
+            if resolved is not None and not wheelmeta.same_metadata(path, resolved):
+                raise HashMismatch(f"{path.name}: the dependencies read from its source before downloading "
+                                   "differ from those of the verified file",
+                                   hint="a mirror serves other bytes than its index lists; run `torchenv up` "
+                                        "again, or choose another mirror (`torchenv mirror test`)")
+
+    def _fetch(self, wheels: list[LockedWheel]) -> list[Path]:
         from .getfile import wheel_file
 
         sources = plan_sources(self.plan)
-        wheels = list(wheels)
         if len(wheels) < 2 or self.ui is None:
             return [wheel_file(sources, w, memory=self.memory, ui=self.ui, first=self.found.get(w.filename))
                     for w in wheels]

@@ -159,16 +159,38 @@ class _RangeFile:
         self.spans.append((start, bytes(got)))
 
 
+def head(url: str, *, timeout: float) -> tuple[int | None, bool] | None:
+    """(Content-Length, whether ``Accept-Ranges: bytes``) from a ``HEAD`` request; None when it was refused."""
+    from ..sources.http import open_url
+
+    try:
+        with open_url(url, timeout=timeout, method="HEAD") as resp:
+            length = resp.headers.get("Content-Length")
+            ranges = resp.headers.get("Accept-Ranges", "").strip().lower() == "bytes"
+    except Exception:                 # 405/501 for HEAD, or any network error: the GET will tell
+        return None
+    return (int(length) if length and length.isdigit() else None), ranges
+
+
 def from_ranges(url: str, filename: str, *, timeout: float) -> WheelMetadata | None:
-    """METADATA read from the zip's directory and member in byte ranges; None when the server sends whole files."""
+    """METADATA read from the zip's directory and member in byte ranges; None when the server sends whole files.
+
+    Why ``HEAD`` first: a server that says it has no ranges would answer the range probe with the
+    whole file, a request (and a transfer begun) for nothing; the caller's download is the one.
+    """
     from ..sources.http import describe
     from ..sources.ranged import ChunkFailed, host_label, probe
 
+    told = head(url, timeout=timeout)
+    if told is not None and not told[1]:
+        return None
     try:
-        resp, size = probe(url, timeout=timeout)
-        if resp is not None:          # 200: no ranges; the body is the whole file, left unread
-            resp.close()
-            return None
+        size = told[0] if told is not None else None
+        if size is None:
+            resp, size = probe(url, timeout=timeout)
+            if resp is not None:      # 200: no ranges; the body is the whole file, left unread
+                resp.close()
+                return None
         assert size is not None, "a 206 answer carries the size"
         with zipfile.ZipFile(_RangeFile(url, size, timeout)) as archive:
             return _from_zip(archive, filename, size, "byte ranges")
@@ -180,6 +202,12 @@ def from_ranges(url: str, filename: str, *, timeout: float) -> WheelMetadata | N
         reason = describe(exc)
     raise SourceError(f"could not read {filename}'s metadata from {host_label(url)} in byte ranges ({reason})",
                       url=host_label(url))
+
+
+def same_metadata(path: Path, resolved: WheelMetadata) -> bool:
+    """Does the verified file at ``path`` carry the METADATA the resolve read (unverified) from its server?"""
+    found = from_local(path)
+    return found is not None and found.text == resolved.text
 
 
 # --- the cache and the stub ---------------------------------------------------------------------
