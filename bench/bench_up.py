@@ -214,6 +214,8 @@ def main() -> int:
     ap.add_argument("--noop-runs", type=int, default=10)
     ap.add_argument("--no-project", action="store_true", help="skip the project-sized stack (d)")
     ap.add_argument("--write", metavar="FILE")
+    ap.add_argument("--cold-only", action="store_true",
+                    help="only the cold pair (--cold-runs of each, ABAB), printed as medians; nothing written")
     opts = ap.parse_args()
     python = shutil.which("python3.11") or sys.executable
     work = Path(tempfile.mkdtemp(prefix="torchenv-bench-"))
@@ -222,6 +224,8 @@ def main() -> int:
     uv = subprocess.run([sys.executable, "-c", "import uv; print(uv.find_uv_bin())"], capture_output=True,
                         text=True).stdout.strip()
     b = Bench(work, python, uv, env)
+    if opts.cold_only:
+        return cold_only(b, opts.cold_runs, work)
     house = None if opts.no_project else wheelhouse(sys.executable)
 
     proj = b.project("p0")
@@ -282,6 +286,17 @@ def main() -> int:
         path.write_text(head + "<!-- bench_up results -->\n" + f"Measured {time.strftime('%Y-%m-%d %H:%M')}, "
                         f"`{' '.join(sys.argv)}`, {_versions(python, uv)}:\n\n" + text
                         + "\n<!-- /bench_up results -->" + tail)
+    shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+def cold_only(b: Bench, runs: int, work: Path) -> int:
+    """The cold pair alone: what a change to the cold path is measured with, in minutes, not the whole bench."""
+    proj = b.project("p0")
+    torch_args = " ".join(plan_sources(b.torchenv, proj, b.tenv)) + " torch==2.13.0+cpu"
+    ours, theirs = b.cold(runs, "", torch_args)
+    print(f"cold `up --no-verify`: {med(ours)} s; `uv venv` + `uv pip install`: {med(theirs)} s; "
+          f"ratio of medians {ratio(ours, theirs):.2f}x")
     shutil.rmtree(work, ignore_errors=True)
     return 0
 

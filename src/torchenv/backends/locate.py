@@ -130,8 +130,11 @@ class Located:
 
 
 def locate(sources: Sources, name: str, version: str, *, source: str, tier: str, python: str,
-           platform: str, ui: Any = None, memory: Any = None) -> Located:
+           platform: str, ui: Any = None, memory: Any = None, hash_local: bool = True) -> Located:
     """The wheel of ``name==version`` for this target: the first source (in order) that lists it.
+
+    ``hash_local=False``: a local file its listing gives no sha256 for keeps ``sha256=""`` (the
+    caller hashes it while the engine resolves, not before).
 
     Nothing is downloaded here: the caller fetches the file (``backends.getfile``), which
     checks the listed sha256 or, when the source lists none, computes it while downloading.
@@ -162,7 +165,7 @@ def locate(sources: Sources, name: str, version: str, *, source: str, tier: str,
             continue
         local = local_path(hit.url)
         sha = hit.sha256 or ""
-        if local is not None and not sha:
+        if local is not None and not sha and hash_local:
             from ..sources.fetch import verified_sha256
 
             sha = verified_sha256(local)

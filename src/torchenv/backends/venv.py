@@ -82,6 +82,8 @@ class WheelLocker:
         self.memory = SourceMemory(ui)   # hosts that failed in this run (lock and install share it)
         self.found: dict[str, str] = {}  # file name -> where locating listed it (fetched from there first)
         self._scratch_dir: Any = None
+        self._pool: Any = None
+        self.hashing: dict[str, Any] = {}   # file name -> Future of a local file's sha256 (``_hash_in_background``)
         self.unchecked: dict[str, WheelMetadata] = {}   # file name -> METADATA resolved from, not hash-covered
 
     # -- locking --------------------------------------------------------------------------------
@@ -99,8 +101,9 @@ class WheelLocker:
 
         plan = self.plan
         found = locate(plan_sources(plan), name, version, source=source, tier=plan.tier, python=plan.python,
-                       platform=plan.platform, ui=self.ui, memory=self.memory)
+                       platform=plan.platform, ui=self.ui, memory=self.memory, hash_local=False)
         self.found[found.wheel.filename] = found.found_url
+        self._hash_in_background(found)
         stub = self._stub(found)
         if stub is None:
             wheel, path = self._download(found.wheel, source)
@@ -170,6 +173,24 @@ class WheelLocker:
                          "whole file to read its dependencies", markup=False)
         return meta
 
+    def _hash_in_background(self, found: Located) -> None:
+        """Start hashing a local file its listing gives no sha256 for; ``_complete`` takes the result.
+
+        Why in the background: the engine resolves from the stub meanwhile (a subprocess), so the
+        hash of a GB-sized local wheel costs no time of its own on the cold path.
+        """
+        from concurrent.futures import ThreadPoolExecutor
+
+        from ..sources.fetch import verified_sha256
+        from ..sources.index import local_path
+
+        local = local_path(found.found_url)
+        if local is None or found.wheel.sha256 or not local.is_file():
+            return
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="torchenv-hash")
+        self.hashing[found.wheel.filename] = self._pool.submit(verified_sha256, local)
+
     def _scratch(self) -> Path:
         """A folder for stubs of files whose sha256 is not known yet (removed when ``lock`` returns)."""
         import tempfile
@@ -181,6 +202,9 @@ class WheelLocker:
     def _complete(self, pinned: _Pinned) -> LockedWheel:
         """The lock entry of a pinned file once the set resolved: sha256 (download) and size (probe) if missing."""
         wheel = pinned.wheel
+        hashing = self.hashing.pop(wheel.filename, None)
+        if not wheel.sha256 and hashing is not None:
+            return _replace(wheel, sha256=hashing.result())
         if not wheel.sha256:
             return self._download(wheel, wheel.source)[0]
         if wheel.size is None:
@@ -205,6 +229,9 @@ class WheelLocker:
             if self._scratch_dir is not None:
                 self._scratch_dir.cleanup()
                 self._scratch_dir = None
+            if self._pool is not None:   # a failed resolve: nobody waits for the hashes any more
+                self._pool.shutdown(wait=False, cancel_futures=True)
+                self._pool, self.hashing = None, {}
 
     def _lock(self, requirements: list[str]) -> tuple[LockedWheel, ...]:
         from ..sources.index import normalize
