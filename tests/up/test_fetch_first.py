@@ -88,3 +88,28 @@ def test_the_files_of_a_target_are_fetched_at_the_same_time(world, monkeypatch):
     monkeypatch.setattr(getfile, "wheel_file", counting)
     world.run_up("--frozen")
     assert peak[0] >= 2 and lock.exists()
+
+
+def test_a_new_venv_is_created_while_the_files_are_fetched(world, monkeypatch):
+    import threading
+
+    from torchenv.backends import getfile
+    from torchenv.backends.venv import VenvBackend
+
+    creating = threading.Event()
+    real_create, real_file = VenvBackend.create, getfile.wheel_file
+    overlapped: list[bool] = []
+
+    def create(self):
+        creating.set()
+        return real_create(self)
+
+    def wheel_file(sources, wheel, **kw):
+        overlapped.append(creating.wait(timeout=10))    # one after the other, no create has begun yet
+        return real_file(sources, wheel, **kw)
+
+    monkeypatch.setattr(VenvBackend, "create", create)
+    monkeypatch.setattr(getfile, "wheel_file", wheel_file)
+    world.run_up()
+    assert overlapped and all(overlapped)
+    assert world.read_lock().targets[0].wheel("torch") is not None and world.env.exists()

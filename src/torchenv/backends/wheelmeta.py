@@ -150,12 +150,12 @@ class _RangeFile:
         return self._get(start, end)
 
     def _load(self, start: int, stop: int) -> None:
-        from ..sources.ranged import ChunkFailed, _fetch_range
+        from ..sources.ranged import ChunkFailed, fetch_range
 
         if len(self.spans) >= _MAX_RANGE_REQUESTS:
             raise ChunkFailed("needed too many range requests")
         got = bytearray()
-        _fetch_range(self.url, start, stop, self.size, self.timeout, got.extend)
+        fetch_range(self.url, start, stop, self.size, self.timeout, got.extend)
         self.spans.append((start, bytes(got)))
 
 

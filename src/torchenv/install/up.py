@@ -169,6 +169,32 @@ def _create(backend: Backend, env: Path, project_dir: Path, found: EnvClaim, ui:
     safety.write_owner(env, project_dir, backend=backend.plan.backend)
 
 
+def _create_while_fetching(backend: Backend, env: Path, project_dir: Path, found: EnvClaim, target: LockTarget,
+                           ui: Ui) -> list[Path] | None:
+    """The target's files, fetched while the venv is created where nothing stood; neither is left if one fails.
+
+    Why at once: creating the venv needs none of the files, and downloads (or hashing local
+    files) need no venv; run one after the other, each waits for the other for nothing.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from .. import safety
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="torchenv-create") as pool:
+        made = pool.submit(_create, backend, env, project_dir, found, ui)
+        try:
+            files = backend.materialise(target)
+        except BaseException:
+            if made.exception() is None and (env.exists() or env.is_symlink()):   # waits for the create
+                try:
+                    safety.remove_half_built(env, project_dir)
+                except (OSError, safety.EnvRefused) as exc:
+                    ui.warn(f"could not clear the new {env} ({exc}); remove it before the next `torchenv up`")
+            raise
+        made.result()
+    return files
+
+
 def _hand_changes(before: dict[str, str], target: LockTarget, keep: frozenset[str]) -> list[str]:
     locked = {w.name: w for w in target.wheels}
     out = []
@@ -515,6 +541,12 @@ def sync_env(backend: Backend, env: Path, target: LockTarget, plan: Plan, ui: Ui
         action = _in_place_action(backend, env, target, ui)
         if action == "up-to-date":
             return action
+    if seen.claim.kind == safety.ABSENT and backend.name == "venv":
+        ui.step(f"creating {env} with Python {target.python} ({plan.installer})")
+        files = _create_while_fetching(backend, env, project_dir, seen.claim, target, ui)
+        st.mark_created(env)
+        _install(backend, env, target, files, reinstall=False)
+        return "installed"
     files = backend.materialise(target)
     if seen.exists and why is None:
         reinstall, status = _IN_PLACE[action]

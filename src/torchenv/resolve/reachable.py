@@ -166,7 +166,7 @@ def missing_file(plan: Plan, memory: Any) -> str | None:
             continue
         try:
             locate(_sources(plan), normalize(pkg.name), pkg.version, source=pkg.source, tier=plan.tier,
-                   python=plan.python, platform=plan.platform, memory=memory)
+                   python=plan.python, platform=plan.platform, memory=memory, hash_local=False)   # listed is enough
         except SourceError as exc:
             return exc.message
     planned = {normalize(p.name) for p in plan.packages}

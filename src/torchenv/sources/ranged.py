@@ -296,6 +296,9 @@ def _fetch_range(url: str, start: int, end: int, size: int, timeout: float,
         raise ChunkFailed(describe(exc)) from None
 
 
+fetch_range = _fetch_range   # public: readers of a few parts of a file (``backends.wheelmeta``)
+
+
 # --- the worker pool -----------------------------------------------------------------------------
 
 @dataclass
