@@ -91,7 +91,6 @@ def dist_info_of(filename: str) -> str:
 def from_metadata_file(url: str, expected: str, filename: str, *, timeout: float) -> WheelMetadata:
     """``<url>.metadata`` (PEP 658), checked against ``expected`` (the index's sha256; "" when it gives none)."""
     import hashlib
-    import urllib.error
 
     from ..sources.http import describe, open_url
     from ..sources.ranged import host_label
@@ -99,7 +98,7 @@ def from_metadata_file(url: str, expected: str, filename: str, *, timeout: float
     try:
         with open_url(url + ".metadata", timeout=timeout) as resp:
             text = resp.read(MAX_METADATA_BYTES + 1)
-    except (OSError, urllib.error.HTTPError) as exc:
+    except Exception as exc:          # HTTP and network errors of every kind (IncompleteRead is no OSError)
         raise SourceError(f"{host_label(url)} offers {filename}.metadata but it could not be read "
                           f"({describe(exc)})", url=host_label(url)) from None
     got = hashlib.sha256(text).hexdigest()
