@@ -106,6 +106,20 @@ def _handler(mirror: RangeMirror, files: dict[str, Path], pages: dict[str, bytes
                 with mirror.lock:
                     mirror.active -= 1
 
+        def do_HEAD(self) -> None:
+            """Size and ``Accept-Ranges`` of a file, no body (not counted in ``requests``: no bytes move)."""
+            key = unquote(urlsplit(self.path).path).lstrip("/")
+            if login_refused(self, auth):
+                return
+            found = files.get(key) or _under(root, key)
+            if found is None:
+                self.send_error(404)
+                return
+            self.send_response(200)
+            self.send_header("Content-Length", str(found.stat().st_size))
+            self.send_header("Accept-Ranges", "bytes")
+            self.end_headers()
+
         def _send_file(self, key: str, path: Path) -> None:
             size = path.stat().st_size
             span = _span(self.headers.get("Range"), size)

@@ -195,3 +195,16 @@ def test_dependencies_read_in_ranges_from_other_bytes_than_listed_are_refused(wo
         with pytest.raises(HashMismatch, match="differ from those of the verified file"):
             world.run_up()
     assert not world.env.exists() and not (world.project / "torchenv.lock").exists()
+
+
+@uv_only
+def test_a_server_that_refuses_head_requests_is_read_in_ranges_all_the_same(world, monkeypatch):
+    from torchenv.backends import wheelmeta
+
+    monkeypatch.setattr(wheelmeta, "head", lambda url, timeout: None)     # 405/501 for HEAD
+    tree, wheel = _served_torch(world, metadata=False)
+    with serve_ranges({}, root=tree) as mirror:
+        world.torch_source_url = mirror.url + "/simple"
+        entry, _out = _lock(world)
+    _assert_real_file(entry, wheel)
+    assert mirror.sent < 256 << 10
