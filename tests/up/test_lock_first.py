@@ -208,3 +208,32 @@ def test_a_server_that_refuses_head_requests_is_read_in_ranges_all_the_same(worl
         entry, _out = _lock(world)
     _assert_real_file(entry, wheel)
     assert mirror.sent < 256 << 10
+
+
+@uv_only
+def test_uv_unpacks_the_local_torch_file_while_torchenv_resolves_and_the_install_waits_for_it(world, monkeypatch):
+    from torchenv.engines.uv import UvEngine
+
+    events: list[str] = []
+    real_warm, real_resolve, real_install = UvEngine.warm_cache, UvEngine.resolve, UvEngine.install_files
+
+    def warm(self, files, **kw):
+        events.append("warm " + " ".join(f.name for f in files))
+        return real_warm(self, files, **kw)
+
+    def resolve(self, **kw):
+        events.append("resolve")
+        return real_resolve(self, **kw)
+
+    def install(self, **kw):
+        result = real_install(self, **kw)
+        events.append(f"installed, still unpacking: {len(self._warming)}")
+        return result
+
+    monkeypatch.setattr(UvEngine, "warm_cache", warm)
+    monkeypatch.setattr(UvEngine, "resolve", resolve)
+    monkeypatch.setattr(UvEngine, "install_files", install)
+    world.run_up()
+    torch = world.read_lock().targets[0].wheel("torch")
+    assert events[0] == f"warm {torch.filename}" and "resolve" in events[1:], events
+    assert events[-1] == "installed, still unpacking: 0", events

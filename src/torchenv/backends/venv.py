@@ -97,6 +97,7 @@ class WheelLocker:
         Only a server that offers neither gets the file fetched now, once, through
         ``backends.getfile`` (hash-checked, falling back over the plan's torch sources).
         """
+        from ..sources.index import local_path
         from .locate import locate
 
         plan = self.plan
@@ -104,6 +105,9 @@ class WheelLocker:
                        platform=plan.platform, ui=self.ui, memory=self.memory, hash_local=False)
         self.found[found.wheel.filename] = found.found_url
         self._hash_in_background(found)
+        local = local_path(found.found_url)
+        if local is not None and local.is_file() and not plan.machine.assumed:   # an install here may follow
+            self.engine.warm_cache([local], python_version=plan.python, platform=plan.platform)
         stub = self._stub(found)
         if stub is None:
             wheel, path = self._download(found.wheel, source)
@@ -225,6 +229,9 @@ class WheelLocker:
         """Every wheel of the plan plus ``requirements``, exactly pinned and hash-locked, sorted."""
         try:
             return self._lock(requirements)
+        except BaseException:
+            self.engine.stop_warming()
+            raise
         finally:
             if self._scratch_dir is not None:
                 self._scratch_dir.cleanup()

@@ -21,6 +21,12 @@ class WheelEngine(ABC):
     def forget_cached(self, names: list[str]) -> None:  # noqa: B027 -- an optional hook, not abstract
         """Drop ``names`` from an installer cache that hardlinks into envs; nothing for engines that copy."""
 
+    def warm_cache(self, files: list[Path], *, python_version: str, platform: str) -> None:  # noqa: B027
+        """Start readying local wheels for a later install while torchenv locks; nothing for most engines."""
+
+    def stop_warming(self) -> None:  # noqa: B027 -- an optional hook, not abstract
+        """Stop what ``warm_cache`` started (the lock failed: no install follows)."""
+
     @abstractmethod
     def create_venv(self, *, python: str, path: Path) -> None:
         """Create a venv at ``path`` with interpreter ``python`` (a path or "3.11")."""

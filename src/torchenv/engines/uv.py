@@ -171,6 +171,45 @@ class UvEngine(WheelEngine):
 
     def __init__(self, *, ui: Any = None) -> None:
         self.ui = ui
+        self._warming: list[tuple[subprocess.Popen, str]] = []
+
+    def warm_cache(self, files: list[Path], *, python_version: str, platform: str) -> None:
+        """Unpack local wheels into uv's cache in the background (``uv pip compile --generate-hashes`` of them alone).
+
+        Why: the resolve reads a metadata-only stub of the torch file, so the unpacking of the
+        real GB-sized wheel would wait for the install; started here, it runs while torchenv
+        resolves and fetches, and ``install_files`` (which waits for it) only links the files.
+        """
+        from ..sources.index import project_of
+
+        if platform not in UV_PLATFORMS or not files:
+            return
+        tmp = tempfile.mkdtemp(prefix="torchenv-warm-")
+        req = Path(tmp) / "warm.in"
+        req.write_text("".join(f"{project_of(f.name) or f.name} @ {file_url(f)}\n" for f in files))
+        cmd = [uv_bin(), "pip", "compile", "--no-config", "--quiet", "--no-deps", "--no-index", "--generate-hashes",
+               "--no-header", "--python-version", python_version, "--python-platform", UV_PLATFORMS[platform],
+               str(req), "-o", str(Path(tmp) / "warm.txt")]
+        proc = subprocess.Popen(cmd, env=uv_environ(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if not self._warming:
+            import atexit
+
+            atexit.register(self.stop_warming)   # `torchenv lock` installs nothing: no unpacking outlives it
+        self._warming.append((proc, tmp))
+
+    def stop_warming(self) -> None:
+        self._settle(kill=True)
+
+    def _settle(self, *, kill: bool = False) -> None:
+        """Wait for (or end) the background unpacking; its outcome does not matter, the install checks everything."""
+        import shutil
+
+        for proc, tmp in self._warming:
+            if kill:
+                proc.kill()
+            proc.wait()
+            shutil.rmtree(tmp, ignore_errors=True)
+        self._warming = []
 
     def create_venv(self, *, python: str, path: Path) -> None:
         cmd = [uv_bin(), "venv", "--no-config", "--quiet", "--no-python-downloads", "--python", python, str(path)]
@@ -200,6 +239,7 @@ class UvEngine(WheelEngine):
     def install_files(self, *, env_python: Path, files: list[Path],
                       hashes: dict[str, str] | None = None, reinstall: bool = False) -> None:
         files, hashes = with_pip_seed(env_python, files, hashes)
+        self._settle()
         with tempfile.TemporaryDirectory(prefix="torchenv-sync-") as tmp:
             req = Path(tmp) / "requirements.txt"
             req.write_text(requirements_lines(files, hashes))
