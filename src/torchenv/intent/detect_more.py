@@ -158,7 +158,7 @@ def scan_other_files(project: Path, found: Detected, seen: set[Path]) -> None:
 
 def scan_conda_env(path: Path, project: Path, found: Detected, seen: set[Path]) -> None:
     """A conda env file: ``python=3.8.5``, ``pytorch=1.11.0``, ``cudatoolkit=11.3``, ``pip: [...]``."""
-    import yaml  # type: ignore[import-untyped]  # PyYAML ships no type hints
+    import yaml  # type: ignore[import-untyped,unused-ignore]  # PyYAML ships no hints (types-PyYAML, if installed, does)
 
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8", errors="replace"))

@@ -98,7 +98,7 @@ def conda_pip_lines(text: str, path: Path) -> list[ReqLine]:
     ``cudatoolkit``, ``ffmpeg``), not wheels; ``init`` carried the torch ones over into
     torchenv.toml and named the rest. Lines are numbered by their place in the file.
     """
-    import yaml  # type: ignore[import-untyped]  # PyYAML ships no type hints
+    import yaml  # type: ignore[import-untyped,unused-ignore]  # PyYAML ships no hints (types-PyYAML, if installed, does)
 
     from ..intent.reqfile import parse_requirements_text
 
