@@ -10,8 +10,12 @@ import argparse
 import importlib
 import sys
 import time
+from typing import TYPE_CHECKING
 
 from . import __version__
+
+if TYPE_CHECKING:
+    from .errors import TorchenvError
 
 COMMANDS = ("init", "probe", "plan", "up", "lock", "verify", "run", "shell",
             "mirror", "bundle", "doctor", "export", "completion", "recipes", "cluster")
@@ -104,7 +108,7 @@ def _locate_project(args: argparse.Namespace) -> None:
             streams.say(f"torchenv: not using {lock} (no torchenv.toml beside it)")
 
 
-def _report(args: argparse.Namespace, exc, *, cause: BaseException | None = None) -> int:
+def _report(args: argparse.Namespace, exc: TorchenvError, *, cause: BaseException | None = None) -> int:
     """Print a TorchenvError as the user sees it (JSON with --json); the stack only with TORCHENV_DEBUG=1."""
     from . import streams
     from .errors import PlanRefused

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from ._options import add_intent_overrides, add_machine_assumptions, add_mirror_flags, add_project, add_quiet
 
     p = sub.add_parser("lock", help="write torchenv.lock without installing (add targets for other machines)",

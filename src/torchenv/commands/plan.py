@@ -14,11 +14,12 @@ from . import _options
 
 if TYPE_CHECKING:
     from ..cluster.plan import ClusterPlan
+    from ..errors import PlanRefused
     from ..resolve.plan import Plan
     from ..ui import Ui
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("plan", help="show the torch version, CUDA tier, Python and exact pins `up` would use, and why",
                        description="Resolve torchenv.toml against this machine (or an assumed one) and explain "
                                    "every decision. Nothing is installed.")
@@ -167,7 +168,7 @@ def _in_wheelhouse(plan: Plan, name: str, version: str) -> str | None:
     return None
 
 
-def show_refusal(ui: Ui, exc) -> None:
+def show_refusal(ui: Ui, exc: PlanRefused) -> None:
     ui.error(reason_text(exc.message), reason_text(exc.hint) if exc.hint else None)
     err = ui.err
     if exc.reasons:

@@ -61,7 +61,7 @@ def match(text: str) -> list[tuple[Entry, dict[str, str]]]:
     return out
 
 
-class _Blank(dict):
+class _Blank(dict[str, str]):
     def __missing__(self, key: str) -> str:
         return f"<{key}>"
 

@@ -81,7 +81,7 @@ def uv_environ() -> dict[str, str]:
 
 
 def run_tool(cmd: list[str], *, what: str, env: dict[str, str] | None = None,
-             error: type = BackendError, hint: str | None = None) -> subprocess.CompletedProcess:
+             error: type = BackendError, hint: str | None = None) -> subprocess.CompletedProcess[str]:
     """Run an installer; on failure raise ``error`` carrying the tail of its output and the hint for its kind.
 
     ``hint`` is the caller's guess, used only when ``engines.failures`` does not recognise the output.

@@ -77,7 +77,7 @@ def lock_agrees(lock: Lockfile, project_dir: Path) -> bool:
     return bool(lock.project) == (installable(project_dir) is not None)
 
 
-def _read_record(env: Path) -> dict | None:
+def _read_record(env: Path) -> dict[str, Any] | None:
     try:
         data = json.loads((env / ".torchenv" / RECORD).read_text())
     except (OSError, ValueError):

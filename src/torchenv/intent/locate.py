@@ -9,6 +9,7 @@ inside an inline table is reported at its parent's line.
 from __future__ import annotations
 
 import re
+from typing import cast
 
 _PART_RE = r"""[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*'"""
 _DOTTED = rf"(?:{_PART_RE})(?:\s*\.\s*(?:{_PART_RE}))*"
@@ -30,7 +31,7 @@ def _unquote(part: str) -> str:
     import tomllib  # error path only: let TOML itself decode the escapes
 
     try:
-        return tomllib.loads(f"k = {part}")["k"]
+        return cast(str, tomllib.loads(f"k = {part}")["k"])   # a TOML basic string
     except tomllib.TOMLDecodeError:
         return part[1:-1]
 
