@@ -15,7 +15,6 @@ Only ``init`` uses this module, so it may import ``packaging`` at the top.
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -226,10 +225,9 @@ def _rel(path: Path, project: Path) -> str:
 # --- pyproject.toml / .python-version --------------------------------------------------------
 
 def _scan_pyproject(path: Path, found: Detected) -> None:
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover
-        import tomli as tomllib
+    from ..lock.io import tomllib_module
+
+    tomllib = tomllib_module()
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):

@@ -28,8 +28,9 @@ def _unquote(part: str) -> str:
         return part[1:-1]
     if part[:1] != '"':
         return part
-    import tomllib  # error path only: let TOML itself decode the escapes
+    from ..lock.io import tomllib_module  # error path only: let TOML itself decode the escapes
 
+    tomllib = tomllib_module()
     try:
         return cast(str, tomllib.loads(f"k = {part}")["k"])   # a TOML basic string
     except tomllib.TOMLDecodeError:
