@@ -33,6 +33,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..resolve.reachable import available_plan
     from ..resolve.resolver import resolve
     from ..ui import Ui
 
@@ -48,8 +49,9 @@ def run(args: argparse.Namespace) -> int:
             show_cluster_plan(ui, found)
         return 0
     try:
-        plan = resolve(intent, _options.machine_from_args(args), sources_overrides=_options.source_overrides(args),
-                       check_index=True)
+        machine, overrides = _options.machine_from_args(args), _options.source_overrides(args)
+        plan = resolve(intent, machine, sources_overrides=overrides, check_index=True)
+        plan = available_plan(plan, intent, machine, overrides)   # as `up` does: what runs here and can be fetched
     except Exception as exc:
         from ..errors import PlanRefused
 
