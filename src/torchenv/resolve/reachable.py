@@ -14,8 +14,8 @@ made explicit, so a fallback still passes every check of the resolver:
 
 What an explicit tier, version or Python says is never switched: the refusal lists the
 candidates that are reachable instead (local files, PyPI's build, mirror presets carrying
-that tier). ``plan``, ``up`` and ``lock`` on the probed machine check (so ``plan`` shows what ``up`` installs); an assumed machine (``--assume-*``,
-``--machine``) or ``--offline`` plans as before.
+that tier). ``plan``, ``up`` and ``lock`` on the probed machine check (so ``plan`` shows what
+``up`` installs); an assumed machine (``--assume-*``, ``--machine``) or ``--offline`` plans as before.
 """
 from __future__ import annotations
 
