@@ -2,8 +2,8 @@
 
 Why a stamp file: the full no-op check (``install.noop``) is exact but reads torchenv.toml, the
 lock and the requirements with tomllib, and the command line it runs behind imports every verb
-(~0.1 s in all). Once that check has said "up to date", ``record`` writes down what it looked
-at: every file it opened and every folder it listed, the folders holding them (a file that
+(~0.1 s in all). Once that check has said "up to date" (after a no-op ``up``, or after one that
+installed), ``record`` writes down what it looked at: every file it opened and every folder it listed, the folders holding them (a file that
 appears beside them, such as a new ``requirements.txt`` or the in-progress marker, changes the
 folder's mtime), the interpreter link and the watched site-packages files, each with its
 (mtime_ns, size, inode). ``answer`` repeats ``up``'s message when every one of them is unchanged;
@@ -60,7 +60,9 @@ def answer(argv: list[str]) -> int | None:
     if parsed is None:
         return None
     try:
-        project = os.path.realpath(parsed[0])
+        project = _project_root(parsed[0], quiet=parsed[1])
+        if project is None:
+            return None
         with open(_stamp_path(project), encoding="utf-8") as fh:
             stamp = json.load(fh)
         if stamp.get("schema") != SCHEMA or stamp.get("torchenv") != _version():
@@ -74,6 +76,24 @@ def answer(argv: list[str]) -> int | None:
     except (OSError, ValueError, KeyError, TypeError):
         return None
     return 0
+
+
+def _project_root(start: str, *, quiet: bool) -> str | None:
+    """The project the full path would use for ``start``: ``start`` itself when it holds torchenv.toml
+    (no walk, no import), else ``project.find_project``'s answer from a subdirectory, whose "found
+    above" line is said as the full path says it. ``None`` (full path) when locks without a
+    torchenv.toml were passed over: the full path names them."""
+    begin = os.path.realpath(start)
+    if os.path.lexists(os.path.join(begin, "torchenv.toml")):
+        return begin
+    from ..project import find_project
+
+    located = find_project(begin)
+    if located.stray_locks:
+        return None
+    if located.found_above and not quiet:
+        sys.stderr.write(f"torchenv: {located.describe()}\n")
+    return str(located.root)
 
 
 def _translator():
@@ -122,50 +142,74 @@ class _Seen:
             seen.folders.add(os.path.abspath(os.fsdecode(args[0])))
 
 
-def record(argv: list[str], project: str, *, unless_installed_since: int | None = None) -> None:
+SETTLE_NS = 25_000_000            # mtimes lag the clock by up to a tick (1-10 ms on Linux)
+COARSE_SETTLE_NS = 2_000_000_000  # a filesystem that keeps whole seconds (FAT, HFS+, some network mounts)
+MAX_WAIT_NS = 60_000_000          # waited at most once, right after an install; longer: no stamp this time
+
+
+def record(argv: list[str], project: str) -> None:
     """Write the stamp when the full no-op check says ``project``'s env is up to date (verify included).
 
-    ``unless_installed_since`` (``time.time_ns()`` when the command began): skip an env this very
-    command installed into. Why: the check costs 10-70 ms, which a fresh install should not pay;
-    the next ``up``, a no-op, writes the stamp. Never raises: the stamp only saves time, and a
-    missing one means the full check runs.
+    Also right after an ``up`` that installed, so the very next ``up`` answers from the stamp:
+    the check run here is the one that ``up`` would run, over the same files. Why that is
+    safe (the "racy clean" case of git's index): a file may change again within its mtime
+    tick, keeping its size, and then look unchanged. So a stamp holds only paths older than
+    the check by more than a tick (``_settle_ns``); when some are fresher (an install just
+    wrote them) it waits that long once (under 60 ms) and checks again. Never raises: the
+    stamp only saves time, and a missing one means the full check runs.
     """
     if parse(argv) is None:
         return
     try:
-        if unless_installed_since is not None and _installed_since(project, unless_installed_since):
-            return
         _record(project)
     except Exception:
         return
 
 
-def _installed_since(project: str, since_ns: int) -> bool:
-    from pathlib import Path
-
-    from ..backends import state as st
-    from ..intent.load import load_project_intent
-    from . import noop
-
-    env = noop.env_path_for(load_project_intent(Path(project)), Path(project))
-    try:
-        return os.stat(st.marker_dir(env) / st.STATE_FILE).st_mtime_ns >= since_ns
-    except OSError:
-        return True
+def _settle_ns(paths: list, check_ns: int) -> int:
+    """How much longer until every path is older than a tick before the check began (<= 0: already)."""
+    times = [sig[0] for _path, _follow, sig in paths if sig is not None]
+    margin = COARSE_SETTLE_NS if times and all(t % 1_000_000_000 == 0 for t in times) else SETTLE_NS
+    return max(times, default=0) + margin + 1 - check_ns
 
 
 def _record(project: str) -> None:
     import tempfile
-    from pathlib import Path
+    import time
 
-    from ..backends import state as st
-    from ..options import UpOptions
     from ..sources.credentials import redact_text
-    from . import noop
 
     project = os.path.realpath(project)
     stamp_dir = os.path.join(project, STAMP_DIR)
     os.makedirs(stamp_dir, exist_ok=True)          # before the stamps: creating it changes the project's mtime
+    for attempt in range(2):
+        check_ns = time.time_ns()
+        seen = _checked(project)
+        if seen is None:
+            return
+        done, paths = seen
+        wait = _settle_ns(paths, check_ns)
+        if wait <= 0:
+            break
+        if attempt or wait > MAX_WAIT_NS:
+            return
+        time.sleep(wait / 1e9)
+    body = {"schema": SCHEMA, "torchenv": _version(), "env": str(done.env_path), "lock": done.lock_path.name,
+            "target": done.target, "warnings": [redact_text(w) for w in done.warnings], "paths": paths}
+    fd, tmp = tempfile.mkstemp(dir=stamp_dir, prefix=".noop-stamp-", suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump(body, fh)
+    os.replace(tmp, _stamp_path(project))
+
+
+def _checked(project: str):
+    """The full no-op check's answer and the signature of every path it looked at; ``None``: not up to date."""
+    from pathlib import Path
+
+    from ..backends import state as st
+    from ..options import UpOptions
+    from . import noop
+
     if not _Seen.installed:
         sys.addaudithook(_Seen.hook)
         _Seen.installed = True
@@ -174,12 +218,9 @@ def _record(project: str) -> None:
         done = noop.check(Path(project), UpOptions())
     finally:
         _Seen.active = None
-    if done is None:
-        return
-    env = str(done.env_path)
-    envstate = st.read_state(done.env_path)
-    if envstate is None:
-        return
+    envstate = st.read_state(done.env_path) if done is not None else None
+    if done is None or envstate is None:
+        return None
     site = str(st.site_packages(done.env_path, envstate.python))
     watched = {os.path.join(site, rel) for rel, _size, _mtime in envstate.watched}
     opened = {f for f in seen.files if not f.endswith((".py", ".pyc", ".so"))}
@@ -187,9 +228,4 @@ def _record(project: str) -> None:
     python = str(st.env_python(done.env_path))
     stat_paths.add(python)
     paths = [[p, True, _signature(p)] for p in sorted(stat_paths)] + [[python, False, _signature(python, False)]]
-    body = {"schema": SCHEMA, "torchenv": _version(), "env": env, "lock": done.lock_path.name,
-            "target": done.target, "warnings": [redact_text(w) for w in done.warnings], "paths": paths}
-    fd, tmp = tempfile.mkstemp(dir=stamp_dir, prefix=".noop-stamp-", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(body, fh)
-    os.replace(tmp, _stamp_path(project))
+    return done, paths
