@@ -43,6 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         code = fastpath.answer(argv)
         if code is not None:
             return streams.flush_stdout() or code
+        fastpath.watch(argv)
     parser = build_parser()
     args = parser.parse_args(argv)
     from . import i18n

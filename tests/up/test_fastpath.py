@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -138,3 +139,23 @@ def test_from_a_subdirectory_the_stamp_answers_and_says_where_the_project_is(wor
     assert "torchenv.commands" not in fast.stderr, "answered before the command line was built"
     (sub / "torchenv.toml").write_text("")           # a nearer project now: the stamp does not answer for it
     assert fastpath.answer(["up", "-C", str(sub)]) is None
+
+
+@pytest.mark.parametrize("installer", ["uv"], indirect=True)
+def test_a_noop_up_checks_once_and_its_stamp_comes_from_that_check(world, monkeypatch, capsys):
+    from torchenv.cli import main
+    from torchenv.install import noop
+
+    world.run_up()
+    (world.project / ".torchenv").mkdir(exist_ok=True)
+    time.sleep(2 * fastpath.SETTLE_NS / 1e9)              # the install's files are more than a tick old now
+    checks = []
+    real = noop._check
+    monkeypatch.setattr(noop, "_check", lambda *a: checks.append(1) or real(*a))
+    monkeypatch.setattr(noop, "WATCH", None)
+    argv = ["up", "-C", str(world.project)]
+    assert main(argv) == 0 and "is up to date" in capsys.readouterr().out
+    assert len(checks) == 1, "the stamp reuses the no-op check's own answer and paths"
+    assert fastpath.answer(argv) == 0
+    CHANGES["requirements.txt added"](world)
+    assert fastpath.answer(argv) is None, "the reused check's folders are in the stamp"

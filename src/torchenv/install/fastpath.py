@@ -125,11 +125,16 @@ class _Seen:
     """Paths opened and folders listed while the full no-op check runs (an audit hook; off otherwise)."""
 
     active: _Seen | None = None
+    last: _Seen | None = None          # the last check ``watch`` saw in this process
     installed = False
 
-    def __init__(self) -> None:
+    def __init__(self, project: str = "", full: bool = True) -> None:
         self.files: set[str] = set()
         self.folders: set[str] = set()
+        self.project = project
+        self.full = full                # checked with verify, as a plain ``up`` does
+        self.started_ns = 0
+        self.result = None
 
     @classmethod
     def hook(cls, event: str, args: tuple) -> None:
@@ -147,6 +152,41 @@ COARSE_SETTLE_NS = 2_000_000_000  # a filesystem that keeps whole seconds (FAT, 
 MAX_WAIT_NS = 60_000_000          # waited at most once, right after an install; longer: no stamp this time
 
 
+def watch(argv: list[str]) -> None:
+    """Before a plain ``up`` runs: note what its no-op check opens and answers (``noop.WATCH``), so that
+    ``record`` after a no-op ``up`` reuses that check instead of running a second one."""
+    if parse(argv) is None:
+        return
+    from . import noop
+
+    noop.WATCH = _watched
+
+
+class _watched:
+    """``noop.check``'s context while ``watch`` is on: the audit hook collects for this one check."""
+
+    def __init__(self, project_dir, options) -> None:
+        self.seen = _Seen(os.path.realpath(project_dir), full=not options.no_verify)
+
+    def __enter__(self) -> _Seen:
+        import time
+
+        _hook_installed()
+        self.seen.started_ns = time.time_ns()
+        _Seen.active = self.seen
+        return self.seen
+
+    def __exit__(self, *exc) -> None:
+        _Seen.active = None
+        _Seen.last = self.seen
+
+
+def _hook_installed() -> None:
+    if not _Seen.installed:
+        sys.addaudithook(_Seen.hook)
+        _Seen.installed = True
+
+
 def record(argv: list[str], project: str) -> None:
     """Write the stamp when the full no-op check says ``project``'s env is up to date (verify included).
 
@@ -158,12 +198,15 @@ def record(argv: list[str], project: str) -> None:
     wrote them) it waits that long once (under 60 ms) and checks again. Never raises: the
     stamp only saves time, and a missing one means the full check runs.
     """
-    if parse(argv) is None:
-        return
+    from . import noop
+
     try:
-        _record(project)
+        if parse(argv) is not None:
+            _record(project)
     except Exception:
         return
+    finally:
+        noop.WATCH = None
 
 
 def _settle_ns(paths: list, check_ns: int) -> int:
@@ -174,14 +217,16 @@ def _settle_ns(paths: list, check_ns: int) -> int:
 
 
 def _record(project: str) -> None:
-    import tempfile
     import time
-
-    from ..sources.credentials import redact_text
 
     project = os.path.realpath(project)
     stamp_dir = os.path.join(project, STAMP_DIR)
+    created = not os.path.isdir(stamp_dir)
     os.makedirs(stamp_dir, exist_ok=True)          # before the stamps: creating it changes the project's mtime
+    reused = None if created else _reusable(project)
+    if reused is not None and _settle_ns(reused[1], reused[2]) <= 0:
+        _write(project, *reused[:2])
+        return
     for attempt in range(2):
         check_ns = time.time_ns()
         seen = _checked(project)
@@ -194,6 +239,25 @@ def _record(project: str) -> None:
         if attempt or wait > MAX_WAIT_NS:
             return
         time.sleep(wait / 1e9)
+    _write(project, done, paths)
+
+
+def _reusable(project: str):
+    """``(answer, paths, when it began)`` of this process's own no-op check, when it was the last check,
+    for this project, as a plain ``up`` runs it, and said "up to date"; else ``None``."""
+    seen = _Seen.last
+    if seen is None or seen.result is None or not seen.full or seen.project != project:
+        return None
+    paths = _paths_of(project, seen.result, seen)
+    return None if paths is None else (seen.result, paths, seen.started_ns)
+
+
+def _write(project: str, done, paths: list) -> None:
+    import tempfile
+
+    from ..sources.credentials import redact_text
+
+    stamp_dir = os.path.join(project, STAMP_DIR)
     body = {"schema": SCHEMA, "torchenv": _version(), "env": str(done.env_path), "lock": done.lock_path.name,
             "target": done.target, "warnings": [redact_text(w) for w in done.warnings], "paths": paths}
     fd, tmp = tempfile.mkstemp(dir=stamp_dir, prefix=".noop-stamp-", suffix=".tmp")
@@ -206,26 +270,39 @@ def _checked(project: str):
     """The full no-op check's answer and the signature of every path it looked at; ``None``: not up to date."""
     from pathlib import Path
 
-    from ..backends import state as st
     from ..options import UpOptions
     from . import noop
 
-    if not _Seen.installed:
-        sys.addaudithook(_Seen.hook)
-        _Seen.installed = True
-    seen = _Seen.active = _Seen()
+    before, noop.WATCH, _Seen.last = noop.WATCH, _watched, None
     try:
         done = noop.check(Path(project), UpOptions())
     finally:
-        _Seen.active = None
-    envstate = st.read_state(done.env_path) if done is not None else None
-    if done is None or envstate is None:
+        noop.WATCH = before
+    seen = _Seen.last
+    paths = _paths_of(project, done, seen) if done is not None and seen is not None else None
+    return None if paths is None else (done, paths)
+
+
+def _not_imports(folders: set[str], *own: str) -> set[str]:
+    """The listed folders less those the import system listed to find torchenv's own modules (under
+    ``sys.path``): a check that is the process's first imports them, and they are not the project's."""
+    code = tuple(os.path.join(os.path.abspath(p), "") for p in sys.path if p)
+    keep = tuple(os.path.join(p, "") for p in own)
+    return {f for f in folders if not os.path.join(f, "").startswith(code) or os.path.join(f, "").startswith(keep)}
+
+
+def _paths_of(project: str, done, seen: _Seen) -> list | None:
+    """Every path the check that answered ``done`` looked at, and the env's watched files, with signatures."""
+    from ..backends import state as st
+
+    envstate = st.read_state(done.env_path)
+    if envstate is None:
         return None
     site = str(st.site_packages(done.env_path, envstate.python))
     watched = {os.path.join(site, rel) for rel, _size, _mtime in envstate.watched}
     opened = {f for f in seen.files if not f.endswith((".py", ".pyc", ".so"))}
-    stat_paths = opened | seen.folders | {os.path.dirname(f) for f in opened} | watched | {project, site}
+    stat_paths = opened | _not_imports(seen.folders, project, str(done.env_path)) \
+        | {os.path.dirname(f) for f in opened} | watched | {project, site}
     python = str(st.env_python(done.env_path))
     stat_paths.add(python)
-    paths = [[p, True, _signature(p)] for p in sorted(stat_paths)] + [[python, False, _signature(python, False)]]
-    return done, paths
+    return [[p, True, _signature(p)] for p in sorted(stat_paths)] + [[python, False, _signature(python, False)]]
