@@ -159,3 +159,16 @@ def test_a_noop_up_checks_once_and_its_stamp_comes_from_that_check(world, monkey
     assert fastpath.answer(argv) == 0
     CHANGES["requirements.txt added"](world)
     assert fastpath.answer(argv) is None, "the reused check's folders are in the stamp"
+
+
+@pytest.mark.parametrize("installer", ["uv"], indirect=True)
+def test_running_the_project_once_keeps_the_stamp(world):
+    """The first import of a package writes its __pycache__, changing the folder's mtime: the full check
+    holds package folders by presence alone, and so does the stamp. A folder removed still counts."""
+    world.run_up()
+    argv = ["up", "-C", str(world.project)]
+    fastpath.record(argv, str(world.project))
+    (_site(world) / "filelock" / "__pycache__").mkdir()
+    assert fastpath.answer(argv) == 0
+    shutil.rmtree(_site(world) / "filelock")
+    assert fastpath.answer(argv) is None

@@ -18,7 +18,8 @@ import sys
 
 STAMP_DIR = ".torchenv"
 STAMP_FILE = "noop-stamp.json"
-SCHEMA = 1
+SCHEMA = 2          # 2: a watched package folder is held by its presence alone, as the full check holds it
+PRESENT = "present"
 _BARE_FLAGS = {"-q": "quiet", "--quiet": "quiet", "--no-verify": "no_verify", "--frozen": "frozen"}
 
 
@@ -50,6 +51,11 @@ def _signature(path: str, follow: bool = True) -> list[int] | None:
     return [st.st_mtime_ns, st.st_size, st.st_ino]
 
 
+def _held(path: str, follow: bool | str) -> list[int] | bool | None:
+    """What the stamp holds of ``path``: its signature, or (``PRESENT``) only whether it is there."""
+    return os.path.exists(path) if follow == PRESENT else _signature(path, bool(follow))
+
+
 def _stamp_path(project: str) -> str:
     return os.path.join(project, STAMP_DIR, STAMP_FILE)
 
@@ -67,7 +73,7 @@ def answer(argv: list[str]) -> int | None:
             stamp = json.load(fh)
         if stamp.get("schema") != SCHEMA or stamp.get("torchenv") != _version():
             return None
-        if any(_signature(path, follow) != sig for path, follow, sig in stamp["paths"]):
+        if any(_held(path, follow) != sig for path, follow, sig in stamp["paths"]):
             return None
         _ = _translator()
         sys.stdout.write(_("{env} is up to date with {lock} (target {target})").format(
@@ -211,7 +217,7 @@ def record(argv: list[str], project: str) -> None:
 
 def _settle_ns(paths: list, check_ns: int) -> int:
     """How much longer until every path is older than a tick before the check began (<= 0: already)."""
-    times = [sig[0] for _path, _follow, sig in paths if sig is not None]
+    times = [sig[0] for _path, _follow, sig in paths if isinstance(sig, list)]
     margin = COARSE_SETTLE_NS if times and all(t % 1_000_000_000 == 0 for t in times) else SETTLE_NS
     return max(times, default=0) + margin + 1 - check_ns
 
@@ -299,10 +305,15 @@ def _paths_of(project: str, done, seen: _Seen) -> list | None:
     if envstate is None:
         return None
     site = str(st.site_packages(done.env_path, envstate.python))
-    watched = {os.path.join(site, rel) for rel, _size, _mtime in envstate.watched}
+    # a package folder's mtime changes when a first import writes its __pycache__ (running the project
+    # does): the full check holds such a folder by its presence alone, and so does the stamp
+    folders = {os.path.join(site, rel) for rel, size, _mtime in envstate.watched if size < 0}
+    watched = {os.path.join(site, rel) for rel, size, _mtime in envstate.watched if size >= 0}
     opened = {f for f in seen.files if not f.endswith((".py", ".pyc", ".so"))}
     stat_paths = opened | _not_imports(seen.folders, project, str(done.env_path)) \
         | {os.path.dirname(f) for f in opened} | watched | {project, site}
     python = str(st.env_python(done.env_path))
     stat_paths.add(python)
-    return [[p, True, _signature(p)] for p in sorted(stat_paths)] + [[python, False, _signature(python, False)]]
+    present = sorted(folders - {os.path.join(p, "") for p in stat_paths} - stat_paths)
+    return [[p, True, _signature(p)] for p in sorted(stat_paths)] + [[python, False, _signature(python, False)]] \
+        + [[p, PRESENT, _held(p, PRESENT)] for p in present]
