@@ -161,9 +161,9 @@ def interpreter_problem(env: Path, state: EnvState | None) -> str | None:
     return None
 
 
-def _damage(site: Path, rel: str, size: int, mtime: int) -> str | None:
+def _damage(site: str | Path, rel: str, size: int, mtime: int) -> str | None:
     try:
-        st = os.stat(site / rel)
+        st = os.stat(os.path.join(site, rel))      # not ``site / rel``: thousands of these run on every no-op up
     except OSError:
         return f"{rel} is missing from site-packages"
     if size >= 0 and (st.st_size != size or st.st_mtime_ns != mtime):
