@@ -18,6 +18,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -152,6 +153,19 @@ def uv_source_args() -> list[str]:
 
 
 CPU_TORCH = "2.13.0+cpu"
+UV_CACHE_VARIABLE = "TORCHENV_TEST_UV_CACHE"
+
+
+def shared_uv_cache() -> Path:
+    """The one uv cache of the real-torch tests, kept across runs (``$TORCHENV_TEST_UV_CACHE``, else under the
+    temp folder, beside the reused verify envs).
+
+    Why: uv unpacks a wheel into its cache once and hard-links envs from there; with a cache per test every
+    env that installs torch unpacked it again (800 MB for the CPU build, several GB for a CUDA stack). Envs
+    made under the same temp folder share the cache's bytes, and a test's env removed at its end frees nothing
+    the next one needs. Only for tests whose subject is not the cache itself (they keep a fresh home's).
+    """
+    return Path(os.environ.get(UV_CACHE_VARIABLE) or Path(tempfile.gettempdir()) / "torchenv-tests-uv-cache")
 
 
 def cpu_torch_wheel() -> Path:
