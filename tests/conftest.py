@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import pytest
 from tests.support.homes import _isolated_torchenv_home, check_cwd_restored, note_cwd, record_outcome
+from tests.support.order import heavy_first
 from tests.support.wheels import wheels
 
 __all__ = ["_isolated_torchenv_home", "installed_torchenv", "wheels"]
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    heavy_first(items)     # after the areas' own hooks (the fault suite numbers its rows in collection order)
 
 
 @pytest.hookimpl(tryfirst=True)
