@@ -3,11 +3,17 @@ harness lives in tests/support (see its ``__init__``)."""
 from __future__ import annotations
 
 import pytest
+from tests.support.assets import use_run_uv_cache
 from tests.support.homes import _isolated_torchenv_home, check_cwd_restored, note_cwd, record_outcome
 from tests.support.order import heavy_first
 from tests.support.wheels import wheels
 
 __all__ = ["_isolated_torchenv_home", "installed_torchenv", "wheels"]
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config):
+    use_run_uv_cache(config)     # after pytest's tmpdir plugin set up the run's temp folder
 
 
 @pytest.hookimpl(trylast=True)

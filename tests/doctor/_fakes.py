@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tests.support.assets import find_wheel, need, shared_uv_cache
 
-UV_CACHE = shared_uv_cache()     # shared across runs and with the other real-torch tests: rebuilds are links
+UV_CACHE = shared_uv_cache()     # the run's one cache, shared with the other real-torch tests: builds are links
 TORCH_DEPS = ["filelock", "sympy", "networkx", "jinja2", "fsspec", "typing-extensions", "setuptools", "mpmath",
               "markupsafe", "numpy", "pillow"]
 

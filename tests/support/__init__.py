@@ -28,7 +28,7 @@ One of each, by module:
 * ``ui.py`` — ``RecordingUi``: a quiet ``Ui`` keeping ``lines``, ``steps``, ``warnings`` and progress ``advanced``.
 * ``homes.py`` — the autouse per-test ``TORCHENV_HOME`` (tests/conftest.py), removed when the test passed.
 * ``assets.py`` — the real torch wheels and uv, found through ``pip config list``; ``need`` (fail in CI, skip
-  elsewhere); ``shared_uv_cache()``, the one uv cache of the real-torch tests.
+  elsewhere); ``shared_uv_cache()``, the one uv cache of the real-torch tests (per run, in its basetemp).
 * ``installed.py`` — torchenv installed by ``./bootstrap`` (``installed_torchenv``), ``build_once`` for
   run-wide artifacts shared by xdist workers.
 * ``project.py`` (``ProjectView``: env, lock, site-packages), ``inbackend.py`` (a project with an in-tree build
