@@ -68,10 +68,10 @@ def test_any_change_the_full_check_would_see_sends_up_down_the_full_path(world, 
 @pytest.mark.parametrize("installer", ["uv"], indirect=True)
 @pytest.mark.parametrize("argv", [["up", "--python", "3.12"], ["up", "--force"], ["up", "--mirror", "x"],
                                   ["up", "--no-v"], ["lock"], ["up", "-C"]])
-def test_flags_the_stamp_cannot_answer_for_go_the_full_path(world, argv, capsys):
+def test_flags_the_stamp_cannot_answer_for_go_the_full_path(world, argv, capsys, monkeypatch):
     world.run_up()
     fastpath.record(["up", "-C", str(world.project)], str(world.project))
-    os.chdir(world.project)
+    monkeypatch.chdir(world.project)     # and back: a removed tmp_path must not stay the worker's cwd
     assert fastpath.answer(argv) is None
     assert capsys.readouterr().out == ""
 
