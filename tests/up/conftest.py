@@ -32,6 +32,7 @@ class World(ProjectView):
     pypi_index: str
     torch_source_url: str = ""
     plan_calls: list = field(default_factory=list)
+    real_make_plan: object = None     # the planner the fake below replaces (for tests of the real one)
 
     def args(self, *extra: str, verb: str = "up"):
         from torchenv.cli import build_parser
@@ -99,6 +100,9 @@ def world(tmp_path, installer, monkeypatch) -> World:
         w.plan_calls.append(intent)
         return w.plan(intent, torch_url=w.torch_source_url or None)
 
+    import torchenv.install.up as up
+
+    w.real_make_plan = up.make_plan
     monkeypatch.setattr("torchenv.install.up.make_plan", fake_make_plan)
     monkeypatch.setenv("UV_CACHE_DIR", str(tmp_path / "uv-cache"))
     return w
