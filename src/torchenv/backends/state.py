@@ -100,22 +100,27 @@ def _record_paths(record: Path) -> list[str]:
         return [row[0] for row in csv.reader(fh) if row]
 
 
-def _watched_part(rel: str) -> bool:
-    return not rel.startswith(("/", "..")) and not rel.partition("/")[0].endswith((".dist-info", ".data"))
-
-
-def _top_level(record: Path, info_dir: str) -> tuple[set[str], set[str]]:
-    """Files at most one folder deep and the top folders a RECORD lists (no scripts, no caches).
+def record_rows(record: Path, text: str | None = None) -> list[str]:
+    """The paths a RECORD lists (``text``: its contents, when already read).
 
     Why not csv for every row: torch's RECORD alone has 12,000 rows, and a 70-package env's
     29,000 cost ~26 ms of CPU through csv right after every install, ~13 ms cut at the first
     comma. Only a RECORD with a quoted row (a path holding a comma or a quote) needs csv.
     """
-    text = record.read_text(encoding="utf-8")
+    text = record.read_text(encoding="utf-8") if text is None else text
     if '"' in text:
-        rows = _record_paths(record)
-    else:
-        rows = [line.partition(",")[0] for line in text.splitlines() if line]
+        return _record_paths(record)
+    return [line.partition(",")[0] for line in text.splitlines() if line]
+
+
+def _watched_part(rel: str) -> bool:
+    return not rel.startswith(("/", "..")) and not rel.partition("/")[0].endswith((".dist-info", ".data"))
+
+
+def _top_level(record: Path, info_dir: str) -> tuple[set[str], set[str]]:
+    """Files at most one folder deep and the top folders a RECORD lists (no scripts, no caches)."""
+    text = record.read_text(encoding="utf-8")
+    rows = record_rows(record, text)
     if "__pycache__" in text:
         rows = [rel for rel in rows if "__pycache__" not in rel.split("/")]
     files = {rel for rel in rows if rel.count("/") <= 1 and _watched_part(rel)}

@@ -366,12 +366,17 @@ def _run_locked(project_dir: Path, options: UpOptions, ui: Ui, strategy: OnlineS
     if project_install.sync_project(project.env, backend.python(), choice.plan, project_dir, ui) \
             and status == "up-to-date":
         status = "synced"
-    strategy.after_sync(project.env, choice.plan, ui)
-    _record(project, choice, ui)
+
+    def record() -> None:
+        strategy.after_sync(project.env, choice.plan, ui)
+        _record(project, choice, ui)
+
     verify_ok = None
-    if not options.no_verify:
+    if options.no_verify:
+        record()
+    else:
         status, verify_ok = _verify_if_needed(status, project.env, backend.python(), choice.target, choice.plan,
-                                              project_dir, ui)
+                                              project_dir, ui, meanwhile=record)
     return UpResult(status, project.env, choice.target.name, project.lock_path, verify_ok, choice.changes,
                     choice.notes)
 
@@ -440,8 +445,11 @@ def _record(project: Project, choice: TargetChoice, ui: Ui) -> None:
 
 
 def _verify_if_needed(status: str, env: Path, python: Path, target: LockTarget, plan: Plan, project_dir: Path,
-                      ui: Ui) -> tuple[str, bool | None]:
+                      ui: Ui, *, meanwhile: Callable[[], None] = lambda: None) -> tuple[str, bool | None]:
     """Verify after a change, or when the env's last verify did not pass; ``(status, verify_ok)``.
+
+    ``meanwhile`` (writing torchenv.lock and the env's pip.conf) runs exactly once: while the
+    verify's ``import torch`` runs when there is a verify, else at once.
 
     Why re-verify rather than rebuild: a verify that was interrupted only needs to run again, and
     one that failed usually failed for a reason outside the env (driver, GPU, machine); the
@@ -449,16 +457,37 @@ def _verify_if_needed(status: str, env: Path, python: Path, target: LockTarget, 
     """
     from ..backends import state as st
 
+    once = _Once(meanwhile)
     last = st.verify_problem(env)
     if status == "up-to-date":
         if last is None:
+            once()
             return status, None
         ui.step(f"{env}: its last verify {last}; verifying again")
         status = "verified"
-    st.begin_verify(env)
-    ok = _verify(python, target, plan, project_dir, ui)
+    from ..verify import bytecode
+
+    st.begin_verify(env)               # before the script starts: an interrupted verify leaves it behind
+    site = st.site_packages(env, target.python)
+    bytecode.lend(site, target, target.python)       # what an earlier env's verify compiled for these wheels
+    ok = _verify(python, target, plan, project_dir, ui, meanwhile=once)
+    once()                             # a verify that did not run it (one handed in by a test)
     st.end_verify(env, bool(ok))
+    if ok:
+        bytecode.keep(site, target, target.python)
     return status, ok
+
+
+class _Once:
+    """``work`` run on the first call only."""
+
+    def __init__(self, work: Callable[[], None]) -> None:
+        self.work, self.done = work, False
+
+    def __call__(self) -> None:
+        if not self.done:
+            self.done = True
+            self.work()
 
 
 def usable_env_path(env: Path, project_dir: Path, *, force: bool) -> EnvClaim:
@@ -630,14 +659,30 @@ def _bytecode_allowed() -> Iterator[None]:
             os.environ["PYTHONDONTWRITEBYTECODE"] = saved
 
 
-def verify_env(python: Path, target: LockTarget, plan: Plan, project_dir: Path, ui: Ui) -> bool:
-    from ..verify import render_report, run_verify, write_report
+def verify_env(python: Path, target: LockTarget, plan: Plan, project_dir: Path, ui: Ui, *,
+               meanwhile: Callable[[], None] = lambda: None) -> bool:
+    """Verify the env; ``meanwhile`` runs while its interpreter starts and imports torch.
+
+    Why start the script first: ``import torch`` takes 2-4 s on a fresh env and needs nothing
+    from this process; writing torchenv.lock and the env's pip.conf (and importing what the
+    report is rendered with) meanwhile takes that work off the wall clock. Whatever
+    ``meanwhile`` raises stops the script: no verify outlives the run it belongs to.
+    """
+    from ..verify import render_report, write_report
     from ..verify.expect import expected_from_target, gpu_expected
+    from ..verify.runner import start_verify
 
     # one rule for "expects a GPU", shared with `torchenv verify`: a GPU tier, and a GPU on the planned machine
     expects_gpu = gpu_expected(target.tier, target.os, plan.machine)
-    with ui.progress("verifying (import torch, devices, a small computation)"), _bytecode_allowed():
-        report = run_verify(python, expected=expected_from_target(target), expects_gpu=expects_gpu)
+    with _bytecode_allowed():          # the script's environment is taken when it starts
+        running = start_verify(python, expected=expected_from_target(target), expects_gpu=expects_gpu)
+    try:
+        meanwhile()
+        with ui.progress("verifying (import torch, devices, a small computation)"):
+            report = running.result()
+    except BaseException:
+        running.stop()
+        raise
     write_report(project_dir, report)
     if ui.quiet:
         if not report.ok:
