@@ -205,3 +205,35 @@ def test_pip_seed_answer_is_dropped_when_the_wheel_changes(tmp_path, monkeypatch
         assert seed.pip_wheel("3.11") == first     # asked again, and right
     finally:
         seed.pip_wheel.cache_clear()
+
+
+# -- the project lock ---------------------------------------------------------------------------------
+
+def test_project_lock_excludes_a_filelock_holder_and_is_taken_after_it(tmp_path):
+    """The project lock and filelock's (an older torchenv, Windows) are one lock: each waits for the other."""
+    import time
+
+    from filelock import FileLock, Timeout
+
+    from torchenv.install.projectlock import LOCK_NAME, project_lock
+
+    (tmp_path / ".torchenv").mkdir()
+    path = str(tmp_path / ".torchenv" / LOCK_NAME)
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from filelock import FileLock; "
+                               f"lock = FileLock({path!r}); lock.acquire(); print('held', flush=True); "
+                               "time.sleep(0.5); lock.release()"], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    start = time.monotonic()
+    with project_lock(tmp_path) as waited:
+        assert waited and time.monotonic() - start >= 0.2
+        with pytest.raises(Timeout):
+            FileLock(path, thread_local=False).acquire(timeout=0.1)
+    holder.wait(timeout=10)
+    FileLock(path).acquire(timeout=1)        # released on the way out
+
+
+def test_project_lock_does_not_import_filelock():
+    code = ("import sys, tempfile, pathlib; from torchenv.install.projectlock import project_lock; "
+            "d = pathlib.Path(tempfile.mkdtemp());\nwith project_lock(d): pass\nprint('filelock' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
