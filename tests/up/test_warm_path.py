@@ -237,3 +237,15 @@ def test_project_lock_does_not_import_filelock():
             "d = pathlib.Path(tempfile.mkdtemp());\nwith project_lock(d): pass\nprint('filelock' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_local_paths_and_wheel_names_need_no_http_stack():
+    """``sources.index`` is on every install's path (local paths, wheel names); its HTTP/HTML parts are not."""
+    code = ("import sys; from torchenv.sources import index; "
+            "assert str(index.local_path('file:///tmp/a%2Bb/x.whl')) == '/tmp/a+b/x.whl'; "
+            "index.project_of('torch-2.4.1+cpu-cp311-cp311-linux_x86_64.whl'); "
+            "print(sorted(m for m in ('urllib.request', 'html.parser', 'http.client') if m in sys.modules)); "
+            "print([f.filename for f in index.parse_html('<a href=\"x-1.0-py3-none-any.whl#sha256=ab\">x</a>', "
+            "'https://h/simple/x/')])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == ["[]", "['x-1.0-py3-none-any.whl']"], out
