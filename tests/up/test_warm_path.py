@@ -249,3 +249,33 @@ def test_local_paths_and_wheel_names_need_no_http_stack():
             "'https://h/simple/x/')])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.splitlines() == ["[]", "['x-1.0-py3-none-any.whl']"], out
+
+
+def test_the_verified_hash_index_is_parsed_once_per_run_and_reread_when_another_run_changed_it(tmp_path, monkeypatch):
+    import hashlib
+    import json
+
+    from torchenv.sources import fetch
+
+    cache = tmp_path / "cache"
+    files = {}
+    for name in ("a-1.0-py3-none-any.whl", "b-1.0-py3-none-any.whl", "c-1.0-py3-none-any.whl"):
+        path = tmp_path / name
+        path.write_bytes(name.encode())
+        files[name] = (path, hashlib.sha256(name.encode()).hexdigest())
+    fetch.remember_verified({p: sha for p, sha in list(files.values())[:2]}, cache=cache)
+    parsed, hashed = [], []
+    real_loads, real_hash = json.loads, fetch.sha256_file
+    monkeypatch.setattr(fetch.json, "loads", lambda text, **kw: (parsed.append(1), real_loads(text, **kw))[1])
+    monkeypatch.setattr(fetch, "sha256_file", lambda path: (hashed.append(path.name), real_hash(path))[1])
+    for name in ("a-1.0-py3-none-any.whl", "b-1.0-py3-none-any.whl"):
+        path, sha = files[name]
+        assert fetch.fetch(name, sha, [str(path)], cache=cache) == path
+    assert parsed == [] and hashed == []          # known from this run's own write: neither parsed nor hashed
+    index = cache / "verified-local.json"          # another run adds c
+    data = real_loads(index.read_text())
+    c_path, c_sha = files["c-1.0-py3-none-any.whl"]
+    data[str(c_path.resolve())] = [c_path.stat().st_size, c_path.stat().st_mtime_ns, c_sha]
+    index.write_text(json.dumps(data) + " ")
+    assert fetch.fetch(c_path.name, c_sha, [str(c_path)], cache=cache) == c_path
+    assert parsed == [1] and hashed == []

@@ -11,7 +11,7 @@ import hashlib
 import json
 import os
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -78,7 +78,7 @@ def _write_json(path: Path, data: dict) -> None:
 
 
 def write_state(env: Path, state: EnvState) -> None:
-    data = asdict(state)
+    data = {f.name: getattr(state, f.name) for f in fields(state)}   # not asdict: it deep-copies every watched row
     data["fingerprint"] = list(state.fingerprint)
     data["watched"] = [list(w) for w in state.watched]
     _write_json(marker_dir(env) / STATE_FILE, data)
