@@ -125,3 +125,27 @@ def test_a_wheel_is_kept_once_and_other_wheels_are_not_lent_its_files(tmp_path):
     other = _site_with_package(tmp_path / "c", compiled=False)
     assert bytecode.keep(_site_with_package(tmp_path / "d", compiled=True), _target("cd" * 32), "3.11") == 2
     assert bytecode.lend(other, _target(), "3.11") == 0       # another sha256: the other wheel's files stay out
+
+
+def test_bytecode_for_another_copy_of_the_wheel_is_not_lent_and_is_replaced(tmp_path):
+    """Another uv cache (or the same wheel found at another path) unpacks it with other mtimes: Python would
+    recompile every lent file, so none is lent; that env's own ``.pyc`` replace the kept ones."""
+    import py_compile
+
+    from torchenv.verify import bytecode
+
+    def site_at(name: str, mtime: int, compiled: bool):
+        site = _site_with_package(tmp_path / name, compiled=False)
+        for py in (site / "pkg").glob("*.py"):
+            os.utime(py, (mtime, mtime))
+        if compiled:
+            for py in (site / "pkg").glob("*.py"):
+                py_compile.compile(str(py), cfile=str(site / f"pkg/__pycache__/{py.stem}.cpython-311.pyc"))
+        return site
+
+    assert bytecode.keep(site_at("a", 1_700_000_000, True), _target(), "3.11") == 2
+    assert bytecode.lend(site_at("b", 1_700_000_500, False), _target(), "3.11") == 0
+    assert bytecode.keep(site_at("c", 1_700_000_500, True), _target(), "3.11") == 2    # replaced
+    fresh = site_at("d", 1_700_000_500, False)
+    assert bytecode.lend(fresh, _target(), "3.11") == 2
+    assert bytecode.keep(fresh, _target(), "3.11") == 0                                # fits: left alone

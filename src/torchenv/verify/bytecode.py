@@ -73,18 +73,63 @@ def _compiled(site: Path, record: Path) -> list[str]:
     return out
 
 
-def keep(site: Path, target: LockTarget, python: str) -> int:
-    """Link the ``.pyc`` each wheel's files have now into the store (wheels it lacks only); how many.
+SAMPLE = ".sample"   # in each kept folder: one ``.pyc`` (relative path) whose header says which sources it fits
 
-    Never raises: the store only saves time.
+
+def _fits(pyc: Path, source: Path) -> bool:
+    """Would Python take ``pyc`` for ``source``? (a timestamp ``.pyc`` whose recorded mtime and size match)."""
+    import struct
+
+    try:
+        with open(pyc, "rb") as fh:
+            header = fh.read(16)
+        st = os.stat(source)
+    except OSError:
+        return False
+    if len(header) < 16:
+        return False
+    flags, mtime, size = struct.unpack("<III", header[4:16])
+    return flags == 0 and mtime == int(st.st_mtime) & 0xFFFFFFFF and size == st.st_size & 0xFFFFFFFF
+
+
+def _source_of(rel_pyc: str) -> str:
+    """``pkg/__pycache__/mod.cpython-311.pyc`` -> ``pkg/mod.py``."""
+    folder, _sep, name = rel_pyc.rpartition("/")
+    return os.path.join(os.path.dirname(folder), name.partition(".")[0] + ".py")
+
+
+def _fits_site(kept: Path, site: Path) -> bool:
+    """Do the ``.pyc`` kept in ``kept`` fit ``site``'s sources? Their sample tells (empty: nothing to lend).
+
+    Why a sample: every file of a wheel comes from one unpacked copy in uv's cache, with the mtimes
+    that copy got; an env linked from another copy (another uv cache, the same wheel found at
+    another path) has other mtimes, and Python would recompile every lent file.
+    """
+    rel = _sample(kept)
+    return rel is not None and rel != "" and _fits(kept / rel, site / _source_of(rel))
+
+
+def _sample(kept: Path) -> str | None:
+    """The kept folder's sample; ``""`` when it was kept empty, ``None`` when there is none."""
+    try:
+        return (kept / SAMPLE).read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+
+
+def keep(site: Path, target: LockTarget, python: str) -> int:
+    """Link the ``.pyc`` each wheel's files have now into the store; how many.
+
+    A wheel already kept for these very sources is left alone; one kept for another unpacked
+    copy of the wheel is replaced. Never raises: the store only saves time.
     """
     kept = 0
     root = store(python)
     for sha, info in _dist_infos(site, target):
         final = root / sha
-        if final.exists():
-            continue
-        try:            # a wheel whose files verify did not import is kept empty: not looked at again
+        if final.exists() and (not _sample(final) or _fits_site(final, site)):
+            continue    # kept for these sources, or kept empty (verify imported nothing of it)
+        try:
             kept += _link_all(site, _compiled(site, info / "RECORD"), final)
         except (OSError, ValueError):
             continue
@@ -92,14 +137,20 @@ def keep(site: Path, target: LockTarget, python: str) -> int:
 
 
 def _link_all(site: Path, files: list[str], final: Path) -> int:
-    """All of ``files`` under ``final``, or nothing: built in a temp folder, renamed into place."""
+    """All of ``files`` under ``final`` (with their sample), or nothing: built aside, renamed into place."""
     tmp = final.with_name(f".{final.name}.{os.getpid()}.tmp")
+    sample = next((rel for rel in files if _fits(site / rel, site / _source_of(rel))), "")
     try:
         tmp.mkdir(parents=True)
         for rel in files:
             dest = tmp / rel
             dest.parent.mkdir(parents=True, exist_ok=True)
             os.link(site / rel, dest)
+        (tmp / SAMPLE).write_text(sample, encoding="utf-8")
+        if final.exists():                       # kept for another copy of the wheel: replaced
+            old = final.with_name(f".{final.name}.{os.getpid()}.old")
+            final.rename(old)
+            shutil.rmtree(old, ignore_errors=True)
         tmp.rename(final)
     except OSError:
         shutil.rmtree(tmp, ignore_errors=True)   # another filesystem, or another run got there first
@@ -116,8 +167,8 @@ def lend(site: Path, target: LockTarget, python: str) -> int:
     root = store(python)
     for sha, _info in _dist_infos(site, target):
         kept = root / sha
-        if not kept.is_dir():
-            continue
+        if not _fits_site(kept, site):
+            continue                              # not kept, kept empty, or for another copy of the wheel
         for folder, _dirs, names in os.walk(kept):
             rel = os.path.relpath(folder, kept)
             dest = site / rel
