@@ -13,10 +13,15 @@ import os
 import time
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 # the env's layout (interpreter, site-packages, dist-info), re-exported: callers ask "the state" for both
-from ..envlayout import dist_name, distributions, env_python, env_python_version, fingerprint, site_packages  # noqa: F401
+from ..envlayout import dist_name as dist_name
+from ..envlayout import distributions as distributions
+from ..envlayout import env_python as env_python
+from ..envlayout import env_python_version as env_python_version
+from ..envlayout import fingerprint as fingerprint
+from ..envlayout import site_packages as site_packages
 
 if TYPE_CHECKING:
     from ..lock.model import LockTarget
@@ -66,7 +71,7 @@ def read_state(env: Path) -> EnvState | None:
         return None
 
 
-def _write_json(path: Path, data: dict) -> None:
+def _write_json(path: Path, data: dict[str, Any]) -> None:
     """Atomic, not fsynced: the env's own files are not either, so a synced marker would outlive what it describes.
 
     Why no ``indent``: it makes ``json`` use its pure-Python encoder, ~20 ms for the watch list
@@ -174,9 +179,9 @@ def interpreter_problem(env: Path, state: EnvState | None) -> str | None:
     return None
 
 
-def _damage(site: Path, rel: str, size: int, mtime: int) -> str | None:
+def _damage(site: str | Path, rel: str, size: int, mtime: int) -> str | None:
     try:
-        st = os.stat(site / rel)
+        st = os.stat(os.path.join(site, rel))      # not ``site / rel``: thousands of these run on every no-op up
     except OSError:
         return f"{rel} is missing from site-packages"
     if size >= 0 and (st.st_size != size or st.st_mtime_ns != mtime):

@@ -89,7 +89,7 @@ def _fits(pyc: Path, source: Path) -> bool:
     if len(header) < 16:
         return False
     flags, mtime, size = struct.unpack("<III", header[4:16])
-    return flags == 0 and mtime == int(st.st_mtime) & 0xFFFFFFFF and size == st.st_size & 0xFFFFFFFF
+    return bool(flags == 0 and mtime == int(st.st_mtime) & 0xFFFFFFFF and size == st.st_size & 0xFFFFFFFF)
 
 
 def _source_of(rel_pyc: str) -> str:
