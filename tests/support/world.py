@@ -69,6 +69,7 @@ class World(ProjectView):
     pypi_index: str = ""
     torch_source_url: str = ""          # set by a test: the torch source the next plan names instead
     plan_calls: list = field(default_factory=list)
+    real_make_plan: object = None     # the planner ``fake_plan`` replaces (for tests of the real one)
     _stack: ExitStack = field(default_factory=ExitStack)
 
     # -- in-process ------------------------------------------------------------------------

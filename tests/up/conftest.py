@@ -22,7 +22,10 @@ def installer(request) -> str:
 
 @pytest.fixture
 def world(tmp_path, installer, monkeypatch) -> World:
+    import torchenv.install.up as up
+
     w = file_world(tmp_path, installer)
+    w.real_make_plan = up.make_plan
     monkeypatch.setattr("torchenv.install.up.make_plan", w.fake_plan)
     monkeypatch.setenv("UV_CACHE_DIR", str(tmp_path / "uv-cache"))
     return w
