@@ -9,9 +9,12 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-import time
+from typing import TYPE_CHECKING
 
 from . import __version__
+
+if TYPE_CHECKING:
+    from .errors import TorchenvError
 
 COMMANDS = ("init", "probe", "plan", "up", "lock", "verify", "run", "shell",
             "mirror", "bundle", "doctor", "export", "completion", "recipes", "cluster")
@@ -38,13 +41,13 @@ def main(argv: list[str] | None = None) -> int:
     streams.ascii_safe_streams()
     streams.guard_stdout()
     argv = sys.argv[1:] if argv is None else list(argv)
-    started_ns = time.time_ns()
     if argv[:1] == ["up"]:          # the no-op `up` answers before the parser imports every verb
         from .install import fastpath
 
         code = fastpath.answer(argv)
         if code is not None:
             return streams.flush_stdout() or code
+        fastpath.watch(argv)
     parser = build_parser()
     args = parser.parse_args(argv)
     from . import i18n
@@ -54,10 +57,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     code = _dispatch(args)
-    if code == 0 and args.command == "up" and not getattr(getattr(args, "located", None), "found_above", True):
+    if code == 0 and args.command == "up":
         from .install import fastpath
 
-        fastpath.record(argv, args.project, unless_installed_since=started_ns)
+        fastpath.record(argv, args.project)
     failed_output = streams.flush_stdout()
     return code if failed_output is None else failed_output
 
@@ -104,7 +107,7 @@ def _locate_project(args: argparse.Namespace) -> None:
             streams.say(f"torchenv: not using {lock} (no torchenv.toml beside it)")
 
 
-def _report(args: argparse.Namespace, exc, *, cause: BaseException | None = None) -> int:
+def _report(args: argparse.Namespace, exc: TorchenvError, *, cause: BaseException | None = None) -> int:
     """Print a TorchenvError as the user sees it (JSON with --json); the stack only with TORCHENV_DEBUG=1."""
     from . import streams
     from .errors import PlanRefused

@@ -148,3 +148,25 @@ def test_a_pulled_in_package_no_other_build_serves_leaves_the_error_as_it_is(her
     intent = Intent(torch=TorchIntent())
     first = _plan(intent, machine, args)
     assert replanned(first, intent, args, PulledInFamily("no such wheel", name="torchrec")) is None
+
+
+def test_plan_shows_the_build_up_will_install(here, tmp_path, monkeypatch, capsys):
+    """``torchenv plan`` answers as ``up`` plans: the reachable build, not the newest one it cannot fetch."""
+    import importlib
+    import json
+
+    from torchenv.cli import main
+    from torchenv.install.up import make_plan
+    from torchenv.options import MachineSpec, UpOptions
+
+    machine, args, folder = here
+    make_wheel(folder, "torch", "2.13.0+cpu", tag=TAG)
+    monkeypatch.setattr(importlib.import_module("torchenv.probe.assume"), "machine_for", lambda spec: machine)
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "torchenv.toml").write_text('[torch]\ncuda = "auto"\n')
+    assert main(["plan", "--json", "-C", str(project), "--torch-mirror", args.torch_mirror]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    planned = make_plan(Intent(torch=TorchIntent()), UpOptions(machine=MachineSpec(), sources=args))
+    assert (shown["torch"], shown["tier"], shown["python"]) == \
+        (planned.torch_version, planned.tier, planned.python) == ("2.13.0", "cpu", "3.11")

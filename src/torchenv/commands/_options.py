@@ -78,7 +78,7 @@ def add_offline_flags(p: argparse.ArgumentParser) -> None:
                         "conda packages downloaded by hand; implies --offline")
 
 
-def with_project(data: dict, args: argparse.Namespace) -> dict:
+def with_project(data: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
     """``--json`` output plus which project root and file the command used (``project``, ``project_file``)."""
     located = getattr(args, "located", None)
     return {**data, **located.to_json()} if located is not None else data
@@ -126,7 +126,8 @@ def up_options(args: argparse.Namespace) -> UpOptions:
 
 def lock_options(args: argparse.Namespace) -> LockOptions:
     return LockOptions(intent=intent_overrides(args), machine=machine_spec(args), sources=source_overrides(args),
-                       targets=tuple(getattr(args, "target", None) or ()))
+                       targets=tuple(getattr(args, "target", None) or ()),
+                       reset_overrides=getattr(args, "reset_overrides", False))
 
 
 def bundle_options(args: argparse.Namespace) -> BundleOptions:

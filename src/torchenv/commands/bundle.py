@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from ._options import add_json, add_mirror_flags, add_project, add_quiet
 
     p = sub.add_parser("bundle", help="pack torchenv.lock's files (and torchenv) into one tar for offline machines",

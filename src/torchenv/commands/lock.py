@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from ._options import add_intent_overrides, add_machine_assumptions, add_mirror_flags, add_project, add_quiet
 
     p = sub.add_parser("lock", help="write torchenv.lock without installing (add targets for other machines)",
@@ -18,6 +18,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--target", action="append", metavar="NAME",
                    help="lock for another machine: OS-ARCH-TIER, e.g. linux-x86_64-cu126, windows-x86_64-cpu, "
                         "macos-arm64-cpu (repeatable)")
+    p.add_argument("--reset-overrides", action="store_true",
+                   help="plan from torchenv.toml alone, dropping the flags torchenv.lock remembers from the last up")
     p.set_defaults(func=run)
 
 

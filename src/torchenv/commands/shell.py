@@ -14,7 +14,7 @@ from pathlib import Path
 from ._options import add_project
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("shell", help="start a shell with the project environment activated",
                        description="Spawn $SHELL (cmd/PowerShell on Windows) with the environment activated; "
                                    "without a terminal, print the command that activates it.")

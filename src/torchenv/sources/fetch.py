@@ -19,8 +19,9 @@ import os
 import tempfile
 import urllib.parse
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal, cast
 
 from ..errors import HashMismatch, SourceError
 from ..i18n import _
@@ -50,10 +51,21 @@ class _VerifiedLocal:
     A lost update (two torchenv runs writing at once) only costs a re-hash later.
     """
 
+    # the index as last read or written by this process, by its (mtime_ns, size, inode): a run that
+    # checks 70 local wheels parses it once, not once per wheel
+    _seen: ClassVar[dict[str, tuple[tuple[int, int, int], dict[str, list[Any]]]]] = {}
+
     def __init__(self, cache: Path) -> None:
         self.file = cache / _VERIFIED_INDEX
         try:
-            self.data: dict[str, list] = json.loads(self.file.read_text())
+            st = os.stat(self.file)
+            signature = (st.st_mtime_ns, st.st_size, st.st_ino)
+            seen = self._seen.get(str(self.file))
+            if seen is not None and seen[0] == signature:
+                self.data: dict[str, list[Any]] = dict(seen[1])   # [size, mtime_ns, sha256]
+                return
+            self.data = json.loads(self.file.read_text())
+            self._seen[str(self.file)] = (signature, dict(self.data))
         except (OSError, ValueError):
             self.data = {}
 
@@ -66,7 +78,7 @@ class _VerifiedLocal:
         key, size, mtime = self._key(path)
         known = self.data.get(key)
         if known and known[0] == size and known[1] == mtime:
-            return known[2]
+            return cast(str, known[2])
         return self.remember(path, sha256_file(path))
 
     def remember(self, path: Path, digest: str) -> str:
@@ -90,6 +102,8 @@ class _VerifiedLocal:
             with os.fdopen(fd, "w") as f:
                 json.dump(self.data, f)
             os.replace(tmp, self.file)
+            st = os.stat(self.file)
+            self._seen[str(self.file)] = ((st.st_mtime_ns, st.st_size, st.st_ino), dict(self.data))
         except OSError:
             pass   # the index is an optimisation; a read-only cache must not break installs
 
@@ -138,7 +152,7 @@ def _download(url: str, filename: str, expected: str | None, dest: Path, *, ui: 
         tmp.unlink(missing_ok=True)
 
 
-def _probe(url: str, timeout: float):
+def _probe(url: str, timeout: float) -> tuple[Any, int | None]:
     from .ranged import ChunkFailed, budget, probe
 
     with budget(), _reasons():
@@ -218,14 +232,14 @@ def _remove_stale_partials(folder: Path, max_age: float = 3600.0) -> None:
 
 
 class _NoProgress:
-    def __enter__(self):
+    def __enter__(self) -> Callable[..., None]:
         return lambda n=1, total=None: None
 
     def __exit__(self, *exc: object) -> None:
         return None
 
 
-def _progress(ui: Any, description: str, total: int | None):
+def _progress(ui: Any, description: str, total: int | None) -> AbstractContextManager[Callable[..., None]]:
     return ui.progress(description, total=total, bytes_=True) if ui is not None else _NoProgress()
 
 

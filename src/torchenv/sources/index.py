@@ -16,14 +16,16 @@ import json
 import os
 import re
 import urllib.parse
-import urllib.request
 from dataclasses import dataclass
-from html.parser import HTMLParser
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import SourceError
 from ..i18n import _
+
+if TYPE_CHECKING:
+    from packaging.tags import Tag
 
 ARCHIVE_SUFFIXES = (".whl", ".tar.gz", ".zip", ".tar.bz2", ".tgz")
 
@@ -57,7 +59,7 @@ def project_of(filename: str) -> str | None:
     return None
 
 
-def parse_wheel_filename(filename: str) -> tuple[str, str, frozenset]:
+def parse_wheel_filename(filename: str) -> tuple[str, str, frozenset[Tag]]:
     """(normalised name, version string, tags) of a wheel; ``SourceError`` when malformed."""
     from packaging.utils import InvalidWheelFilename
     from packaging.utils import parse_wheel_filename as parse
@@ -70,19 +72,27 @@ def parse_wheel_filename(filename: str) -> tuple[str, str, frozenset]:
     return str(name), str(version), frozenset(tags)
 
 
-class _Links(HTMLParser):
-    """Collects ``<a href>`` targets and their attributes; HTMLParser already unescapes ``&#43;`` in them."""
+@cache
+def _links_parser() -> type:
+    """The ``<a href>`` collector, defined on first use: ``html.parser`` (and the HTTP stack, see
+    ``local_path``) stays off the import path of every ``up`` that reads no index page."""
+    from html.parser import HTMLParser
 
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.links: list[tuple[str, dict[str, str | None]]] = []
+    class _Links(HTMLParser):
+        """Collects ``<a href>`` targets and their attributes; HTMLParser already unescapes ``&#43;`` in them."""
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "a":
-            found = dict(attrs)
-            href = found.get("href")
-            if href:
-                self.links.append((href, found))
+        def __init__(self) -> None:
+            super().__init__(convert_charrefs=True)
+            self.links: list[tuple[str, dict[str, str | None]]] = []
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            if tag == "a":
+                found = dict(attrs)
+                href = found.get("href")
+                if href:
+                    self.links.append((href, found))
+
+    return _Links
 
 
 # PEP 714 renamed PEP 658's attribute; indexes may still write the old one
@@ -117,7 +127,7 @@ def _file_from_href(base: str, href: str, attrs: dict[str, str | None] | None = 
 
 
 def parse_html(text: str, base_url: str) -> list[IndexFile]:
-    parser = _Links()
+    parser = _links_parser()()
     parser.feed(text)
     files = (_file_from_href(base_url, href, attrs) for href, attrs in parser.links)
     return [f for f in files if f is not None]
@@ -138,10 +148,19 @@ def parse_json(data: dict[str, Any], base_url: str) -> list[IndexFile]:
     return out
 
 
+def _url2pathname(path: str) -> str:
+    """``urllib.request.url2pathname`` without importing urllib.request (http.client, email, ssl: ~15 ms)."""
+    if os.name == "nt":   # pragma: no cover - Windows
+        from nturl2path import url2pathname
+
+        return url2pathname(path)
+    return urllib.parse.unquote(path)
+
+
 def local_path(url: str) -> Path | None:
     """The filesystem path of a ``file://`` URL or plain path; None for remote URLs."""
     if url.startswith("file:"):
-        return Path(urllib.request.url2pathname(urllib.parse.urlsplit(url).path))
+        return Path(_url2pathname(urllib.parse.urlsplit(url).path))
     if "://" not in url:
         return Path(url).expanduser()
     return None
