@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 # the env's layout (interpreter, site-packages, dist-info), re-exported: callers ask "the state" for both
 from ..envlayout import dist_name, distributions, env_python, env_python_version, fingerprint, site_packages  # noqa: F401
+from ..i18n import N_, _
 
 if TYPE_CHECKING:
     from ..lock.model import LockTarget
@@ -149,10 +150,13 @@ def interpreter_problem(env: Path, state: EnvState | None) -> str | None:
     py = env_python(env)
     target = interpreter_target(env)
     if not py.exists():
-        where = f" points to {target}, which" if target else ""
-        return f"{py.relative_to(env)}{where} does not exist"
+        if target:
+            return _("{python} points to {target}, which does not exist").format(python=py.relative_to(env),
+                                                                                  target=target)
+        return _("{python} does not exist").format(python=py.relative_to(env))
     if state is not None and state.interpreter and target != state.interpreter:
-        return f"{py.relative_to(env)} now points to {target or 'a plain file'} (was {state.interpreter})"
+        return _("{python} now points to {target} (was {was})").format(
+            python=py.relative_to(env), target=target or _("a plain file"), was=state.interpreter)
     return None
 
 
@@ -160,9 +164,9 @@ def _damage(site: Path, rel: str, size: int, mtime: int) -> str | None:
     try:
         st = os.stat(site / rel)
     except OSError:
-        return f"{rel} is missing from site-packages"
+        return _("{path} is missing from site-packages").format(path=rel)
     if size >= 0 and (st.st_size != size or st.st_mtime_ns != mtime):
-        return f"{rel} was changed after the install"
+        return _("{path} was changed after the install").format(path=rel)
     return None
 
 
@@ -226,7 +230,7 @@ def end_install(env: Path, state: EnvState) -> None:
 # again instead of calling the env up to date.
 
 def begin_verify(env: Path) -> None:
-    _write_json(marker_dir(env) / VERIFY_PENDING, {"result": "was interrupted", "pid": os.getpid(),
+    _write_json(marker_dir(env) / VERIFY_PENDING, {"result": N_("was interrupted"), "pid": os.getpid(),
                                                    "started": time.time()})
 
 
@@ -234,7 +238,7 @@ def end_verify(env: Path, ok: bool) -> None:
     if ok:
         (marker_dir(env) / VERIFY_PENDING).unlink(missing_ok=True)
     else:
-        _write_json(marker_dir(env) / VERIFY_PENDING, {"result": "failed", "finished": time.time()})
+        _write_json(marker_dir(env) / VERIFY_PENDING, {"result": N_("failed"), "finished": time.time()})
 
 
 def verify_problem(env: Path) -> str | None:
@@ -244,5 +248,5 @@ def verify_problem(env: Path) -> str | None:
     except FileNotFoundError:
         return None
     except (OSError, ValueError):
-        return "did not finish"
-    return str(data.get("result") or "did not finish")
+        return N_("did not finish")
+    return str(data.get("result") or N_("did not finish"))

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import EnvError, LockError
+from ..i18n import _
 
 if TYPE_CHECKING:
     from ..backends.base import Backend
@@ -179,11 +180,13 @@ def _hand_changes(before: dict[str, str], target: LockTarget, keep: frozenset[st
         if name in keep:
             continue
         if want is None:
-            out.append(f"{name} {version} was added by hand (not in torchenv.lock; add it to your requirements to keep it)")
+            out.append(_("{name} {version} was added by hand (not in torchenv.lock; add it to your requirements to "
+                         "keep it)").format(name=name, version=version))
         elif want.version.lower() != version.lower() and want.version.replace("-", "_") != version:
-            out.append(f"{name} {version} was changed by hand (the lock has {want.version})")
+            out.append(_("{name} {version} was changed by hand (the lock has {locked})").format(
+                name=name, version=version, locked=want.version))
     for name in sorted(set(locked) - set(before)):
-        out.append(f"{name} {locked[name].version} was removed by hand")
+        out.append(_("{name} {version} was removed by hand").format(name=name, version=locked[name].version))
     return out
 
 
@@ -259,7 +262,7 @@ class OfflineSources(OnlineSources):
 
         prep = prepare_offline(choice.target, from_path=self.from_path, plan_sources=choice.plan.sources, ui=ui)
         for note in prep.notes:
-            ui.step(f"offline: {note}, all hash-checked against torchenv.lock")
+            ui.step(_("offline: {note}, all hash-checked against torchenv.lock").format(note=note))
         if self.borrowed is not None:
             adopt_project_files(self.borrowed, project.dir, ui)
         return dataclasses.replace(choice, plan=dataclasses.replace(choice.plan, sources=prep.sources),
@@ -375,8 +378,8 @@ def _announce_changes(old: Lockfile | None, target: LockTarget, ui: Ui) -> tuple
     previous = old.target(target.name) or next(
         (t for t in old.targets if t.os == target.os and t.arch == target.arch), None)
     changes = diff_targets(previous, target)
-    ui.step("torchenv.toml or the requirements changed; the new lock differs in:")
-    for line in changes or ["(no package changes)"]:
+    ui.step(_("torchenv.toml or the requirements changed; the new lock differs in:"))
+    for line in changes or [_("(no package changes)")]:
         ui.info(f"    {line}")
     return tuple(changes)
 
@@ -390,7 +393,7 @@ def _record(project: Project, choice: TargetChoice, ui: Ui) -> None:
 
     write_lock(project.lock_path, new_lockfile(project.lock, project.intent, list(project.reqs), choice.target,
                                                choice.plan, ui, lock_entry(project.dir), project.remembered))
-    ui.step(f"wrote {project.lock_path.name} (target {choice.target.name})")
+    ui.step(_("wrote {lock} (target {target})").format(lock=project.lock_path.name, target=choice.target.name))
 
 
 def _verify_if_needed(status: str, env: Path, python: Path, target: LockTarget, plan: Plan, project_dir: Path,
@@ -407,7 +410,7 @@ def _verify_if_needed(status: str, env: Path, python: Path, target: LockTarget, 
     if status == "up-to-date":
         if last is None:
             return status, None
-        ui.step(f"{env}: its last verify {last}; verifying again")
+        ui.step(_("{env}: its last verify {problem}; verifying again").format(env=env, problem=_(last)))
         status = "verified"
     st.begin_verify(env)
     ok = _verify(python, target, plan, project_dir, ui)
@@ -441,10 +444,11 @@ class EnvSeen:
         """Why the env must be built anew (``None``: keep it); the words ``up`` prints."""
         if not self.exists:
             return None
-        rules = ((not self.ours, "replacing (--force)"),
-                 (self.python_now != target.python, f"rebuilding (Python {self.python_now} -> {target.python})"),
-                 (self.broken_python is not None, f"rebuilding ({self.broken_python})"),
-                 (force, "rebuilding (--force)"))
+        rules = ((not self.ours, _("replacing (--force)")),
+                 (self.python_now != target.python,
+                  _("rebuilding (Python {was} -> {python})").format(was=self.python_now, python=target.python)),
+                 (self.broken_python is not None, _("rebuilding ({why})").format(why=self.broken_python)),
+                 (force, _("rebuilding (--force)")))
         return next((words for applies, words in rules if applies), None)
 
 
@@ -457,7 +461,7 @@ def _look(env: Path, project_dir: Path, force: bool) -> EnvSeen:
     exists = found.kind not in (safety.ABSENT, safety.EMPTY)
     broken = st.interpreter_problem(env, st.read_state(env)) if ours else None
     if ours and broken is None and not st.env_python(env).exists():
-        broken = "broken interpreter"
+        broken = _("broken interpreter")
     return EnvSeen(found, ours, exists, st.env_python_version(env) if exists else None, broken)
 
 
@@ -466,27 +470,28 @@ def _in_place_action(backend: Backend, env: Path, target: LockTarget, ui: Ui) ->
     from ..backends import state as st
 
     if st.in_progress(env):
-        ui.step(f"{env}: a previous install did not finish; repairing (re-installing every locked file)")
+        ui.step(_("{env}: a previous install did not finish; repairing (re-installing every locked file)").format(
+            env=env))
         return "repair"
     state = st.read_state(env)
     if state is None or state.target != target.name or state.lock_digest != st.target_digest(target) \
             or state.engine != backend.engine_name:
-        ui.step(f"syncing {env} to target {target.name}")
+        ui.step(_("syncing {env} to target {target}").format(env=env, target=target.name))
         return "sync"
     fp = st.fingerprint(env, target.python)
     damage = _damage(env, state, fp)
     if damage is not None:
-        ui.step(f"{env}: {damage}; repairing (re-installing every locked file)")
+        ui.step(_("{env}: {damage}; repairing (re-installing every locked file)").format(env=env, damage=damage))
         backend.forget_cached(st.damaged_distributions(env, state))
         return "reinstall"
     if fp == state.fingerprint:
-        ui.step(f"{env} is up to date")
+        ui.step(_("{env} is up to date").format(env=env))
         return "up-to-date"
     from .project_install import kept_names
 
     for line in _hand_changes(st.distributions(fp), target, backend.kept_packages | kept_names(env)):
         ui.warn(f"{env}: {line}")
-    ui.step(f"{env}: restoring the locked packages")
+    ui.step(_("{env}: restoring the locked packages").format(env=env))
     return "restore"
 
 
@@ -520,13 +525,14 @@ def sync_env(backend: Backend, env: Path, target: LockTarget, plan: Plan, ui: Ui
         reinstall, status = _IN_PLACE[action]
         _install(backend, env, target, files, reinstall=reinstall)
         return status
-    why = why or "creating"
-    ui.step(f"{why} {env} with Python {target.python} ({plan.installer})")
+    created = why is None
+    ui.step(_("{why} {env} with Python {python} ({installer})").format(
+        why=why or _("creating"), env=env, python=target.python, installer=plan.installer))
     with _aside(env, project_dir, force, ui):
         _create(backend, env, project_dir, seen.claim, ui)
         st.mark_created(env)
         _install(backend, env, target, files, reinstall=False)
-    return "installed" if why == "creating" else "rebuilt"
+    return "installed" if created else "rebuilt"
 
 
 def _install(backend: Backend, env: Path, target: LockTarget, files: list[Path] | None, *,
@@ -554,7 +560,7 @@ def _damage(env: Path, state: Any, fp: tuple[str, ...]) -> str | None:
     if fp != state.fingerprint:
         return None
     if state.schema < st.STATE_SCHEMA:
-        return "it was installed by an older torchenv that did not record its files"
+        return _("it was installed by an older torchenv that did not record its files")
     return st.files_problem(env, state)
 
 
@@ -590,7 +596,7 @@ def verify_env(python: Path, target: LockTarget, plan: Plan, project_dir: Path, 
 
     # one rule for "expects a GPU", shared with `torchenv verify`: a GPU tier, and a GPU on the planned machine
     expects_gpu = gpu_expected(target.tier, target.os, plan.machine)
-    with ui.progress("verifying (import torch, devices, a small computation)"), _bytecode_allowed():
+    with ui.progress(_("verifying (import torch, devices, a small computation)")), _bytecode_allowed():
         report = run_verify(python, expected=expected_from_target(target), expects_gpu=expects_gpu)
     write_report(project_dir, report)
     if ui.quiet:
