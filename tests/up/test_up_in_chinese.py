@@ -131,4 +131,42 @@ def test_the_reachable_builds_warning_reads_in_chinese_and_stays_english_data(wo
         i18n.deactivate()
     err = " ".join(capsys.readouterr().err.split())
     assert "可获取的构建：为 Python 3.11 选择了 torch 2.4.1（cpu），PyPI 自己的 torch 2.4.1 构建，因为从这里可以下载到它；" \
-           "跳过了 --torch ==2.5 (cpu): no wheel（另有 1 个）" in err, err
+           "跳过了 --torch ==2.5（cpu）：no wheel（另有 1 个）" in err, err
+
+
+@pytest.mark.parametrize("installer", ["uv"], indirect=True)
+def test_every_step_and_note_of_up_and_lock_reads_in_chinese(world, monkeypatch, capsys):
+    """Each path of ``up`` a user meets (create, repair, restore, sync, --force, kept flags, lock) says no
+    English sentence in Chinese; the same runs in English keep their words."""
+    from tests.support.english import english_left
+
+    from torchenv.cli import main
+
+    monkeypatch.setenv("COLUMNS", "400")               # one line per step: rich wraps at the terminal width
+    said = []
+
+    def run(*extra: str) -> str:
+        rc, out, err = _up(world, monkeypatch, capsys, "zh_CN.UTF-8", *extra)
+        assert rc == 0, err
+        said.append(out + "\n" + err)
+        return said[-1]
+
+    run("--python", "3.11")                             # created; its flag is remembered in the lock
+    assert "沿用了上次 `torchenv up` 的 --python 3.11" in run(), said[-1]
+    (_site(world) / "filelock" / "__init__.py").unlink()
+    run("--reset-overrides")                            # repaired
+    (_site(world) / "extra-1.0.dist-info").mkdir()
+    assert "是手动添加的" in run(), said[-1]                   # restored, naming what was added by hand
+    (world.project / "requirements.txt").write_text("six\n")
+    assert "新的锁文件有以下不同" in run(), said[-1]                # synced to a new lock
+    assert "正在重建（--force）" in run("--force"), said[-1]
+    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
+    try:
+        assert main(["lock", "-C", str(world.project)]) == 0
+    finally:
+        i18n.deactivate()
+    out, err = capsys.readouterr()
+    said.append(out + err)
+    assert "现有目标：linux-x86_64-cpu" in said[-1], said[-1]
+    left = {text: english_left(text) for text in said}
+    assert not {k: v for k, v in left.items() if v}
