@@ -170,3 +170,18 @@ def test_every_step_and_note_of_up_and_lock_reads_in_chinese(world, monkeypatch,
     assert "现有目标：linux-x86_64-cpu" in said[-1], said[-1]
     left = {text: english_left(text) for text in said}
     assert not {k: v for k, v in left.items() if v}
+
+
+@pytest.mark.parametrize("installer", ["uv"], indirect=True)
+def test_an_offline_up_that_cannot_start_says_why_in_chinese(world, monkeypatch, capsys):
+    from tests.support.english import english_left
+
+    monkeypatch.setenv("COLUMNS", "400")
+    empty = world.root / "empty"
+    empty.mkdir()
+    for source, said in ((world.root / "nowhere", "没有锁文件，而离线安装无法解析出一个"), (empty, "该文件夹中：")):
+        rc, out, err = _up(world, monkeypatch, capsys, "zh_CN.UTF-8", "--offline", "--from", str(source))
+        assert rc != 0 and said in err, err
+        assert not english_left(out + "\n" + err), err
+    rc, _out, err = _up(world, monkeypatch, capsys, "C.UTF-8", "--offline", "--from", str(empty))
+    assert "no lock file, and an offline install cannot resolve one; the folder lacks:" in err, err
