@@ -156,8 +156,8 @@ class CondaBackend(Backend):
         vpkgs = virtual_packages(plan.machine)
         subdir = conda_subdir(plan.platform)
         self.reasons = [*request.reasons,
-                        f"solved by {self.engine.name} for {subdir} as the target machine sees it "
-                        f"({describe(vpkgs) or 'no virtual packages'})"]
+                        _("solved by {engine} for {subdir} as the target machine sees it ({machine})").format(
+                            engine=self.engine.name, subdir=subdir, machine=describe(vpkgs) or _("no virtual packages"))]
         self.ui.step(_("solving conda packages with {engine}: {specs}").format(engine=self.engine.name,
                                                                                specs=", ".join(request.specs)))
         for reason in self.reasons:    # why each spec looks as it does (cuda-nvcc 12.6.* for cu126, ...)

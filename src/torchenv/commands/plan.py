@@ -115,9 +115,10 @@ def show_plan(ui: Ui, plan: Plan) -> None:
             from ..conda.specs import conda_request
 
             request = conda_request(plan)
-            con.print(f"  • conda specs: {', '.join(request.specs)}", markup=False, highlight=False)
+            con.print("  • " + _("conda specs: {specs}").format(specs=", ".join(request.specs)), markup=False,
+                      highlight=False)
             for r in request.reasons:
-                con.print(f"  • conda: {r}", markup=False, highlight=False)
+                con.print("  • " + _("conda: {why}").format(why=r), markup=False, highlight=False)
         if plan.compiled_archs:
             con.print("  • " + _("GPU code in this build: {archs}").format(archs=" ".join(plan.compiled_archs)),
                       markup=False)
