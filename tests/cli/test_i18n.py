@@ -198,6 +198,8 @@ SCENARIOS = [
     ("--assume-driver", "575.51.03", "--assume-gpu", "8.9", "--cuda", "cpu"),                # cpu asked for
     ("--assume-no-gpu",),
     ("--assume-no-gpu", "--torch", "2.8", "--python", "3.8"),                                # no such Python
+    ("--assume-driver", "550.54.14", "--assume-gpu", "8.6", "--torch", "2.5", "--cuda", "cu126"),  # tier unknown
+    ("--assume-no-gpu", "--torch", "9.9"),                                                   # release unknown
 ]
 
 
@@ -217,7 +219,7 @@ def test_every_plan_reason_and_warning_has_a_chinese_template(capsys, tmp_path, 
           "--assume-python", "3.11", *assume])
     data = json.loads(capsys.readouterr().out)
     lines = data.get("reasons", []) + data.get("warnings", []) + [a["why"] for a in data.get("alternatives", [])]
-    lines += [data["hint"]] if data.get("hint") else []
+    lines += [data[key] for key in ("error", "hint") if data.get(key)]
     assert lines
     i18n.activate({"LANG": "zh_CN.UTF-8"})
     try:

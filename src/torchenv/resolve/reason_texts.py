@@ -116,6 +116,22 @@ REASONS = (
     N_("no build carries code for every GPU of this machine: plan for some of them by hiding the others "
        "with CUDA_VISIBLE_DEVICES"),
     N_("known releases: {releases}"),
+    N_("torchenv's recipes do not know tier {tier} for {which} (newest known release {version})"),
+    N_("torchenv's recipes do not know tier {tier} for {which} (newest known release {version}); would work "
+       "instead: {alternatives}"),
+    N_("any torch release"),
+    N_("tiers the recipes know for {which} on {platform}: {tiers}"),
+    N_("if the {tier} index has this release, `torchenv recipes refresh --tier {tier}` records it "
+       "(recipes/releases.toml holds the shipped facts); otherwise pick a known tier"),
+    N_("if the {tier} index has this release, `torchenv recipes refresh --tier {tier}` records it "
+       "(recipes/releases.toml holds the shipped facts); otherwise pick a known tier, e.g. {flags}"),
+    N_("{tier} skipped: torchenv's recipes do not know tier {tier} (recipes/tiers.toml)"),
+    N_("torchenv's recipes do not know a torch release matching {spec} (they know {first} to {last}); this says "
+       "nothing about the machine"),
+    N_("torchenv's recipes do not know a torch release matching {spec} (they know {first} to {last}); this says "
+       "nothing about the machine; would work instead: {alternatives}"),
+    N_("if it is released, `torchenv recipes refresh` (or `--from` a mirror or folder) teaches torchenv its builds; "
+       "otherwise pin a known release"),
     N_("no torch build for {what} runs on this machine ({platform}); would work instead: {alternatives}"),
     N_("no torch build for {what} runs on this machine ({platform}); no nearby alternative passes every "
        "check either"),
