@@ -7,27 +7,29 @@ import shlex
 import sys
 from pathlib import Path
 
+from ..i18n import _
+
 DEFAULT_FILE = "cluster.json"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     from ._options import add_json, add_project, add_quiet
 
-    p = sub.add_parser("cluster", help="probe, build and verify on every node type of a Slurm cluster",
-                       description="Slurm is the engine: one job per node type (partition x GPU type). "
-                                   "`cluster probe` writes cluster.json; `torchenv lock --machine cluster.json` "
-                                   "locks one tier for every node type (or one target per type); `cluster up` "
-                                   "builds it; `cluster verify` proves it on each type.")
+    p = sub.add_parser("cluster", help=_("probe, build and verify on every node type of a Slurm cluster"),
+                       description=_("Slurm is the engine: one job per node type (partition x GPU type). "
+                                     "`cluster probe` writes cluster.json; `torchenv lock --machine cluster.json` "
+                                     "locks one tier for every node type (or one target per type); `cluster up` "
+                                     "builds it; `cluster verify` proves it on each type."))
     actions = p.add_subparsers(dest="cluster_action", metavar="ACTION", required=True)
-    probe = actions.add_parser("probe", help="probe one node of every node type (srun torchenv probe --json)")
+    probe = actions.add_parser("probe", help=_("probe one node of every node type (srun torchenv probe --json)"))
     probe.add_argument("--partition", action="append", metavar="P", help="only this partition (repeatable)")
     probe.add_argument("-o", "--output", metavar="FILE", default=DEFAULT_FILE,
                        help=f"where to write the cluster file (default: {DEFAULT_FILE})")
-    up = actions.add_parser("up", help="build the locked env: once on the shared filesystem, or on every node's "
-                                       "local disk (--local-dir) from an sbcast bundle")
+    up = actions.add_parser("up", help=_("build the locked env: once on the shared filesystem, or on every node's "
+                                         "local disk (--local-dir) from an sbcast bundle"))
     up.add_argument("--local-dir", metavar="DIR",
                     help="node-local project dir on every node (%%n = the node's name); default: the shared project")
-    verify = actions.add_parser("verify", help="run `torchenv verify --json` on one node of every node type")
+    verify = actions.add_parser("verify", help=_("run `torchenv verify --json` on one node of every node type"))
     verify.add_argument("--local-dir", metavar="DIR", help="as given to `cluster up --local-dir`")
     for action in (probe, up, verify):
         add_project(action)

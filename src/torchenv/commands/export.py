@@ -18,7 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     from ..export.base import KINDS
 
     kinds = "\n".join(f"  {k.name:<15} {k.summary}" for k in KINDS.values())
-    p = sub.add_parser("export", help="write torchenv.lock as pylock.toml, requirements, Dockerfile, modulefile, ...",
+    p = sub.add_parser("export", help=_("write torchenv.lock as pylock.toml, requirements, Dockerfile, modulefile, ..."),
                        description="Generate a file another tool consumes, from torchenv.lock.\n\nkinds:\n" + kinds,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("format", metavar="KIND", choices=list(KINDS), help="what to write (see kinds above)")

@@ -15,16 +15,16 @@ from ._options import add_json, add_project, add_quiet
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("mirror", help="list, test and choose package mirrors (PyPI, PyTorch wheels, conda)")
+    p = sub.add_parser("mirror", help=_("list, test and choose package mirrors (PyPI, PyTorch wheels, conda)"))
     verbs = p.add_subparsers(dest="mirror_cmd", metavar="ACTION")
 
-    ls = verbs.add_parser("list", help="presets per kind of source, and which one is active (and why)")
+    ls = verbs.add_parser("list", help=_("presets per kind of source, and which one is active (and why)"))
     add_project(ls)
     add_json(ls)
 
-    test = verbs.add_parser("test", help="measure mirrors concurrently and rank them")
-    use = verbs.add_parser("use", help="remember a preset (or 'auto': the fastest, re-measured daily) "
-                                       "in your user config")
+    test = verbs.add_parser("test", help=_("measure mirrors concurrently and rank them"))
+    use = verbs.add_parser("use", help=_("remember a preset (or 'auto': the fastest, re-measured daily) "
+                                         "in your user config"))
     use.add_argument("name", metavar="NAME|auto|official")
     for q in (test, use):
         add_project(q)

@@ -19,9 +19,9 @@ if TYPE_CHECKING:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("plan", help="show the torch version, CUDA tier, Python and exact pins `up` would use, and why",
-                       description="Resolve torchenv.toml against this machine (or an assumed one) and explain "
-                                   "every decision. Nothing is installed.")
+    p = sub.add_parser("plan", help=_("show the torch version, CUDA tier, Python and exact pins `up` would use, and why"),
+                       description=_("Resolve torchenv.toml against this machine (or an assumed one) and explain "
+                                     "every decision. Nothing is installed."))
     _options.add_project(p)
     _options.add_json(p)
     _options.add_quiet(p)

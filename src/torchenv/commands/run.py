@@ -11,13 +11,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from ..i18n import _
 from ._options import add_project
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("run", help="run a command with the project environment activated",
-                       description="Run CMD with the project's environment first on PATH (VIRTUAL_ENV or "
-                                   "CONDA_PREFIX set, PYTHONHOME unset) and exit with its exit code.",
+    p = sub.add_parser("run", help=_("run a command with the project environment activated"),
+                       description=_("Run CMD with the project's environment first on PATH (VIRTUAL_ENV or "
+                                     "CONDA_PREFIX set, PYTHONHOME unset) and exit with its exit code."),
                        usage="torchenv run [-C DIR] [--env PATH] -- CMD [ARGS...]")
     add_project(p)
     p.add_argument("--env", metavar="PATH", help="environment to use (default: [env] path of torchenv.toml)")
