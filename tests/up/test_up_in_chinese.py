@@ -185,3 +185,21 @@ def test_an_offline_up_that_cannot_start_says_why_in_chinese(world, monkeypatch,
         assert not english_left(out + "\n" + err), err
     rc, _out, err = _up(world, monkeypatch, capsys, "C.UTF-8", "--offline", "--from", str(empty))
     assert "no lock file, and an offline install cannot resolve one; the folder lacks:" in err, err
+
+
+@pytest.mark.parametrize("installer", ["uv"], indirect=True)
+def test_the_stamped_noop_up_names_an_editable_line_in_chinese_too(world):
+    """The requirement-file note the no-op prints comes back from the stamp as English data: shown in Chinese."""
+    from torchenv.install import fastpath
+
+    (world.project / "requirements.txt").write_text("-e .\n")
+    world.run_up()
+    env = {k: v for k, v in os.environ.items() if k not in ("TORCHENV_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES")}
+    cmd = [sys.executable, "-m", "torchenv", "up", "-C", str(world.project)]
+    stamp = world.project / fastpath.STAMP_DIR / fastpath.STAMP_FILE
+    for path in ("full", "stamp"):
+        assert stamp.exists() == (path == "stamp")
+        chinese = subprocess.run(cmd, capture_output=True, text=True, env={**env, "LANG": "zh_CN.UTF-8"})
+        assert "requirements.txt:1：`-e .` 是本项目自身，不是依赖：不会被锁定" in chinese.stderr, (path, chinese.stderr)
+    english = subprocess.run(cmd, capture_output=True, text=True, env={**env, "LANG": "C.UTF-8"})
+    assert "requirements.txt:1: `-e .` is this project itself, not a dependency: it is not locked" in english.stderr
