@@ -111,7 +111,7 @@ def _locate_project(args: argparse.Namespace) -> None:
 
         streams.say(f"torchenv: {located.describe()}")
         for lock in located.stray_locks:
-            streams.say(f"torchenv: not using {lock} (no torchenv.toml beside it)")
+            streams.say(_("torchenv: not using {lock} (no torchenv.toml beside it)").format(lock=lock))
 
 
 def _report(args: argparse.Namespace, exc, *, cause: BaseException | None = None) -> int:
