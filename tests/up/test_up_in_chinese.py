@@ -203,3 +203,25 @@ def test_the_stamped_noop_up_names_an_editable_line_in_chinese_too(world):
         assert "requirements.txt:1：`-e .` 是本项目自身，不是依赖：不会被锁定" in chinese.stderr, (path, chinese.stderr)
     english = subprocess.run(cmd, capture_output=True, text=True, env={**env, "LANG": "C.UTF-8"})
     assert "requirements.txt:1: `-e .` is this project itself, not a dependency: it is not locked" in english.stderr
+
+
+def test_a_source_failing_while_files_are_found_or_fetched_is_told_in_chinese(capsys, monkeypatch):
+    """backends/locate.py and getfile.py warn as a mirror dies mid-run; the words come from there in English."""
+    from tests.support.english import english_left
+
+    from torchenv.ui import Ui
+
+    monkeypatch.setenv("COLUMNS", "400")
+    warnings = ["download.pytorch.org failed (host name not found (DNS)); not asking it again during this run",
+                "https://mirror.example/whl/cpu failed while looking for torch 2.4.1+cpu; trying the next source",
+                "https://files.example/torch-2.4.1.whl failed while looking for torch-2.4.1.whl: connection refused; "
+                "trying the next source"]
+    i18n.activate({"TORCHENV_LANG": "zh_CN"})
+    try:
+        for w in warnings:
+            Ui().warn(w)
+    finally:
+        i18n.deactivate()
+    err = capsys.readouterr().err
+    assert "download.pytorch.org 出错（找不到主机名（DNS））；本次运行不再访问它" in err, err
+    assert not english_left(err), err
