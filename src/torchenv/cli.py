@@ -10,9 +10,13 @@ import argparse
 import importlib
 import sys
 import time
+from typing import TYPE_CHECKING
 
 from . import __version__
 from .i18n import N_, _
+
+if TYPE_CHECKING:
+    from .errors import TorchenvError
 
 COMMANDS = ("init", "probe", "plan", "up", "lock", "verify", "run", "shell",
             "mirror", "bundle", "doctor", "export", "completion", "recipes", "cluster")
@@ -114,7 +118,7 @@ def _locate_project(args: argparse.Namespace) -> None:
             streams.say(_("torchenv: not using {lock} (no torchenv.toml beside it)").format(lock=lock))
 
 
-def _report(args: argparse.Namespace, exc, *, cause: BaseException | None = None) -> int:
+def _report(args: argparse.Namespace, exc: TorchenvError, *, cause: BaseException | None = None) -> int:
     """Print a TorchenvError as the user sees it (JSON with --json); the stack only with TORCHENV_DEBUG=1."""
     from . import streams
     from .errors import PlanRefused

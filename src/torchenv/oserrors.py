@@ -10,12 +10,13 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 from .errors import TorchenvError
 
 # (verb, permission bit for chmod) by what was missing; the first rule that matches wins.
-_NEEDS = (
+_NEEDS: tuple[tuple[str, str, Callable[[Path, os.stat_result], bool]], ...] = (
     ("enter", "x", lambda p, st: stat.S_ISDIR(st.st_mode) and not os.access(p, os.X_OK)),
     ("create files in", "w", lambda p, st: stat.S_ISDIR(st.st_mode) and not os.access(p, os.W_OK)),
     ("run", "rx", lambda p, st: stat.S_ISREG(st.st_mode) and _looks_executable(p, st)

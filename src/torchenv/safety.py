@@ -23,6 +23,7 @@ import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .errors import EnvError
 
@@ -72,7 +73,7 @@ def owner_file(env: Path) -> Path:
     return env / ".torchenv" / OWNER_FILE
 
 
-def read_owner(env: Path) -> dict | None:
+def read_owner(env: Path) -> dict[str, Any] | None:
     try:
         data = json.loads(owner_file(env).read_text(encoding="utf-8"))
     except (OSError, ValueError):

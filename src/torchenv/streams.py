@@ -10,6 +10,7 @@ import codecs
 import errno
 import os
 import sys
+from typing import Any, TextIO
 
 # What the glyphs torchenv prints become where the stream cannot encode them.
 ASCII_FALLBACKS = {
@@ -64,7 +65,7 @@ class StdoutError(OSError):
 class _GuardedStdout:
     """``sys.stdout`` with its write/flush failures marked as ``StdoutError``; the rest delegated."""
 
-    def __init__(self, stream) -> None:
+    def __init__(self, stream: TextIO) -> None:
         self._stream = stream
 
     def write(self, text: str) -> int:
@@ -79,7 +80,7 @@ class _GuardedStdout:
         except OSError as exc:
             raise StdoutError(exc.errno, exc.strerror) from None
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:   # isatty, fileno, encoding: the wrapped stream's
         return getattr(self._stream, name)
 
 

@@ -43,7 +43,7 @@ class _RedactingStream:
         self._name = name
 
     def write(self, text: str) -> int:
-        return getattr(sys, self._name).write(safe_text(text))
+        return cast("IO[str]", getattr(sys, self._name)).write(safe_text(text))
 
     def __getattr__(self, attr: str) -> Any:   # isatty, fileno, flush, encoding: the real stream's
         return getattr(getattr(sys, self._name), attr)

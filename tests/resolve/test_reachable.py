@@ -184,6 +184,8 @@ def test_what_a_fallback_skipped_reads_in_chinese_and_stays_english_data(here, t
     err = _in_chinese(lambda: Ui().warn(warning), capsys)
     assert "跳过了 Python 3.13 的 torch " in err and "：torch 来源中没有" in err and "连接被拒绝" in err, err
     assert not english_left(err), err
+    shown_by_plan = _in_chinese(lambda: Ui().warn(reason_text(warning)), capsys)   # `plan` warns the same way
+    assert shown_by_plan == err and not english_left(shown_by_plan), shown_by_plan
     reasons = _in_chinese(lambda: [Ui().err.print(reason_text(r), markup=False) for r in plan.reasons], capsys)
     assert not english_left(reasons), reasons
 
@@ -219,3 +221,25 @@ def test_auto_with_nothing_reachable_is_refused_in_chinese(tmp_path, capsys, mon
     err = _in_chinese(lambda: show_refusal(Ui(), exc.value), capsys)
     assert "能在这里运行的 torch 构建都无法从这里获取" in err, err
     assert not english_left(err), err
+
+
+def test_plan_shows_the_build_up_will_install(here, tmp_path, monkeypatch, capsys):
+    """``torchenv plan`` answers as ``up`` plans: the reachable build, not the newest one it cannot fetch."""
+    import importlib
+    import json
+
+    from torchenv.cli import main
+    from torchenv.install.up import make_plan
+    from torchenv.options import MachineSpec, UpOptions
+
+    machine, args, folder = here
+    make_wheel(folder, "torch", "2.13.0+cpu", tag=TAG)
+    monkeypatch.setattr(importlib.import_module("torchenv.probe.assume"), "machine_for", lambda spec: machine)
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "torchenv.toml").write_text('[torch]\ncuda = "auto"\n')
+    assert main(["plan", "--json", "-C", str(project), "--torch-mirror", args.torch_mirror]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    planned = make_plan(Intent(torch=TorchIntent()), UpOptions(machine=MachineSpec(), sources=args))
+    assert (shown["torch"], shown["tier"], shown["python"]) == \
+        (planned.torch_version, planned.tier, planned.python) == ("2.13.0", "cpu", "3.11")

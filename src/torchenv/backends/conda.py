@@ -25,10 +25,12 @@ from .base import Backend
 
 if TYPE_CHECKING:
     from ..conda.engine import CondaEngine
+    from ..conda.records import CondaRecord
     from ..lock.model import LockedWheel, LockTarget
     from ..machine import Machine
     from ..resolve.plan import Plan
     from ..ui import Ui
+    from .venv import WheelLocker
 
 # conda package names that are the torch stack itself: must not meet torch wheels in one prefix
 _CONDA_TORCH = {"pytorch", "pytorch-gpu", "pytorch-cpu", "libtorch", "torchvision", "torchaudio"}
@@ -57,7 +59,7 @@ class UvWheelPart:
         self.env_path = env_path
         self.ui = ui
 
-    def _locker(self, plan):
+    def _locker(self, plan: Plan) -> WheelLocker:
         """The venv backend's wheel rules, for this (conda) plan as it is."""
         try:
             from .venv import WheelLocker, make_engine
@@ -66,14 +68,15 @@ class UvWheelPart:
                                hint=_('use [conda] torch-source = "conda"')) from None
         return WheelLocker(plan=plan, engine=make_engine(plan.installer, self.ui), ui=self.ui)
 
-    def lock(self, *, plan, requirements):
+    def lock(self, *, plan: Plan, requirements: list[str]) -> tuple[LockedWheel, ...]:
         return self._locker(plan).lock(requirements)
 
-    def fetch_files(self, *, plan, wheels):
+    def fetch_files(self, *, plan: Plan, wheels: Sequence[LockedWheel]) -> list[Path]:
         """Local folders and the cache first, then the plan's sources (mirrors: the lock holds canonical URLs)."""
         return self._locker(plan).fetch(wheels) if wheels else []
 
-    def install(self, *, plan, env_python, wheels, reinstall=False, files=None):
+    def install(self, *, plan: Plan, env_python: Path, wheels: Sequence[LockedWheel],
+                reinstall: bool = False, files: Sequence[Path] | None = None) -> None:
         from ..engines.uv import requirements_lines, run_tool, uv_bin, uv_environ
 
         if not wheels:
@@ -165,7 +168,7 @@ class CondaBackend(Backend):
         records = self.engine.solve(channels=request.channels, specs=request.specs, platform=subdir,
                                     virtual_packages=vpkgs, mirrors=self.mirrors)
         clash = sorted(r.name for r in records if r.name in _CONDA_TORCH)
-        wheels: tuple = ()
+        wheels: tuple[LockedWheel, ...] = ()
         if not request.torch_from_conda:
             if clash:
                 raise BackendError(_("the conda packages pull in {items}, which would sit beside the torch wheels "
@@ -182,7 +185,7 @@ class CondaBackend(Backend):
                           channels=request.channels)
 
     @staticmethod
-    def _torch_version(records, wheels) -> str:
+    def _torch_version(records: Sequence[CondaRecord], wheels: Sequence[LockedWheel]) -> str:
         wheel = next((w for w in wheels if w.name == "torch"), None)
         if wheel is not None:
             return wheel.version

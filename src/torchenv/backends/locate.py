@@ -76,7 +76,7 @@ def _version_matches(file_version: str, planned: str, *, tier: str, allow_local:
     return have.local is None or (allow_local and have.local == tier.replace(".", ""))
 
 
-def best_file(files: list[Any], name: str, version: str, *, tier: str, ranking: dict,
+def best_file(files: list[Any], name: str, version: str, *, tier: str, ranking: dict[Tag, int],
               allow_local: bool) -> Any | None:
     """The file of ``name==version`` whose tags rank best for the target, or None."""
     from ..sources.index import parse_wheel_filename

@@ -13,10 +13,15 @@ import os
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 # the env's layout (interpreter, site-packages, dist-info), re-exported: callers ask "the state" for both
-from ..envlayout import dist_name, distributions, env_python, env_python_version, fingerprint, site_packages  # noqa: F401
+from ..envlayout import dist_name as dist_name
+from ..envlayout import distributions as distributions
+from ..envlayout import env_python as env_python
+from ..envlayout import env_python_version as env_python_version
+from ..envlayout import fingerprint as fingerprint
+from ..envlayout import site_packages as site_packages
 from ..i18n import N_, _
 
 if TYPE_CHECKING:
@@ -67,7 +72,7 @@ def read_state(env: Path) -> EnvState | None:
         return None
 
 
-def _write_json(path: Path, data: dict) -> None:
+def _write_json(path: Path, data: dict[str, Any]) -> None:
     """Atomic, not fsynced: the env's own files are not either, so a synced marker would outlive what it describes."""
     from ..fileio import write_atomic
 

@@ -139,7 +139,7 @@ class WheelLocker:
                                hint=_("a requirement marker excludes it on this platform; check your requirements"))
         return tuple(sorted(wheels, key=lambda w: (w.name, w.filename)))
 
-    def _resolve(self, reqs: list[str], needs: list[str], extra_links: list[str]) -> tuple[list, list[str]]:
+    def _resolve(self, reqs: list[str], needs: list[str], extra_links: list[str]) -> tuple[list[LockedWheel], list[str]]:
         """Resolve ``reqs`` plus the plan's import needs (numpy); without them, said, if only they fail.
 
         Why soft: numpy only silences a warning of ``import torch``; a PyPI side that cannot
@@ -148,7 +148,7 @@ class WheelLocker:
         """
         plan = self.plan
 
-        def run(lines: list[str]) -> list:
+        def run(lines: list[str]) -> list[LockedWheel]:
             return self.engine.resolve(requirements=lines, python_version=plan.python, platform=plan.platform,
                                        pypi=plan_sources(plan).pypi, find_links=extra_links)
 

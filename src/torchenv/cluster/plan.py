@@ -115,7 +115,7 @@ def _candidate_tiers(own: dict[str, Plan], platform: str, allow_experimental: bo
     return tiers
 
 
-def _try_tier(intent: Intent, tier: str, names: list[str], machines: dict, overrides: Any) -> _Try:
+def _try_tier(intent: Intent, tier: str, names: list[str], machines: dict[str, Machine], overrides: Any) -> _Try:
     plans = {}
     for name in names:
         try:
@@ -144,14 +144,14 @@ def _best(tries: list[_Try]) -> _Try | None:
     return max(good, key=lambda t: (kb.vtuple(next(iter(t.plans.values())).torch_version), _cuda_key(t.tier)))
 
 
-def _lowest_driver(names: list[str], machines: dict) -> tuple[str, str] | None:
+def _lowest_driver(names: list[str], machines: dict[str, Machine]) -> tuple[str, str] | None:
     from .. import kb
 
-    drivers = [(machines[n].driver, n) for n in names if machines[n].gpus and machines[n].driver]
+    drivers = [(m.driver, n) for n in names if (m := machines[n]).gpus and m.driver]
     return min(drivers, key=lambda d: kb.vtuple(d[0])) if drivers else None
 
 
-def _single_reasons(chosen: _Try, tries: list[_Try], names: list[str], types: dict, machines: dict) -> list[str]:
+def _single_reasons(chosen: _Try, tries: list[_Try], names: list[str], types: dict[str, NodeType], machines: dict[str, Machine]) -> list[str]:
     from .. import kb
 
     plan = next(iter(chosen.plans.values()))
@@ -177,7 +177,7 @@ def _single_reasons(chosen: _Try, tries: list[_Try], names: list[str], types: di
     return out
 
 
-def _split(intent: Intent, names: list[str], own: dict, types: dict, machines: dict,
+def _split(intent: Intent, names: list[str], own: dict[str, Plan], types: dict[str, NodeType], machines: dict[str, Machine],
            overrides: Any) -> list[ClusterTarget]:
     by_target: dict[str, list[str]] = {}
     for n in names:
@@ -203,7 +203,7 @@ def _why_not(intent: Intent, tier: str, machine: Machine, overrides: Any) -> str
     return f"{tier} would run here too, but no single tier runs on every node type"
 
 
-def _plan_platform(intent: Intent, names: list[str], types: dict, machines: dict,
+def _plan_platform(intent: Intent, names: list[str], types: dict[str, NodeType], machines: dict[str, Machine],
                    overrides: Any) -> tuple[list[ClusterTarget], list[str]]:
     from ..resolve.resolver import constraints
 
@@ -248,7 +248,7 @@ def plan_for_cluster(intent: Intent, cluster: Cluster, *, sources_overrides: Any
 
 
 # -- up on one node --------------------------------------------------------------------------------------
-def _signature(machine: Machine) -> tuple:
+def _signature(machine: Machine) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
     return (machine.platform_key, tuple(sorted({g.compute_capability or "?" for g in machine.gpus})),
             tuple(sorted({g.name for g in machine.gpus})))
 

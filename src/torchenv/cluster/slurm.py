@@ -117,7 +117,7 @@ def _argv(job: Job, name: str) -> list[str]:
 class _Running:
     job: Job
     name: str
-    proc: subprocess.Popen
+    proc: subprocess.Popen[bytes]
     out: Path
     err: Path
     started: float

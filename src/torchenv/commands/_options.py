@@ -80,7 +80,7 @@ def add_offline_flags(p: argparse.ArgumentParser) -> None:
                           "conda packages downloaded by hand; implies --offline"))
 
 
-def with_project(data: dict, args: argparse.Namespace) -> dict:
+def with_project(data: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
     """``--json`` output plus which project root and file the command used (``project``, ``project_file``)."""
     located = getattr(args, "located", None)
     return {**data, **located.to_json()} if located is not None else data

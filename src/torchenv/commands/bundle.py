@@ -6,7 +6,7 @@ import argparse
 from ..i18n import _
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from ._options import add_json, add_mirror_flags, add_project, add_quiet
 
     p = sub.add_parser("bundle", help=_("pack torchenv.lock's files (and torchenv) into one tar for offline machines"),

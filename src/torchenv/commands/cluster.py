@@ -6,13 +6,20 @@ import argparse
 import shlex
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..cluster.build import Layout
+    from ..cluster.model import Cluster
+    from ..cluster.plan import ClusterPlan
+    from ..ui import Ui
 
 from ..i18n import _
 
 DEFAULT_FILE = "cluster.json"
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from ._options import add_json, add_project, add_quiet
 
     p = sub.add_parser("cluster", help=_("probe, build and verify on every node type of a Slurm cluster"),
@@ -56,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     return _up(args, ui, torchenv) if args.cluster_action == "up" else _verify(args, ui, torchenv)
 
 
-def _probe(args: argparse.Namespace, ui, torchenv: list[str]) -> int:
+def _probe(args: argparse.Namespace, ui: Ui, torchenv: list[str]) -> int:
     from ..cluster.discover import probe_cluster
     from ..cluster.plan import describe_type
     from ..fileio import write_atomic
@@ -73,7 +80,7 @@ def _probe(args: argparse.Namespace, ui, torchenv: list[str]) -> int:
     return 0
 
 
-def _context(args: argparse.Namespace, torchenv: list[str]):
+def _context(args: argparse.Namespace, torchenv: list[str]) -> tuple[Cluster, ClusterPlan, Layout]:
     from ..cluster.build import Layout
     from ..cluster.model import load_cluster
     from ..cluster.plan import plan_for_cluster
@@ -87,7 +94,7 @@ def _context(args: argparse.Namespace, torchenv: list[str]):
     return cluster, found, layout
 
 
-def _up(args: argparse.Namespace, ui, torchenv: list[str]) -> int:
+def _up(args: argparse.Namespace, ui: Ui, torchenv: list[str]) -> int:
     from ..cluster.build import cluster_up
 
     cluster, found, layout = _context(args, torchenv)
@@ -113,7 +120,7 @@ def _up(args: argparse.Namespace, ui, torchenv: list[str]) -> int:
     return 0
 
 
-def _verify(args: argparse.Namespace, ui, torchenv: list[str]) -> int:
+def _verify(args: argparse.Namespace, ui: Ui, torchenv: list[str]) -> int:
     from ..cluster.check import cluster_verify
 
     cluster, found, layout = _context(args, torchenv)
@@ -129,7 +136,7 @@ def _verify(args: argparse.Namespace, ui, torchenv: list[str]) -> int:
     return 0
 
 
-def _table(ui, header: list[str], rows: list[list[str]], data: list[dict]) -> None:
+def _table(ui: Ui, header: list[str], rows: list[list[str]], data: list[dict[str, Any]]) -> None:
     if ui.json_mode:
         ui.emit_json({"ok": all(d.get("ok") for d in data), "node_types": data})
         return

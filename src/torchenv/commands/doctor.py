@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from ..doctor.model import Diagnosis
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("doctor", help=_("diagnose a PyTorch environment and print the commands that fix it"),
                        description=_("Inspect an environment (default: the active one, the project's .venv, or this "
                                      "Python) without importing torch, check it against the machine, and print each "

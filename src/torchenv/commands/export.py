@@ -9,12 +9,17 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..i18n import _
 from ._options import add_project
 
+if TYPE_CHECKING:
+    from ..export.base import ExportKind
+    from ..lock.model import Lockfile, LockTarget
 
-def register(sub: argparse._SubParsersAction) -> None:
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from ..export.base import KINDS
 
     kinds = "\n".join(f"  {k.name:<15} {k.summary}" for k in KINDS.values())
@@ -34,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _targets(lock, name: str | None, kind, lock_path: Path):
+def _targets(lock: Lockfile, name: str | None, kind: ExportKind, lock_path: Path) -> tuple[LockTarget, ...]:
     from ..errors import LockError
 
     pool = [t for t in lock.targets if t.backend == "conda" and t.conda] if kind.conda_only else list(lock.targets)

@@ -7,12 +7,19 @@ see which line each value came from.
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from ..i18n import _
 from . import _options
 
+if TYPE_CHECKING:
+    from pathlib import Path
 
-def register(sub: argparse._SubParsersAction) -> None:
+    from ..intent.detect import Detected
+    from ..intent.model import Intent
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("init", help=_("write a torchenv.toml for this project"),
                        description=_("Write a commented torchenv.toml, carrying over the torch pin, CUDA "
                                      "tier, Python and companions found in the project's requirement files "
@@ -87,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _intent_above(project):
+def _intent_above(project: Path) -> Path | None:
     """The torchenv.toml of an enclosing project, if any: ``init`` writes here regardless (a nested
     project is a legitimate choice), but says that this folder stops using the outer file."""
     from ..project import INTENT_NAME, find_project
@@ -98,7 +105,7 @@ def _intent_above(project):
     return marker if marker is not None and marker.name == INTENT_NAME else None
 
 
-def _notes(found, intent) -> dict[str, str]:
+def _notes(found: Detected, intent: Intent) -> dict[str, str]:
     """End-of-line comments for keys whose value came from a project file (not from a flag)."""
     taken = {"torch.version": (found.version, intent.torch.version, "version ="),
              "torch.cuda": (found.cuda, intent.torch.cuda, "cuda ="),

@@ -6,7 +6,7 @@ import argparse
 from ..i18n import _
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from ._options import add_intent_overrides, add_machine_assumptions, add_mirror_flags, add_project, add_quiet
 
     p = sub.add_parser("lock", help=_("write torchenv.lock without installing (add targets for other machines)"),

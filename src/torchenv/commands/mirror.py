@@ -14,7 +14,7 @@ from ..i18n import _
 from ._options import add_json, add_project, add_quiet
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("mirror", help=_("list, test and choose package mirrors (PyPI, PyTorch wheels, conda)"))
     verbs = p.add_subparsers(dest="mirror_cmd", metavar="ACTION")
 

@@ -14,11 +14,12 @@ from . import _options
 
 if TYPE_CHECKING:
     from ..cluster.plan import ClusterPlan
+    from ..errors import PlanRefused
     from ..resolve.plan import Plan
     from ..ui import Ui
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("plan", help=_("show the torch version, CUDA tier, Python and exact pins `up` would use, and why"),
                        description=_("Resolve torchenv.toml against this machine (or an assumed one) and explain "
                                      "every decision. Nothing is installed."))
@@ -32,6 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..resolve.reachable import available_plan
     from ..resolve.resolver import resolve
     from ..ui import Ui
 
@@ -47,8 +49,9 @@ def run(args: argparse.Namespace) -> int:
             show_cluster_plan(ui, found)
         return 0
     try:
-        plan = resolve(intent, _options.machine_from_args(args), sources_overrides=_options.source_overrides(args),
-                       check_index=True)
+        machine, overrides = _options.machine_from_args(args), _options.source_overrides(args)
+        plan = resolve(intent, machine, sources_overrides=overrides, check_index=True)
+        plan = available_plan(plan, intent, machine, overrides)   # as `up` does: what runs here and can be fetched
     except Exception as exc:
         from ..errors import PlanRefused
 
@@ -168,7 +171,7 @@ def _in_wheelhouse(plan: Plan, name: str, version: str) -> str | None:
     return None
 
 
-def show_refusal(ui: Ui, exc) -> None:
+def show_refusal(ui: Ui, exc: PlanRefused) -> None:
     ui.error(reason_text(exc.message), reason_text(exc.hint) if exc.hint else None)
     err = ui.err
     if exc.reasons:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..i18n import _
 from ._options import add_json, add_quiet
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ..ui import Ui
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("probe", help=_("show this machine: driver, GPUs and compute capability, Pythons"),
                        description=_("Probe this machine (NVIDIA driver and GPUs, ROCm, Apple MPS, Pythons, "
                                      "conda, CUDA toolkits). Problems found are reported, never fatal."))
@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def probe_json(machine: Machine) -> dict:
+def probe_json(machine: Machine) -> dict[str, Any]:
     """The machine, plus (additive) the same facts as wheel-variant properties; ``--machine`` ignores the extra block."""
     from ..probe.variants import variants_block
 

@@ -12,7 +12,7 @@ from ..i18n import _
 from ._options import add_json, add_quiet
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("recipes", help=_("refresh torchenv's knowledge of torch releases from an index"),
                        description=_("Read a download.pytorch.org-shaped index (or a mirror / local copy of one) and "
                                      "record the torch releases the shipped recipes do not know in a user-level "

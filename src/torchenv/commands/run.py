@@ -10,12 +10,16 @@ import errno
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..i18n import _
 from ._options import add_project
 
+if TYPE_CHECKING:
+    import subprocess
 
-def register(sub: argparse._SubParsersAction) -> None:
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("run", help=_("run a command with the project environment activated"),
                        description=_("Run CMD with the project's environment first on PATH (VIRTUAL_ENV or "
                                      "CONDA_PREFIX set, PYTHONHOME unset) and exit with its exit code."),
@@ -96,10 +100,10 @@ class _Held:
     Blocked before the child starts (and unblocked in it), so no signal slips in between.
     """
 
-    def __init__(self, sigs: set, old_mask: set) -> None:
+    def __init__(self, sigs: set[int], old_mask: set[int]) -> None:
         self.sigs, self.old_mask = sigs, old_mask
 
-    def popen(self, argv: list[str], environ: dict[str, str]):
+    def popen(self, argv: list[str], environ: dict[str, str]) -> subprocess.Popen[bytes]:
         import signal
         import subprocess
 
@@ -108,7 +112,7 @@ class _Held:
                                 preexec_fn=(lambda: signal.pthread_sigmask(signal.SIG_SETMASK, old)) if self.sigs
                                 else None)
 
-    def wait(self, proc) -> int:
+    def wait(self, proc: subprocess.Popen[bytes]) -> int:
         import signal
 
         if not self.sigs:                         # Windows: console signals reach the child directly
@@ -144,7 +148,7 @@ def _signals_held() -> Iterator[_Held]:
         signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
 
 
-def _wait_ignoring_ctrl_c(proc) -> int:
+def _wait_ignoring_ctrl_c(proc: subprocess.Popen[bytes]) -> int:
     while True:
         try:
             return proc.wait()

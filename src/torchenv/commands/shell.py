@@ -15,7 +15,7 @@ from ..i18n import _
 from ._options import add_project
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("shell", help=_("start a shell with the project environment activated"),
                        description=_("Spawn $SHELL (cmd/PowerShell on Windows) with the environment activated; "
                                      "without a terminal, print the command that activates it."))

@@ -3,15 +3,18 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from ..i18n import _
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ..install.up import UpResult
     from ..ui import Ui
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from ._options import add_intent_overrides, add_machine_assumptions, add_mirror_flags, add_project, add_quiet
 
     p = sub.add_parser("up", help=_("create/update the project's environment (locked, verified)"),
@@ -66,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     return result.exit_code
 
 
-def _rel(path) -> str:
+def _rel(path: Path | str) -> str:
     import os
 
     try:
@@ -76,7 +79,7 @@ def _rel(path) -> str:
     return rel if not rel.startswith("..") else str(path)
 
 
-def _activation_hint(result, ui) -> None:
+def _activation_hint(result: UpResult, ui: Ui) -> None:
     try:
         import os
 
@@ -109,7 +112,7 @@ class _LazyUi:
         self.json_mode = False
         self._ui: Ui | None = None
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:   # whatever the Ui has: its methods and consoles
         if self._ui is None:
             from ..ui import Ui
 

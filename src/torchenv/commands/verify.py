@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ..ui import Ui
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("verify", help=_("prove the environment works: torch imports, GPU visible, matmul/AMP/conv run"),
                        description=_("Run layered checks inside the project's environment: import torch, versions "
                                      "against torchenv.lock, CUDA devices and compiled archs, matmul/backward/"

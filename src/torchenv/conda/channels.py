@@ -7,8 +7,12 @@ directories. Everything that turns one of those into another lives here.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..i18n import _
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
 
 CHANNEL_ALIAS = "https://conda.anaconda.org"
 
@@ -52,7 +56,7 @@ def channel_name(url: str) -> str:
     return url[len(prefix):] if url.startswith(prefix) else url
 
 
-def normalise_mirrors(mirrors: dict[str, tuple[str, ...] | list[str]] | None) -> dict[str, list[str]]:
+def normalise_mirrors(mirrors: Mapping[str, Sequence[str]] | None) -> dict[str, list[str]]:
     """The mirror map with every key and URL ending in ``/``, which rattler's prefix matching needs."""
     out: dict[str, list[str]] = {}
     for prefix, urls in (mirrors or {}).items():
@@ -60,7 +64,7 @@ def normalise_mirrors(mirrors: dict[str, tuple[str, ...] | list[str]] | None) ->
     return out
 
 
-def canonical_url(url: str, mirrors: dict[str, tuple[str, ...] | list[str]] | None) -> str:
+def canonical_url(url: str, mirrors: Mapping[str, Sequence[str]] | None) -> str:
     """Map a URL a mirror served back to the channel's own URL (longest mirror prefix wins).
 
     Why: rattler keeps canonical URLs itself, but a user's conda (``channel_alias``,

@@ -13,6 +13,7 @@ from .model import Context, EnvFacts, Finding
 
 if TYPE_CHECKING:
     from ..machine import Machine
+    from .model import Companion
 
 
 def _gpu_names(machine: Machine) -> str:
@@ -95,7 +96,7 @@ def _tag(version: str | None) -> str | None:
     return version.split("+", 1)[1] if version and "+" in version else None
 
 
-def _companion_reasons(env: EnvFacts, comp) -> list[str]:
+def _companion_reasons(env: EnvFacts, comp: Companion) -> list[str]:
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
     torch_v = env.torch_public or ""

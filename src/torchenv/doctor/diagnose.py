@@ -6,7 +6,7 @@ diagnosis after a failed check) all need the same Diagnosis, built the same way.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..i18n import _
 from .model import Context, Diagnosis, Finding
@@ -55,7 +55,7 @@ def _probe_note(note: str) -> Finding:
     return Finding("info", _("probe: {note}").format(note=shown), shown, None, "probe-note")
 
 
-def _with_evidence(f: Finding, runtime: dict) -> Finding:
+def _with_evidence(f: Finding, runtime: dict[str, Any]) -> Finding:
     """Append what the import check saw: about the companion for a companion finding, else about torch."""
     import dataclasses
 
@@ -65,7 +65,7 @@ def _with_evidence(f: Finding, runtime: dict) -> Finding:
     return dataclasses.replace(f, detail=f"{f.detail} [import check: {evidence(runtime, package)}]")
 
 
-def _import_fails(runtime: dict, line: str) -> Finding:
+def _import_fails(runtime: dict[str, Any], line: str) -> Finding:
     """torch is installed (its dist-info says so) but the env's interpreter cannot import it.
 
     Why an error even when no catalogue entry explains it: an env whose torch does not import is

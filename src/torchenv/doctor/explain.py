@@ -40,11 +40,9 @@ class Entry:
 def catalogue() -> tuple[Entry, ...]:
     from importlib import resources
 
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib
-    data = tomllib.loads((resources.files("torchenv.recipes") / "errors.toml").read_text())
+    from ..lock.io import tomllib_module
+
+    data = tomllib_module().loads((resources.files("torchenv.recipes") / "errors.toml").read_text())
     return tuple(Entry(e["id"], re.compile(e["pattern"], re.I | re.M), e["cause"], e["fix"],
                        tuple(e.get("confirm", ())), bool(e.get("config", True)), e.get("source", ""))
                  for e in data["error"])
@@ -61,7 +59,7 @@ def match(text: str) -> list[tuple[Entry, dict[str, str]]]:
     return out
 
 
-class _Blank(dict):
+class _Blank(dict[str, str]):
     def __missing__(self, key: str) -> str:
         return f"<{key}>"
 

@@ -6,17 +6,17 @@ here means checks never import kb internals, and a kb gap (unknown release) read
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 
-def _kb() -> Any:
+def _kb() -> Any:   # torchenv.kb, imported on first use; its answers are cast where returned
     from .. import kb
 
     return kb
 
 
 def _vt(v: str) -> tuple[int, ...]:
-    return _kb().vtuple(v.split("+")[0])
+    return cast("tuple[int, ...]", _kb().vtuple(v.split("+")[0]))
 
 
 def minor_of(version: str) -> str:
@@ -29,7 +29,7 @@ def _release(version: str) -> Any:
 
 def driver_floor(tier: str, os_name: str = "linux") -> str | None:
     """Lowest driver that runs a ``cuXYZ`` build (None for cpu/rocm or unknown tiers)."""
-    return _kb().driver_floor(tier, os_name)
+    return cast("str | None", _kb().driver_floor(tier, os_name))
 
 
 def driver_ok(driver: str, floor: str) -> bool:
@@ -38,7 +38,7 @@ def driver_ok(driver: str, floor: str) -> bool:
 
 def tier_cuda(tier: str) -> str | None:
     """``cu128`` -> ``12.8``."""
-    got = _kb().cuda_version(tier)
+    got: str | None = _kb().cuda_version(tier)
     if got:
         return got
     return f"{tier[2:-1]}.{tier[-1]}" if tier.startswith("cu") and tier[2:].isdigit() else None
@@ -62,7 +62,7 @@ def gpu_label(cc: str) -> str:
 def companion_version(torch_version: str, name: str, tier: str | None = None) -> str | None:
     """The companion release paired with a torch release (``2.13.0`` -> torchvision ``0.28.0``)."""
     rel = _release(torch_version)
-    return _kb().companions(rel, tier).get(name) if rel else None
+    return cast("str | None", _kb().companions(rel, tier).get(name)) if rel else None
 
 
 def torch_for_companion(name: str, version: str) -> str | None:
@@ -70,7 +70,7 @@ def torch_for_companion(name: str, version: str) -> str | None:
     public = version.split("+")[0]
     for rel in _kb().releases():
         if getattr(rel, name, None) == public:
-            return rel.version
+            return cast(str, rel.version)
     return None
 
 

@@ -55,7 +55,7 @@ def probe_env(interpreter: str, companions: list[str], environ: Mapping[str, str
     marker = cp.stdout.rfind("@@TORCHENV@@")
     if marker >= 0:
         try:
-            data = json.loads(cp.stdout[marker + len("@@TORCHENV@@"):])
+            data: dict[str, Any] = json.loads(cp.stdout[marker + len("@@TORCHENV@@"):])   # the probe's report
             data["stderr_tail"] = cp.stderr[-2000:]
             return data
         except ValueError:

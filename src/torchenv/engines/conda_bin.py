@@ -12,9 +12,9 @@ import json
 import os
 import subprocess
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ..conda.channels import canonical_url
 from ..conda.engine import CondaEngine
@@ -63,7 +63,8 @@ class CondaBinary(CondaEngine):
         return env
 
     # -- engine ---------------------------------------------------------------------------------
-    def solve(self, *, channels, specs, platform, virtual_packages, mirrors) -> list[CondaRecord]:
+    def solve(self, *, channels: Sequence[str], specs: Sequence[str], platform: str,
+              virtual_packages: Sequence[str], mirrors: Mapping[str, Sequence[str]]) -> list[CondaRecord]:
         with tempfile.TemporaryDirectory(prefix="torchenv-solve-") as tmp:
             args = self.solve_args(prefix=Path(tmp) / "env", channels=channels, specs=specs)
             out = self._run(args, self.environment(platform=platform, virtual_packages=virtual_packages),
@@ -75,7 +76,8 @@ class CondaBinary(CondaEngine):
                 hint=_("run `{command}` yourself to see what it says").format(command=" ".join(args)))
         return records
 
-    def install(self, *, records, prefix, mirrors, reinstall=False) -> None:
+    def install(self, *, records: Sequence[CondaRecord], prefix: Path,
+                mirrors: Mapping[str, Sequence[str]], reinstall: bool = False) -> None:
         from ..conda.export import explicit_text
 
         prefix = Path(prefix)
@@ -108,14 +110,14 @@ class CondaBinary(CondaEngine):
                                hint=_("check the executable, or set TORCHENV_CONDA_ENGINE=rattler to use the "
                                       "embedded engine")) from None
         try:
-            data = json.loads(proc.stdout or "{}")
+            data: dict[str, Any] = json.loads(proc.stdout or "{}")   # conda's --json report
         except json.JSONDecodeError:
             data = {}
         if proc.returncode != 0 or data.get("success") is False or "error" in data:
             raise _error(self.kind, what, data, proc, specs)
         return data
 
-    def _record(self, entry: dict[str, Any], mirrors) -> CondaRecord:
+    def _record(self, entry: dict[str, Any], mirrors: Mapping[str, Sequence[str]]) -> CondaRecord:
         entry = dict(entry)
         if not entry.get("sha256") or not entry.get("url"):
             entry.update(self._from_package_cache(entry))
@@ -147,7 +149,7 @@ class CondaBinary(CondaEngine):
             record = Path(pkgs) / dist / "info" / "repodata_record.json"
             if record.is_file():
                 try:
-                    return json.loads(record.read_text())
+                    return cast("dict[str, Any]", json.loads(record.read_text()))
                 except (OSError, json.JSONDecodeError):
                     continue
         return {}
@@ -175,7 +177,7 @@ def _link_entries(out: dict[str, Any]) -> list[dict[str, Any]]:
     return entries
 
 
-def _error(kind: str, what: str, data: dict[str, Any], proc: subprocess.CompletedProcess,
+def _error(kind: str, what: str, data: dict[str, Any], proc: subprocess.CompletedProcess[str],
            specs: Sequence[str]) -> Exception:
     message = data.get("message") or data.get("error") or (proc.stderr or proc.stdout or "").strip()[-1500:]
     exc_name = data.get("exception_name", "")

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import BackendError, EnvError
 from ..i18n import _
 from .base import WheelEngine, build_requirement_links
-from .uv import file_url, index_for, missing_python_hint, requirements_lines, run_tool, source_args
+from .uv import file_url, index_for, missing_python_hint, requirements_lines, run_tool, source_flags
 
 if TYPE_CHECKING:
     from ..lock.model import LockedWheel
@@ -109,9 +109,10 @@ class PipEngine(WheelEngine):
                    "--implementation", "cp", "--abi", f"cp{major}{minor}", "--abi", "abi3", "--abi", "none"]
             for tag in pip_platforms(platform):
                 cmd += ["--platform", tag]
-            cmd += [*source_args(pypi, find_links), "-r", str(req)]
+            sources = source_flags(pypi, find_links, tool="pip")
+            cmd += [*sources.args, "-r", str(req)]
             run_tool(cmd, what=_("resolving the environment for {platform}, Python {python} ({tool})").format(
-                         platform=platform, python=python_version, tool="pip"), env=pip_environ(),
+                         platform=platform, python=python_version, tool="pip"), env={**pip_environ(), **sources.env},
                      hint=_("the lines above say what {tool} could not do; `torchenv plan` shows the sources "
                             "used").format(tool="pip"))
             return parse_report(report, pypi)

@@ -29,7 +29,8 @@ from ..errors import BackendError, HashMismatch, SourceError, TorchenvError
 from ..i18n import _
 
 if TYPE_CHECKING:
-    from rattler import NoArchLiteral
+    from rattler import Client, GenericVirtualPackage, NoArchLiteral, RepoDataRecord
+    from rattler.platform import SubdirLiteral
 
 USER_AGENT = "torchenv (py-rattler)"
 _HTTP_TIMEOUT_S = 20
@@ -71,11 +72,13 @@ class RattlerEngine(CondaEngine):
         self.cache_dir = cache_dir
         self.offline = offline
 
-    def solve(self, *, channels, specs, platform, virtual_packages, mirrors) -> list[CondaRecord]:
+    def solve(self, *, channels: Sequence[str], specs: Sequence[str], platform: str,
+              virtual_packages: Sequence[str], mirrors: Mapping[str, Sequence[str]]) -> list[CondaRecord]:
         return solve(channels, specs, platform, virtual_packages, mirrors, cache_dir=self.cache_dir,
                      offline=self.offline)
 
-    def install(self, *, records, prefix, mirrors, reinstall=False) -> None:
+    def install(self, *, records: Sequence[CondaRecord], prefix: Path,
+                mirrors: Mapping[str, Sequence[str]], reinstall: bool = False) -> None:
         install(records, prefix, self.cache_dir, mirrors, reinstall=reinstall)
 
 
@@ -151,7 +154,7 @@ def _call(op: str, args: dict[str, Any]) -> Any:
 
 
 # -- worker side (imports rattler) ------------------------------------------------------------
-def _client(mirrors: dict[str, list[str]]):
+def _client(mirrors: dict[str, list[str]]) -> Client:
     from rattler.networking import AuthenticationMiddleware, Client, MirrorMiddleware
 
     middlewares: list[Any] = [MirrorMiddleware(mirrors)] if mirrors else []
@@ -160,7 +163,7 @@ def _client(mirrors: dict[str, list[str]]):
     return Client(middlewares, user_agent=USER_AGENT, timeout=_HTTP_TIMEOUT_S)
 
 
-def _virtual(entries: list[str]):
+def _virtual(entries: list[str]) -> list[GenericVirtualPackage]:
     from rattler import GenericVirtualPackage, PackageName, Version
     from rattler.package import BuildString
 
@@ -173,7 +176,7 @@ def _virtual(entries: list[str]):
     return out
 
 
-def _to_plain(rec: Any, mirrors: dict[str, tuple[str, ...] | list[str]]) -> dict[str, Any]:
+def _to_plain(rec: Any, mirrors: Mapping[str, Sequence[str]]) -> dict[str, Any]:
     from ..conda.channels import canonical_url
 
     ts = rec.timestamp
@@ -190,7 +193,7 @@ def _to_plain(rec: Any, mirrors: dict[str, tuple[str, ...] | list[str]]) -> dict
     ).to_json()
 
 
-def _from_plain(data: dict[str, Any]):
+def _from_plain(data: dict[str, Any]) -> RepoDataRecord:
     import datetime
 
     from rattler import NoArchType, PackageRecord, RepoDataRecord
@@ -245,7 +248,8 @@ def _solve_error(exc: Exception, specs: list[str], channels: list[str], vpkgs: l
         hint=hint)
 
 
-async def _solve(channels, specs, platform, virtual_packages, mirrors, cache_dir, offline):
+async def _solve(channels: list[str], specs: list[str], platform: str, virtual_packages: list[str],
+                 mirrors: dict[str, list[str]], cache_dir: str | Path, offline: bool) -> list[dict[str, Any]]:
     from rattler import Channel, Gateway, SourceConfig
     from rattler import solve as rsolve
 
@@ -257,7 +261,7 @@ async def _solve(channels, specs, platform, virtual_packages, mirrors, cache_dir
     gateway = Gateway(cache_dir=cache_dir / "repodata", default_config=config, client=_client(mirrors))
     try:
         recs = await rsolve(sources=[Channel(c) for c in channels], specs=specs, gateway=gateway,
-                            platforms=[platform, "noarch"], virtual_packages=_virtual(virtual_packages))
+                            platforms=[cast("SubdirLiteral", platform), "noarch"], virtual_packages=_virtual(virtual_packages))
     except Exception as exc:  # rattler raises its own exception classes
         source = _source_error(exc, channels)
         if source is not None:
@@ -269,7 +273,8 @@ async def _solve(channels, specs, platform, virtual_packages, mirrors, cache_dir
     return [_to_plain(r, mirrors) for r in recs]
 
 
-async def _install(records, prefix, cache_dir, mirrors, reinstall=False):
+async def _install(records: list[dict[str, Any]], prefix: str, cache_dir: str, mirrors: dict[str, list[str]],
+                   reinstall: bool = False) -> None:
     from rattler import install as rinstall
 
     recs = [_from_plain(r) for r in records]
@@ -306,7 +311,7 @@ def _worker_ops() -> dict[str, Any]:
             "index": index}
 
 
-class _LazyOps(dict):
+class _LazyOps(dict[str, Any]):   # op name -> function of the worker
     def __missing__(self, key: str) -> Any:
         self.update(_worker_ops())
         return dict.__getitem__(self, key)

@@ -21,6 +21,7 @@ import os
 import subprocess
 import tempfile
 import urllib.parse
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -80,7 +81,7 @@ def uv_environ() -> dict[str, str]:
 
 
 def run_tool(cmd: list[str], *, what: str, env: dict[str, str] | None = None,
-             error: type = BackendError, hint: str | None = None) -> subprocess.CompletedProcess:
+             error: type = BackendError, hint: str | None = None) -> subprocess.CompletedProcess[str]:
     """Run an installer; on failure raise ``error`` carrying the tail of its output and the hint for its kind.
 
     ``hint`` is the caller's guess, used only when ``engines.failures`` does not recognise the output.
@@ -132,24 +133,48 @@ def index_for(url: str, pypi: PypiSide) -> str:
     return pypi.index_url or OFFICIAL_PYPI
 
 
-def source_args(pypi: PypiSide, find_links: list[str]) -> list[str]:
-    """pip-style source flags (uv accepts the same spelling).
+# flag -> (uv variable, pip variable, separator per tool): where a source list goes when it carries a login
+_SOURCE_VARS = {
+    "--index-url": (("UV_INDEX_URL", " "), ("PIP_INDEX_URL", " ")),
+    "--extra-index-url": (("UV_EXTRA_INDEX_URL", " "), ("PIP_EXTRA_INDEX_URL", " ")),
+    "--find-links": (("UV_FIND_LINKS", ","), ("PIP_FIND_LINKS", " ")),
+}
 
-    Logins known for a source (``sources.credentials``) go back into its URL here, the form
-    both uv and pip read; what torchenv prints of an engine's output is redacted.
+
+@dataclass(frozen=True)
+class SourceFlags:
+    """An installer's source options: plain flags, and the lists that carry a login as environment variables.
+
+    Why two channels: a command line is readable by every user of the machine (``ps``,
+    ``/proc/PID/cmdline``), a process's environment only by its owner. Logins known for a
+    source (``sources.credentials``) go back into its URL, the form both uv and pip read, but
+    never onto the command line; lists without a login stay flags, as the user would type them.
     """
-    from ..sources.credentials import with_credentials
 
+    args: tuple[str, ...]
+    env: dict[str, str]
+
+
+def source_flags(pypi: PypiSide, find_links: list[str], *, tool: str = "uv") -> SourceFlags:
+    """The sources of ``pypi`` (plus ``find_links``) for ``tool`` (``uv`` or ``pip``)."""
+    from ..sources.credentials import strip_secrets, with_credentials
+
+    lists = {"--index-url": [pypi.index_url] if pypi.index_url else [],
+             "--extra-index-url": list(pypi.extra_index_urls),
+             "--find-links": [*pypi.find_links, *find_links]}
     args: list[str] = []
-    if pypi.index_url:
-        args += ["--index-url", with_credentials(pypi.index_url)]
-    for url in pypi.extra_index_urls:
-        args += ["--extra-index-url", with_credentials(url)]
-    for link in (*pypi.find_links, *find_links):
-        args += ["--find-links", with_credentials(link)]
+    env: dict[str, str] = {}
+    for flag, values in lists.items():
+        logged = [with_credentials(v) for v in values]
+        var, sep = _SOURCE_VARS[flag][0 if tool == "uv" else 1]
+        secret = any(strip_secrets(v) != v for v in logged)
+        if secret and not any(sep in v for v in logged):
+            env[var] = sep.join(logged)
+        else:   # a folder name holding the separator cannot travel in the variable: a flag, as before
+            args += [part for v in logged for part in (flag, v)]
     for constraint in pypi.constraints:
         args += ["--constraint", constraint]
-    return args
+    return SourceFlags(tuple(args), env)
 
 
 def requirements_lines(files: list[Path], hashes: dict[str, str] | None) -> str:
@@ -187,12 +212,13 @@ class UvEngine(WheelEngine):
             req = Path(tmp) / "requirements.in"
             req.write_text("\n".join(requirements) + "\n")
             out = Path(tmp) / "pylock.toml"
+            sources = source_flags(pypi, find_links)
             cmd = [uv_bin(), "pip", "compile", "--no-config", "--quiet", "--format", "pylock.toml",
                    "--generate-hashes", "--no-header", "--python-version", python_version,
                    "--python-platform", UV_PLATFORMS[platform], "--index-strategy", pypi.index_strategy,
-                   *source_args(pypi, find_links), str(req), "-o", str(out)]
+                   *sources.args, str(req), "-o", str(out)]
             run_tool(cmd, what=_("resolving the environment for {platform}, Python {python} ({tool})").format(
-                         platform=platform, python=python_version, tool="uv"), env=uv_environ(),
+                         platform=platform, python=python_version, tool="uv"), env={**uv_environ(), **sources.env},
                      hint=_("the lines above say what {tool} could not do; `torchenv plan` shows the sources "
                             "used").format(tool="uv"))
             return parse_pylock(out, pypi)

@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
     from ..lock.model import LockedWheel, Lockfile, LockTarget
@@ -82,7 +82,7 @@ class ExportRequest:
 
 def renderer(kind: ExportKind) -> Callable[[ExportRequest], str]:
     module, _, func = kind.renderer.partition(":")
-    return getattr(importlib.import_module(f"torchenv.export.{module}"), func)
+    return cast("Callable[[ExportRequest], str]", getattr(importlib.import_module(f"torchenv.export.{module}"), func))
 
 
 def safe_name(text: str) -> str:

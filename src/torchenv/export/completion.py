@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import shlex
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 
@@ -39,7 +40,7 @@ def verbs(parser: argparse.ArgumentParser) -> list[Verb]:
     return out
 
 
-def _words(items) -> str:
+def _words(items: Iterable[str]) -> str:
     return shlex.quote(" ".join(items))
 
 

@@ -16,6 +16,10 @@ import json
 import os
 import sys
 
+TYPE_CHECKING = False     # typing itself is not imported here: this module runs before anything else
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 STAMP_DIR = ".torchenv"
 STAMP_FILE = "noop-stamp.json"
 SCHEMA = 1
@@ -79,7 +83,7 @@ def answer(argv: list[str]) -> int | None:
     return 0
 
 
-def _translator():
+def _translator() -> Callable[[str], str]:
     """``up``'s words in the user's language. In English this reads the locale variables and nothing
     else: the catalogue is opened only when the locale asks for one (and only then costs a read)."""
     from .. import i18n
@@ -115,7 +119,7 @@ class _Seen:
         self.folders: set[str] = set()
 
     @classmethod
-    def hook(cls, event: str, args: tuple) -> None:
+    def hook(cls, event: str, args: tuple[object, ...]) -> None:
         seen = cls.active
         if seen is None or not args:
             return

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from ..intent.model import Intent
     from ..options import UpOptions
 
 
@@ -26,7 +27,7 @@ class UpToDate:
     kept: str = ""                   # the flags remembered from the last up, in words
 
 
-def env_path_for(intent, project_dir: Path) -> Path:
+def env_path_for(intent: Intent, project_dir: Path) -> Path:
     path = Path(intent.env.path or ".venv").expanduser()
     return (path if path.is_absolute() else project_dir / path).absolute()
 

@@ -86,7 +86,7 @@ def save_to_toml(project_dir: Path, flags: dict[str, Any]) -> Path:
     import tomlkit
 
     from ..fileio import write_atomic
-    from ..intent.load import INTENT_FILE
+    from ..intent.model import INTENT_FILE
 
     path = Path(project_dir) / INTENT_FILE
     try:

@@ -79,7 +79,7 @@ def lock_agrees(lock: Lockfile, project_dir: Path) -> bool:
     return bool(lock.project) == (installable(project_dir) is not None)
 
 
-def _read_record(env: Path) -> dict | None:
+def _read_record(env: Path) -> dict[str, Any] | None:
     try:
         data = json.loads((env / ".torchenv" / RECORD).read_text())
     except (OSError, ValueError):
@@ -170,21 +170,22 @@ def _refresh_state(env: Path) -> None:
 def _run_install(python: Path, plan: Plan, project_dir: Path, ui: Any) -> str | None:
     """``pip install --no-deps -e DIR`` by the plan's installer; the build backend comes from the PyPI side.
     The first line of the failure, or ``None``."""
-    from ..engines.uv import run_tool, source_args, uv_bin, uv_environ
+    from ..engines.uv import SourceFlags, run_tool, source_flags, uv_bin, uv_environ
     from ..errors import TorchenvError
 
     pypi = plan.sources.pypi if plan.sources is not None else None
-    sources = source_args(pypi, list(plan.sources.wheelhouses)) if plan.sources is not None and pypi is not None else []
+    sources = (source_flags(pypi, list(plan.sources.wheelhouses), tool=plan.installer)
+               if plan.sources is not None and pypi is not None else SourceFlags((), {}))
     if plan.installer == "uv":
         cmd = [uv_bin(), "pip", "install", "--no-config", "--quiet", "--no-deps", "--python", str(python),
-               *(["--index-strategy", pypi.index_strategy] if pypi is not None else []), *sources,
+               *(["--index-strategy", pypi.index_strategy] if pypi is not None else []), *sources.args,
                "-e", str(project_dir)]
-        env = uv_environ()
+        env = {**uv_environ(), **sources.env}
     else:
         from ..engines.pip import pip_environ
 
-        cmd = [str(python), "-m", "pip", "install", "--quiet", "--no-deps", *sources, "-e", str(project_dir)]
-        env = pip_environ()
+        cmd = [str(python), "-m", "pip", "install", "--quiet", "--no-deps", *sources.args, "-e", str(project_dir)]
+        env = {**pip_environ(), **sources.env}
     try:
         with ui.progress(_("installing the project itself (editable)")):
             run_tool(cmd, what=f"installing {project_dir} into the env (editable)", env=env)

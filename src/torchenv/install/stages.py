@@ -53,7 +53,7 @@ class Project:
     lock: Lockfile | None                    # as read (from ``source``: a bundle may lend one)
     lock_current: bool                         # written for this intent, these requirements and this folder
     env: Path
-    remembered: dict = field(default_factory=dict)   # the lock's ``[overrides]`` to write (``up`` only)
+    remembered: dict[str, Any] = field(default_factory=dict)   # the lock's ``[overrides]`` to write (``up`` only)
 
 
 def load_project(project_dir: Path, overrides: IntentOverrides, ui: Ui | None = None, *,
@@ -73,7 +73,7 @@ def load_project(project_dir: Path, overrides: IntentOverrides, ui: Ui | None = 
     src = source or project_dir
     lock = read_lock(src / LOCK_FILE) if (src / LOCK_FILE).exists() else None
     base = _file_intent(src, ui)
-    remembered: dict = {}
+    remembered: dict[str, Any] = {}
     if up is not None:
         overrides, remembered = _kept_overrides(up, base, src, lock, ui)
     intent = apply_overrides(base, overrides)
@@ -86,7 +86,7 @@ def load_project(project_dir: Path, overrides: IntentOverrides, ui: Ui | None = 
 
 
 def _kept_overrides(up: UpOptions, base: Intent, src: Path, lock: Lockfile | None,
-                    ui: Ui | None) -> tuple[IntentOverrides, dict]:
+                    ui: Ui | None) -> tuple[IntentOverrides, dict[str, Any]]:
     """The flags to plan with (the last ``up``'s, said, when this one gives none) and what the lock remembers:
     nothing after ``--save``, which writes them into torchenv.toml, after which they are plain intent."""
     from .overrides import given, record, remembered, said, save_to_toml

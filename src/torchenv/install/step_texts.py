@@ -1,8 +1,9 @@
 """The English shapes of the warnings ``up`` prints that are data elsewhere, so ``Ui`` can show them translated.
 
 Why templates at the display edge for these only: the reachable-builds fallback of
-resolve/reachable.py is part of the plan (its ``--json`` and the Python API stay English) and the
-requirement-file notes are kept with the project's requirements; ``Ui.warn`` matches them
+resolve/reachable.py is part of the plan (its ``--json`` and the Python API stay English), the
+requirement-file notes are kept with the project's requirements and the source failures are
+remembered as the dead-host memory's English reasons; ``Ui.warn`` matches them
 (``i18n.translate_rendered``) where they are shown. The steps ``up`` prints are sentences marked with
 ``_()`` where they are made. In English nothing is matched and no catalogue is read.
 """
@@ -11,16 +12,10 @@ from __future__ import annotations
 from ..i18n import N_
 from ..resolve.reason_texts import REASONS
 
-# The warnings ``up`` prints (``Ui.warn`` and the no-op line) that are data elsewhere: the reachable-builds
-# fallback of resolve/reachable.py (also in the plan's ``--json``) and the requirement-file notes of
-# intent/requirements.py.
+# The warnings ``up`` prints (``Ui.warn`` and the no-op line) that are data elsewhere: the requirement-file notes
+# of intent/requirements.py, and what locate/getfile say as a source fails (the reachable-builds fallback of
+# resolve/reachable.py is a plan warning: its templates are the plan's, in resolve/reason_texts.py).
 WARNING_TEXTS = (
-    N_("reachable builds: chose torch {version} ({tier}) for Python {python}, {why}, because {how}; "
-       "skipped {skipped}"),
-    N_("reachable builds: chose torch {version} ({tier}) for Python {python}, {why}, because {how}; "
-       "skipped {skipped} (and {count} more)"),
-    N_("reachable builds: the resolve pulled in {name}, which the source of torch {version} ({tier}) "
-       "does not serve ({message})"),
     N_("{where}: `-e {target}` is this project itself, not a dependency: it is not locked"),
     N_("{where}: editable install `-e {target}` is not locked by torchenv and is left out of the environment"),
     N_("{where}: option `{option}` of {requirement} ignored: {why}"),

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from ..backends.base import Backend
     from ..errors import PulledInFamily
     from ..intent.model import Intent
+    from ..intent.requirements import ProjectRequirement
     from ..lock.model import Lockfile, LockTarget
     from ..options import LockOptions, UpOptions
     from ..resolve.plan import Plan
@@ -88,8 +89,8 @@ def machine_facts(plan: Plan) -> dict[str, Any]:
     return {k: v for k, v in facts.items() if v is not None}
 
 
-def new_lockfile(old: Lockfile | None, intent: Intent, reqs: list, target: LockTarget, plan: Plan,
-                 ui: Ui, project: dict | None = None, overrides: dict | None = None) -> Lockfile:
+def new_lockfile(old: Lockfile | None, intent: Intent, reqs: list[ProjectRequirement], target: LockTarget, plan: Plan,
+                 ui: Ui, project: dict[str, Any] | None = None, overrides: dict[str, Any] | None = None) -> Lockfile:
     """The lock with ``target`` added/replaced; targets made for another intent are dropped (with a warning)."""
     from .. import __version__
     from ..intent.requirements import lock_is_current, requirements_digest

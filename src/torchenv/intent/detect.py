@@ -15,14 +15,16 @@ Only ``init`` uses this module, so it may import ``packaging`` at the top.
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from packaging.requirements import InvalidRequirement, Requirement
 
 from . import versions
+
+if TYPE_CHECKING:
+    from .reqfile import ReqLine
 
 _TORCH_FAMILY = {"torch", "torchvision", "torchaudio"}
 _TIER_SEGMENT = re.compile(r"cpu|cu\d{3}|rocm\d+\.\d+(?:\.\d+)?", re.IGNORECASE)
@@ -110,7 +112,7 @@ def scan_requirements(path: Path, project: Path, found: Detected, seen: set[Path
             take_requirement_line(entry, where, found)
 
 
-def take_requirement_line(entry, where: str, found: Detected) -> None:
+def take_requirement_line(entry: ReqLine, where: str, found: Detected) -> None:
     """A requirement line and its own options (``torch==2.2.2 --index-url .../cu121``)."""
     shown = " ".join([entry.text] + [f"{k} {v}".strip() for k, v in entry.options if k != "--hash"])
     for url in entry.values("-i", "--index-url", "--extra-index-url"):
@@ -223,10 +225,9 @@ def _rel(path: Path, project: Path) -> str:
 # --- pyproject.toml / .python-version --------------------------------------------------------
 
 def _scan_pyproject(path: Path, found: Detected) -> None:
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover
-        import tomli as tomllib
+    from ..lock.io import tomllib_module
+
+    tomllib = tomllib_module()
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):

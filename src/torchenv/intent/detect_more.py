@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from .detect import Detected
 
 _README = ("README.md", "README.rst", "README.txt", "README", "INSTALL.md", "docs/install.md",
@@ -74,7 +76,7 @@ def _runtime_files(folder: Path) -> list[tuple[str, str]]:
     return [(n, why) for n in names]
 
 
-def _readme_commands(project: Path):
+def _readme_commands(project: Path) -> Iterator[tuple[str, str]]:
     """(doc, command) for each ``pip install ...`` command of the README/INSTALL/docs pages, in order."""
     for doc in _README:
         try:
@@ -156,7 +158,7 @@ def scan_other_files(project: Path, found: Detected, seen: set[Path]) -> None:
 
 def scan_conda_env(path: Path, project: Path, found: Detected, seen: set[Path]) -> None:
     """A conda env file: ``python=3.8.5``, ``pytorch=1.11.0``, ``cudatoolkit=11.3``, ``pip: [...]``."""
-    import yaml
+    import yaml  # type: ignore[import-untyped,unused-ignore]  # PyYAML ships no hints (types-PyYAML, if installed, does)
 
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8", errors="replace"))
@@ -331,7 +333,7 @@ def scan_imports(project: Path, found: Detected) -> None:
             return
 
 
-def _python_files(project: Path):
+def _python_files(project: Path) -> Iterator[Path]:
     count = 0
     for root, dirs, files in os.walk(project):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS)

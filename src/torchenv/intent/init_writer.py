@@ -10,10 +10,15 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import IntentError
 from ..i18n import _
 from .model import INTENT_FILE, CondaIntent, EnvIntent, Intent, MirrorIntent, TorchIntent
+
+if TYPE_CHECKING:
+    from tomlkit import TOMLDocument
+    from tomlkit.items import Table
 
 HEADER = """\
 torchenv.toml: what this project needs from PyTorch. torchenv turns it into a plan for each
@@ -53,7 +58,7 @@ def render_intent(intent: Intent, notes: dict[str, str] | None = None) -> str:
     return tomlkit.dumps(doc)
 
 
-def _add(table, key: str, value, comment: str, note: str | None = None) -> None:
+def _add(table: Table, key: str, value: object, comment: str, note: str | None = None) -> None:
     import tomlkit
 
     table.add(tomlkit.comment(comment))
@@ -63,14 +68,14 @@ def _add(table, key: str, value, comment: str, note: str | None = None) -> None:
     table.add(key, item)
 
 
-def _example(table, key: str, example: str, comment: str) -> None:
+def _example(table: Table, key: str, example: str, comment: str) -> None:
     import tomlkit
 
     table.add(tomlkit.comment(comment))
     table.add(tomlkit.comment(f"{key} = {example}"))
 
 
-def _torch_table(t: TorchIntent, notes: dict[str, str]):
+def _torch_table(t: TorchIntent, notes: dict[str, str]) -> Table:
     import tomlkit
 
     table = tomlkit.table()
@@ -94,7 +99,7 @@ def _torch_table(t: TorchIntent, notes: dict[str, str]):
     return table
 
 
-def _env_table(e: EnvIntent, notes: dict[str, str]):
+def _env_table(e: EnvIntent, notes: dict[str, str]) -> Table:
     import tomlkit
 
     table = tomlkit.table()
@@ -133,7 +138,8 @@ def _conda_entries(c: CondaIntent) -> list[tuple[str, object, str, str]]:
     ]
 
 
-def _optional_table(doc, name: str, rows, write: bool, about: str) -> None:
+def _optional_table(doc: TOMLDocument, name: str, rows: list[tuple[str, object, str, str]], write: bool,
+                    about: str) -> None:
     """A real table when it has non-default values, else the whole table as commented examples."""
     import tomlkit
 

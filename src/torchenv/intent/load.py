@@ -71,7 +71,8 @@ def _decode(raw: bytes, name: str) -> str:
 def parse_text(text: str, name: str = "<text>") -> dict[str, Any]:
     """TOML text -> dict, with TOML syntax errors turned into ``IntentError`` at file:line."""
     try:
-        return tomllib.loads(text)
+        data: dict[str, Any] = tomllib.loads(text)   # typed by tomli where it is installed, Any otherwise
+        return data
     except tomllib.TOMLDecodeError as exc:
         from .locate import strip_position, toml_error_line
 

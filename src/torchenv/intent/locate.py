@@ -9,6 +9,7 @@ inside an inline table is reported at its parent's line.
 from __future__ import annotations
 
 import re
+from typing import cast
 
 _PART_RE = r"""[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*'"""
 _DOTTED = rf"(?:{_PART_RE})(?:\s*\.\s*(?:{_PART_RE}))*"
@@ -27,10 +28,11 @@ def _unquote(part: str) -> str:
         return part[1:-1]
     if part[:1] != '"':
         return part
-    import tomllib  # error path only: let TOML itself decode the escapes
+    from ..lock.io import tomllib_module  # error path only: let TOML itself decode the escapes
 
+    tomllib = tomllib_module()
     try:
-        return tomllib.loads(f"k = {part}")["k"]
+        return cast(str, tomllib.loads(f"k = {part}")["k"])   # a TOML basic string
     except tomllib.TOMLDecodeError:
         return part[1:-1]
 

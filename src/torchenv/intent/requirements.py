@@ -18,7 +18,10 @@ from typing import TYPE_CHECKING
 from ..errors import IntentError
 
 if TYPE_CHECKING:
+    from packaging.requirements import Requirement
+
     from ..intent.model import Intent
+    from ..intent.reqfile import ReqLine
     from ..lock.model import Lockfile
     from ..resolve.plan import Plan
 
@@ -88,14 +91,14 @@ def _read_requirements_file(path: Path, reading: _Reading, *, constraint: bool =
                                 "it installs (torchenv.lock)")
 
 
-def conda_pip_lines(text: str, path: Path) -> list:
+def conda_pip_lines(text: str, path: Path) -> list[ReqLine]:
     """The ``pip:`` list of a conda ``environment.yml``, as requirement-file lines.
 
     Why only that list: the conda packages beside it are conda names (``pytorch``,
     ``cudatoolkit``, ``ffmpeg``), not wheels; ``init`` carried the torch ones over into
     torchenv.toml and named the rest. Lines are numbered by their place in the file.
     """
-    import yaml
+    import yaml  # type: ignore[import-untyped,unused-ignore]  # PyYAML ships no hints (types-PyYAML, if installed, does)
 
     from ..intent.reqfile import parse_requirements_text
 
@@ -285,7 +288,7 @@ def _named(text: str) -> str | None:
     return _normalize(m.group(1)) if m else None
 
 
-def _admits(req, version: str, tier: str) -> bool:
+def _admits(req: Requirement, version: str, tier: str) -> bool:
     """Does ``req`` accept the planned ``version`` of tier ``tier``? (``+tier`` tags: see check_against_plan)."""
     from packaging.version import Version
 

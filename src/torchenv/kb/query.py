@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 from .load import recipe
 from .model import ArchSet, Release, TierInfo, vtuple
@@ -208,7 +208,7 @@ def stable_abi_torchaudio(tier: str | None, pypi_platform: str | None = None) ->
     """
     audio = _index().audio
     builds = audio.get("builds", {})
-    for version in audio.get("prefer", list(builds)):
+    for version in cast("list[str]", audio.get("prefer", list(builds))):   # recipes/releases.toml
         build = builds.get(version, {})
         if pypi_platform is not None:
             if build.get("pypi", {}).get(pypi_platform) == tier:

@@ -143,7 +143,7 @@ def loads_lock(text: str, *, path: Path | str = "torchenv.lock") -> Lockfile:
     return _from_data(data, str(path))
 
 
-def _need(table: dict, key: str, where: str, file: str, kind: type = str) -> Any:
+def _need(table: dict[str, Any], key: str, where: str, file: str, kind: type = str) -> Any:
     if key not in table:
         raise LockError(_("{file}: {where} lacks the key `{key}`").format(file=file, where=where, key=key),
                         hint=_("the lock was edited by hand or truncated; regenerate it with `torchenv lock`"))
@@ -155,7 +155,7 @@ def _need(table: dict, key: str, where: str, file: str, kind: type = str) -> Any
     return value
 
 
-def _sha(value: str, what: str, file: str, pattern: re.Pattern = _HEX64, algo: str = "sha256") -> str:
+def _sha(value: str, what: str, file: str, pattern: re.Pattern[str] = _HEX64, algo: str = "sha256") -> str:
     if not pattern.fullmatch(value):
         digits = 64 if pattern is _HEX64 else 32
         raise LockError(_("{file}: {what}: {algo} {value!r} is not {digits} lowercase hex digits").format(
@@ -191,7 +191,7 @@ def _same_version(version: str, filename: str, where: str, file: str) -> None:
                     hint=_("the lock was edited by hand; regenerate it with `torchenv lock`"))
 
 
-def _conda_record(required: dict, raw: dict, where: str, file: str) -> LockedCondaPackage:
+def _conda_record(required: dict[str, Any], raw: dict[str, Any], where: str, file: str) -> LockedCondaPackage:
     """Required keys plus the optional ones, each type-checked so a hand edit is a LockError, not a crash."""
     extra: dict[str, Any] = {}
     for key, kind in _CONDA_OPTIONAL.items():
@@ -204,7 +204,7 @@ def _conda_record(required: dict, raw: dict, where: str, file: str) -> LockedCon
     return LockedCondaPackage(**required, **extra)
 
 
-def _tables(table: dict, key: str, where: str, file: str) -> list[dict]:
+def _tables(table: dict[str, Any], key: str, where: str, file: str) -> list[dict[str, Any]]:
     """``[[key]]`` entries of ``table``: a list of tables, else a LockError (not a crash)."""
     value = table.get(key, [])
     if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
@@ -214,7 +214,7 @@ def _tables(table: dict, key: str, where: str, file: str) -> list[dict]:
     return value
 
 
-def _strings(table: dict, key: str, where: str, file: str) -> tuple[str, ...]:
+def _strings(table: dict[str, Any], key: str, where: str, file: str) -> tuple[str, ...]:
     value = table.get(key, [])
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise LockError(_("{file}: {where}: `{key}` should be a list of strings").format(
@@ -223,7 +223,7 @@ def _strings(table: dict, key: str, where: str, file: str) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _from_data(data: dict, file: str) -> Lockfile:
+def _from_data(data: dict[str, Any], file: str) -> Lockfile:
     from .. import __version__
 
     version = _need(data, "version", "the top level", file, int)

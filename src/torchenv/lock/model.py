@@ -7,6 +7,7 @@ the machine and installs exactly those files, checking every hash.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 LOCK_FILE = "torchenv.lock"
 LOCK_VERSION = 1
@@ -73,7 +74,7 @@ class LockTarget:
 class Lockfile:
     intent_hash: str                              # torchenv.toml's meaning (``Intent.hash()``), [mirror] excluded
     targets: tuple[LockTarget, ...]
-    machine: dict = field(default_factory=dict)   # facts the plan used: os, arch, driver, compute_capabilities
+    machine: dict[str, Any] = field(default_factory=dict)   # facts the plan used: os, arch, driver, compute_capabilities
     torchenv_version: str = ""
     version: int = LOCK_VERSION
     # the project requirements (``intent.requirements.requirements_digest``); None in locks
@@ -81,9 +82,9 @@ class Lockfile:
     requirements_hash: str | None = None
     # the project itself when it is a package (``install.project_install.lock_entry``): an editable
     # path entry, without a hash because its files are the working tree
-    project: dict = field(default_factory=dict)
+    project: dict[str, Any] = field(default_factory=dict)
     # the intent flags of the ``up`` that wrote it (``install.overrides.record``), kept by a plain ``up``
-    overrides: dict = field(default_factory=dict)
+    overrides: dict[str, Any] = field(default_factory=dict)
 
     def target(self, name: str) -> LockTarget | None:
         return next((t for t in self.targets if t.name == name), None)

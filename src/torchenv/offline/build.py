@@ -21,6 +21,9 @@ from ..i18n import _
 from .layout import CONDA, FILES, MANIFEST, TOOL, BundleError, stem
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from contextlib import AbstractContextManager
+
     from ..intent.model import Intent
     from ..lock.model import LockedCondaPackage, LockTarget
     from ..options import BundleOptions, SourceOverrides
@@ -58,7 +61,7 @@ class _QuietFetchUi:
     def warn(self, text: str) -> None:
         self.ui.warn(text)
 
-    def progress(self, *_a: Any, **_k: Any):
+    def progress(self, *_a: Any, **_k: Any) -> AbstractContextManager[Callable[..., None]]:
         from contextlib import nullcontext
 
         return nullcontext(lambda n=1, total=None: None)

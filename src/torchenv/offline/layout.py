@@ -19,10 +19,10 @@ from __future__ import annotations
 import json
 import tarfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import IO
+from typing import IO, Any
 
 from ..errors import SourceError
 
@@ -138,10 +138,10 @@ class Bundle:
                         break
         return out
 
-    def manifest(self) -> dict:
+    def manifest(self) -> dict[str, Any]:
         raw = self.read_bytes(MANIFEST)
         try:
-            data = json.loads(raw)
+            data: dict[str, Any] = json.loads(raw)   # checked just below
             if not isinstance(data.get("files"), dict):
                 raise ValueError("no files table")
         except ValueError as exc:
@@ -179,7 +179,7 @@ class Bundle:
 
             yield members()
 
-    def walk(self):
+    def walk(self) -> AbstractContextManager[Iterator[tuple[Member, _Opener]]]:
         """``with bundle.walk() as it: for member, opener in it: ...`` (one streaming pass)."""
         return self._walk()
 

@@ -17,7 +17,7 @@ from .layout import FORMAT, MANIFEST, Bundle, BundleError
 CHUNK = 1 << 20
 
 
-def manifest_data(files: dict[str, tuple[str, int]], *, targets: list[str], extra: dict[str, Any]) -> dict:
+def manifest_data(files: dict[str, tuple[str, int]], *, targets: list[str], extra: dict[str, Any]) -> dict[str, Any]:
     """The manifest for ``files`` (relative path -> (sha256, size))."""
     from .. import __version__
 
@@ -40,7 +40,7 @@ def verify_bundle(path: Path, ui: Any = None) -> VerifyResult:
     """Check every file against the manifest in one streaming pass; ``BundleError`` names the first bad one."""
     bundle = Bundle(path)
     manifest = bundle.manifest()
-    expected: dict[str, dict] = manifest["files"]
+    expected: dict[str, dict[str, Any]] = manifest["files"]
     seen: set[str] = set()
     total = sum(int(v.get("size", 0)) for v in expected.values())
     hint = "copy the bundle again (or make a new one with `torchenv bundle`); nothing was installed"

@@ -43,12 +43,14 @@ def source_root() -> Path | None:
 
 
 def _pip(args: list[str], what: str, pypi: PypiSide | None) -> None:
-    from ..engines.uv import source_args
+    from ..engines.uv import source_flags
 
     env = dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_INPUT="1")
     cmd = [sys.executable, "-m", "pip", *args]
     if pypi is not None and "--no-index" not in args:
-        cmd += source_args(pypi, [])
+        sources = source_flags(pypi, [], tool="pip")
+        cmd += sources.args
+        env.update(sources.env)
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
         tail = "\n".join((proc.stderr.strip() or proc.stdout.strip()).splitlines()[-20:])

@@ -11,7 +11,7 @@ names are the providers', not torchenv's, and may change with them.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..machine import Machine
@@ -84,7 +84,7 @@ def supported_properties(machine: Machine) -> Properties:
     return {ns: features for ns, features in found.items() if features}
 
 
-def variants_block(machine: Machine) -> dict:
+def variants_block(machine: Machine) -> dict[str, Any]:
     """The additive ``variants`` block of ``probe --json``."""
     props = supported_properties(machine)
     best = [f"{ns} :: {feature} :: {values[0]}" for ns, features in props.items() for feature, values in features.items()]

@@ -24,7 +24,11 @@ from typing import TYPE_CHECKING, Any
 from .. import kb
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ..backends.getfile import SourceMemory
     from ..intent.model import Intent
+    from ..sources.model import TorchSource
     from .machine_view import MachineView
     from .search import Constraints, Rejection
 
@@ -120,7 +124,7 @@ def tiers_to_check(cons: Constraints, mv: MachineView) -> list[str]:
 
 
 # -- reading, with a cache and a memory of dead hosts --------------------------------------------------------
-def _state_dir():
+def _state_dir() -> Path:
     from ..paths import cache_dir
 
     return cache_dir() / "index-check"
@@ -133,7 +137,7 @@ def _ttl() -> float:
         return DEFAULT_TTL_S
 
 
-def _load_json(path) -> Any:
+def _load_json(path: Path) -> Any:   # a cache file's JSON, checked by each reader
     import json
 
     try:
@@ -142,7 +146,7 @@ def _load_json(path) -> Any:
         return None
 
 
-def _save_json(path, data: Any) -> None:
+def _save_json(path: Path, data: Any) -> None:
     import json
     import tempfile
 
@@ -156,7 +160,7 @@ def _save_json(path, data: Any) -> None:
         pass        # a cache that cannot be written only costs a request next time
 
 
-def dead_host_memory():
+def dead_host_memory() -> SourceMemory:
     """The run's SourceMemory, seeded with hosts that failed within DEAD_HOST_TTL_S."""
     from ..backends.getfile import SourceMemory
 
@@ -168,7 +172,7 @@ def dead_host_memory():
     return memory
 
 
-def remember_dead(memory, before: set[str]) -> None:
+def remember_dead(memory: SourceMemory, before: set[str]) -> None:
     new = {h: r for h, r in memory.dead.items() if h not in before}
     if not new:
         return
@@ -178,7 +182,7 @@ def remember_dead(memory, before: set[str]) -> None:
     _save_json(path, {**known, **{h: [r, until] for h, r in new.items()}})
 
 
-def _cache_path(page: str):
+def _cache_path(page: str) -> Path:
     import hashlib
 
     return _state_dir() / f"{hashlib.sha256(page.encode()).hexdigest()[:24]}.json"
@@ -237,7 +241,7 @@ def _cached(page: str) -> tuple[list[_Link], float] | None:
     return [_Link(f, u) for f, u in cached["links"]], time.time() - cached["read_at"]
 
 
-def _read_page(url: str, layout: str, memory) -> tuple[list[Any], float] | None:
+def _read_page(url: str, layout: str, memory: SourceMemory) -> tuple[list[Any], float] | None:
     """(links of the torch page, age in seconds); None when it cannot be read (the host is then remembered)."""
     from ..errors import SourceError
     from ..sources.variants import page_links
@@ -269,7 +273,7 @@ def _listing(tier: str, url: str, links: list[Any], age: float, platform: str) -
                        {v: frozenset(p) for v, p in pythons.items()})
 
 
-def _torch_source(intent: Intent, tier: str, platform: str, overrides: Any):
+def _torch_source(intent: Intent, tier: str, platform: str, overrides: Any) -> TorchSource | None:
     from ..sources.select import select_sources
 
     sources = select_sources(intent, tier=tier, platform=platform, overrides=overrides)
@@ -288,8 +292,8 @@ def check(intent: Intent, cons: Constraints, mv: MachineView, overrides: Any = N
 
     memory = dead_host_memory()
     before = set(memory.dead)
-    targets = {t: _torch_source(intent, t, mv.platform, overrides) for t in tiers_to_check(cons, mv)}
-    targets = {t: s for t, s in targets.items() if s is not None}
+    per_tier = {t: _torch_source(intent, t, mv.platform, overrides) for t in tiers_to_check(cons, mv)}
+    targets = {t: s for t, s in per_tier.items() if s is not None}
     pages = {t: _cached(f"{s.url.rstrip('/')}|{s.layout}") for t, s in targets.items()}
     wanted = {t: s for t, s in targets.items() if pages[t] is None and memory.usable(_shown(s.url))}
     probed: set[str | None] = set()

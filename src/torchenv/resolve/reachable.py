@@ -14,8 +14,8 @@ made explicit, so a fallback still passes every check of the resolver:
 
 What an explicit tier, version or Python says is never switched: the refusal lists the
 candidates that are reachable instead (local files, PyPI's build, mirror presets carrying
-that tier). Only ``up``/``lock`` on the probed machine check; an assumed machine (``--assume-*``,
-``--machine``) or ``--offline`` plans as before.
+that tier). ``plan``, ``up`` and ``lock`` on the probed machine check (so ``plan`` shows what
+``up`` installs); an assumed machine (``--assume-*``, ``--machine``) or ``--offline`` plans as before.
 """
 from __future__ import annotations
 
@@ -239,7 +239,7 @@ class LocalOnly:
 
 
 def _candidates(plan: Plan, intent: Intent) -> Iterator[Candidate]:
-    seen: set[tuple] = set()
+    seen: set[tuple[str | None, str | None, str | None]] = set()
     pinned_python = intent.torch.python
     pythons = sorted(plan.machine.python_versions(), key=_vt, reverse=True) if not pinned_python \
         else [pinned_python]
@@ -351,7 +351,7 @@ def _with_fallback(plan: Plan, skipped: list[str], cand: Candidate, *, local: bo
     return dataclasses.replace(plan, reasons=reasons, warnings=(*plan.warnings, warning))
 
 
-def _refusal(plan: Plan, explicit: list[str], missing: str, tried: list, memory: Any) -> PlanRefused:
+def _refusal(plan: Plan, explicit: list[str], missing: str, tried: list[tuple[Candidate, Plan]], memory: Any) -> PlanRefused:
     """An explicit choice whose files cannot be fetched: refused, with what is reachable instead."""
     alts = [{"kind": "reachable", "torch": p.torch_version, "tier": p.tier, "python": p.python,
              "why": c.why, "flags": c.flags()} for c, p in tried[:4]]

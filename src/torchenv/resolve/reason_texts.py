@@ -156,6 +156,12 @@ REASONS = (
     # reachable: the candidates a fallback skipped and why (their files cannot be had from here), and its refusals
     N_("the same build for another Python"), N_("{wheel} in {folder}"), N_("PyPI's own build of torch {version}"),
     N_("reachable builds: chose torch {version} ({tier}) for Python {python}, {why}, because {how}"),
+    N_("reachable builds: chose torch {version} ({tier}) for Python {python}, {why}, because {how}; "
+       "skipped {skipped}"),
+    N_("reachable builds: chose torch {version} ({tier}) for Python {python}, {why}, because {how}; "
+       "skipped {skipped} (and {count} more)"),
+    N_("reachable builds: the resolve pulled in {name}, which the source of torch {version} ({tier}) "
+       "does not serve ({message})"),
     N_("its files are on this machine"), N_("it can be fetched from here"),
     N_("skipped {what}"),
     N_("skipped: {what}"),

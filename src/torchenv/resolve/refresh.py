@@ -378,6 +378,7 @@ def refresh(base: str = DEFAULT_INDEX, extra_tiers: tuple[str, ...] = ()) -> Ref
     with the shipped recipes only, so nothing learnt before is lost when the index still has it).
     Raises ``SourceError`` when the index cannot be read."""
     from ..kb import load, query
+    from ..kb.model import vtuple
 
     shown = public_url(base)
     if shown != base and "@" in urllib.parse.urlsplit(base).netloc:
@@ -396,7 +397,7 @@ def refresh(base: str = DEFAULT_INDEX, extra_tiers: tuple[str, ...] = ()) -> Ref
     audio = _companion(base, tiers, "torchaudio") if new else _Companion()
     series = [_series_entry(r, {"torchvision": (_pair(v, vision.pins), vision),
                                 "torchaudio": (_audio(v, audio.pins), audio)}, source)
-              for v, r in sorted(new.items(), key=lambda kv: query.vtuple(kv[0]))]
+              for v, r in sorted(new.items(), key=lambda kv: vtuple(kv[0]))]
     extras = _extras({v: r for v, r in found.items() if v in shipped}, shipped, source)
     seen = [t for e in series for ts in e["platforms"].values() for t in ts]
     seen += [t for e in extras for ts in e["platforms"].values() for t in ts]
@@ -406,7 +407,7 @@ def refresh(base: str = DEFAULT_INDEX, extra_tiers: tuple[str, ...] = ()) -> Ref
     _write(path, _render(series, new_tiers, {"source": shown, "date": today}, extras))
     load.clear_cache()
     return RefreshResult(overlay=path, source=shown, added=tuple(e["patches"][0] for e in series),
-                         new_tiers=tuple(new_tiers), skipped=tuple(sorted(set(found) & set(shipped), key=query.vtuple)),
+                         new_tiers=tuple(new_tiers), skipped=tuple(sorted(set(found) & set(shipped), key=vtuple)),
                          learnt=tuple(f"{e['version']} {t}" for e in extras
                                       for t in dict.fromkeys(t for ts in e["platforms"].values() for t in ts)))
 

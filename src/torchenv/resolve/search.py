@@ -27,7 +27,7 @@ class Constraints:
     allow_experimental: bool = False
     check_driver: bool = True          # False only when computing a "newer driver" alternative
 
-    def relax(self, **changes) -> Constraints:
+    def relax(self, **changes: Any) -> Constraints:   # field name -> new value
         return replace(self, **changes)
 
 

@@ -54,7 +54,7 @@ class Credential:
         return "Basic " + base64.b64encode(raw).decode("ascii")
 
 
-_Scope = tuple   # (scheme, host, port, path): a plain tuple, as this module is imported on every plan
+_Scope = tuple[str, str, int | None, str]   # (scheme, host, port, path): a plain tuple, as this module is imported on every plan
 
 
 def _same_origin(a: _Scope, b: _Scope) -> bool:

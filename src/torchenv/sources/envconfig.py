@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .model import OFFICIAL_PYPI, Sources
+from .model import OFFICIAL_PYPI, PypiSide, Sources
 
 _HEADER = "# Written by torchenv for this environment; edit torchenv.toml [mirror] and re-run `torchenv up`.\n"
 
@@ -45,7 +45,7 @@ def pip_conf_text(sources: Sources) -> str:
                     _login_note(side), "[global]\n", body, "\n[install]\n", body])
 
 
-def _login_note(side) -> str:
+def _login_note(side: PypiSide) -> str:
     """Why a private index has no login here: torchenv never writes one into a file."""
     from .credentials import credential_for
 

@@ -19,8 +19,9 @@ import os
 import tempfile
 import urllib.parse
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from ..errors import HashMismatch, SourceError
 from ..i18n import _
@@ -53,7 +54,7 @@ class _VerifiedLocal:
     def __init__(self, cache: Path) -> None:
         self.file = cache / _VERIFIED_INDEX
         try:
-            self.data: dict[str, list] = json.loads(self.file.read_text())
+            self.data: dict[str, list[Any]] = json.loads(self.file.read_text())   # [size, mtime_ns, sha256]
         except (OSError, ValueError):
             self.data = {}
 
@@ -66,7 +67,7 @@ class _VerifiedLocal:
         key, size, mtime = self._key(path)
         known = self.data.get(key)
         if known and known[0] == size and known[1] == mtime:
-            return known[2]
+            return cast(str, known[2])
         return self.remember(path, sha256_file(path))
 
     def remember(self, path: Path, digest: str) -> str:
@@ -138,7 +139,7 @@ def _download(url: str, filename: str, expected: str | None, dest: Path, *, ui: 
         tmp.unlink(missing_ok=True)
 
 
-def _probe(url: str, timeout: float):
+def _probe(url: str, timeout: float) -> tuple[Any, int | None]:
     from .ranged import ChunkFailed, budget, probe
 
     with budget(), _reasons():
@@ -218,14 +219,14 @@ def _remove_stale_partials(folder: Path, max_age: float = 3600.0) -> None:
 
 
 class _NoProgress:
-    def __enter__(self):
+    def __enter__(self) -> Callable[..., None]:
         return lambda n=1, total=None: None
 
     def __exit__(self, *exc: object) -> None:
         return None
 
 
-def _progress(ui: Any, description: str, total: int | None):
+def _progress(ui: Any, description: str, total: int | None) -> AbstractContextManager[Callable[..., None]]:
     return ui.progress(description, total=total, bytes_=True) if ui is not None else _NoProgress()
 
 

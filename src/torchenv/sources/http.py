@@ -21,7 +21,7 @@ import socket
 import ssl
 import urllib.error
 import urllib.request
-from typing import Any
+from typing import Any, cast
 
 CONNECT_TIMEOUT = 5.0
 
@@ -60,11 +60,11 @@ def _handlers(connect_timeout: float, read_timeout: float) -> list[urllib.reques
     kw = {"connect_timeout": connect_timeout, "read_timeout": read_timeout}
 
     class HTTP(urllib.request.HTTPHandler):
-        def http_open(self, req):
+        def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
             return self.do_open(lambda host, **k: _TimedHTTPConnection(host, **{**k, **kw}), req)
 
     class HTTPS(urllib.request.HTTPSHandler):
-        def https_open(self, req):
+        def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
             ctx = ssl.create_default_context()
             return self.do_open(lambda host, **k: _TimedHTTPSConnection(host, **{**k, **kw}), req,
                                 context=ctx)
@@ -98,12 +98,13 @@ def open_url(url: str, *, timeout: float = 10.0, connect_timeout: float = CONNEC
     opener = urllib.request.build_opener(*_handlers(min(connect_timeout, timeout), timeout))
     req = urllib.request.Request(url, headers={"User-Agent": user_agent(), **(headers or {})})
     try:
-        return opener.open(req, timeout=timeout)
+        return cast(http.client.HTTPResponse, opener.open(req, timeout=timeout))   # Any in typeshed
     except urllib.error.HTTPError as exc:
         if exc.code != 401 or credential_for(url) is not None or keyring_credential(url) is None:
             raise
         exc.close()
-        return opener.open(urllib.request.Request(url, headers=dict(req.header_items())), timeout=timeout)
+        return cast(http.client.HTTPResponse,
+                    opener.open(urllib.request.Request(url, headers=dict(req.header_items())), timeout=timeout))
 
 
 def describe(exc: BaseException) -> str:

@@ -20,10 +20,13 @@ import urllib.request
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import SourceError
 from ..i18n import _
+
+if TYPE_CHECKING:
+    from packaging.tags import Tag
 
 ARCHIVE_SUFFIXES = (".whl", ".tar.gz", ".zip", ".tar.bz2", ".tgz")
 
@@ -55,7 +58,7 @@ def project_of(filename: str) -> str | None:
     return None
 
 
-def parse_wheel_filename(filename: str) -> tuple[str, str, frozenset]:
+def parse_wheel_filename(filename: str) -> tuple[str, str, frozenset[Tag]]:
     """(normalised name, version string, tags) of a wheel; ``SourceError`` when malformed."""
     from packaging.utils import InvalidWheelFilename
     from packaging.utils import parse_wheel_filename as parse

@@ -26,7 +26,7 @@ from ..errors import IntentError
 from ..i18n import _
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
     from ..options import SourceOverrides
 
@@ -53,7 +53,7 @@ class Preset:
         return bool(self.pypi if kind == "pypi" else self.torch if kind == "torch" else self.conda)
 
 
-def _tomllib():
+def _tomllib() -> Any:   # the tomllib/tomli module: no stubs where mypy targets Python 3.10
     try:
         import tomllib
     except ModuleNotFoundError:  # pragma: no cover - Python 3.10
@@ -169,7 +169,7 @@ def _user_layer() -> Layer | None:
                           hint=_("fix or delete the file; `torchenv mirror use NAME` rewrites [mirror]")) from None
     if not isinstance(table, dict) or not table:
         return None
-    str_or_none = lambda k: (str(table[k]) if table.get(k) else None)  # noqa: E731
+    str_or_none: Callable[[str], str | None] = lambda k: (str(table[k]) if table.get(k) else None)  # noqa: E731
     fallback = table.get("fallback") or ()
     return Layer(label=f"user config {path}", use=str_or_none("use"), pypi=str_or_none("pypi"),
                  torch=str_or_none("torch"),

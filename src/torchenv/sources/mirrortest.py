@@ -191,7 +191,7 @@ def measure_mirrors(table: dict[str, Preset], *, tier: str = "cpu", needs: list[
 
 def rank(results: list[Result]) -> dict[str, list[Result]]:
     """Per kind: working mirrors first, then those holding every needed file, then fastest."""
-    def key(r: Result) -> tuple:
+    def key(r: Result) -> tuple[bool, int, float]:
         return (not r.ok, len(r.files_missing or []), r.elapsed_s if r.elapsed_s is not None else 1e9)
 
     return {kind: sorted((r for r in results if r.kind == kind), key=key) for kind in KINDS}

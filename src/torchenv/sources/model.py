@@ -8,6 +8,7 @@ files may be fetched through mirrors listed here.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 OFFICIAL_TORCH_BASE = "https://download.pytorch.org/whl"
 OFFICIAL_PYPI = "https://pypi.org/simple"
@@ -65,7 +66,7 @@ class Sources:
     canonical_torch: str = OFFICIAL_TORCH_BASE   # what the lock records, whatever mirror served
     reasons: tuple[str, ...] = ()
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "torch": [{"url": s.url, "layout": s.layout, "name": s.name} for s in self.torch],
             "pypi": {"index_url": self.pypi.index_url or OFFICIAL_PYPI,

@@ -22,9 +22,10 @@ from .pipconfig import local_dirs, read_pip_config
 
 if TYPE_CHECKING:
     from ..options import SourceOverrides
+    from .mirrors import Layer
 
 
-def _torch_sources(layers: list, tier: str) -> tuple[tuple[TorchSource, ...], list[str]]:
+def _torch_sources(layers: list[Layer], tier: str) -> tuple[tuple[TorchSource, ...], list[str]]:
     from .mirrors import auto_choice, pick, presets, torch_layout
 
     p = pick("torch", layers)
@@ -80,7 +81,7 @@ def _is_torch_index(url: str) -> bool:
     return any(url.rstrip("/").startswith(b.rstrip("/")) for b in bases if b)
 
 
-def _pypi_side(layers: list, pip: PypiSide) -> tuple[PypiSide, list[str]]:
+def _pypi_side(layers: list[Layer], pip: PypiSide) -> tuple[PypiSide, list[str]]:
     from .mirrors import auto_choice, pick, presets
 
     p = pick("pypi", layers)
@@ -122,7 +123,7 @@ def _pypi_side(layers: list, pip: PypiSide) -> tuple[PypiSide, list[str]]:
     return side, notes + [side.index_rule()]
 
 
-def _conda_mirrors(layers: list) -> tuple[dict[str, tuple[str, ...]], list[str]]:
+def _conda_mirrors(layers: list[Layer]) -> tuple[dict[str, tuple[str, ...]], list[str]]:
     from .condarc import channel_url, mirrors_from_condarc, read_condarc
     from .mirrors import auto_choice, pick, presets
 

@@ -97,7 +97,7 @@ def fit(label: str, needs: Properties, supported: Properties) -> LabelFit:
     return LabelFit(label, True)
 
 
-def _preference(needs: Properties, supported: Properties) -> tuple:
+def _preference(needs: Properties, supported: Properties) -> tuple[int, ...]:
     """Lower is better: the machine's priority of each matched value, in namespace/feature order."""
     ranks = []
     for ns, features in supported.items():

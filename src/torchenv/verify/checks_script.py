@@ -14,17 +14,23 @@ Layers: import -> versions -> devices -> compute -> deep. A failure in a layer s
 later layers (each listed as skipped, with the reason), because their results would only
 restate the first failure.
 """
+from __future__ import annotations
+
 import json
 import os
 import sys
 import time
 import traceback
 
-# Annotations stay inside function bodies, where Python never evaluates them (so ``list[str]`` is
-# fine on 3.8); mypy reads TYPE_CHECKING as True, so the typing import costs nothing at run time.
+# Python never evaluates the annotations (postponed by the __future__ import, so ``list[str]`` and
+# ``str | None`` are fine on 3.8); mypy reads TYPE_CHECKING as True, so typing costs nothing at run time.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
+    from warnings import WarningMessage
+
+    Outcome = str | tuple[str, str, bool]     # what a check returns: a detail, or (detail, severity, ok)
 
 BEGIN = "@@torchenv-begin "
 CHECK = "@@torchenv-check "
@@ -40,32 +46,32 @@ class Skip(Exception):
 class Failed(Exception):
     """A check failed with a message written for the user (and an optional hint)."""
 
-    def __init__(self, message, hint=None):
+    def __init__(self, message: str, hint: str | None = None) -> None:
         Exception.__init__(self, message)
         self.hint = hint
 
 
 class Runner(object):
-    def __init__(self):
+    def __init__(self) -> None:
         self.checks: list[dict[str, Any]] = []
         self.failed_layer: tuple[str, str] | None = None    # (layer, check name) of the first failure
 
-    def _emit(self, record):
+    def _emit(self, record: dict[str, Any]) -> None:
         self.checks.append(record)
         sys.stderr.write(CHECK + json.dumps(record) + "\n")
         sys.stderr.flush()
 
-    def skip_all(self, names):
+    def skip_all(self, names: list[str]) -> None:
         for name in names:
             self.skipped(name)
 
-    def skipped(self, name):
+    def skipped(self, name: str) -> None:
         assert self.failed_layer is not None, "a check is skipped only after one failed"
         layer, check = self.failed_layer
         self._emit({"name": name, "ok": False, "severity": "skipped",
                     "detail": "skipped: %s failed" % check})
 
-    def run(self, layer, name, fn, *args):
+    def run(self, layer: str, name: str, fn: Callable[..., Outcome | None], *args: object) -> dict[str, Any] | None:
         """Run one check. ``fn`` returns a detail string or (detail, severity, ok)."""
         if self.failed_layer is not None and self.failed_layer[0] != layer:
             self.skipped(name)
@@ -95,7 +101,7 @@ class Runner(object):
         return record
 
 
-def _describe(exc):
+def _describe(exc: BaseException) -> str:
     """``ExcType: message`` plus where it came from (the last frame), one line each."""
     text = "%s: %s" % (type(exc).__name__, exc)
     tb = traceback.extract_tb(exc.__traceback__)
@@ -107,8 +113,8 @@ def _describe(exc):
 
 # -- versions -------------------------------------------------------------------------------
 
-def _release(version):
-    parts = []
+def _release(version: str) -> list[int | str]:
+    parts: list[int | str] = []
     for piece in version.split("+", 1)[0].split("."):
         digits = ""
         for ch in piece:
@@ -124,7 +130,7 @@ def _release(version):
     return parts
 
 
-def version_matches(expected, actual):
+def version_matches(expected: str, actual: str | None) -> bool:
     """The lock's version matches the installed one.
 
     Why loose on the local tag: PyPI's default builds report ``2.14.1+cu130`` from
@@ -140,11 +146,11 @@ def version_matches(expected, actual):
     return not exp_local or exp_local == act_local
 
 
-def _mm(version):
+def _mm(version: str) -> str:
     return ".".join(str(version).split(".")[:2])
 
 
-def _cudnn_text(v):
+def _cudnn_text(v: int | None) -> str | None:
     if not v:
         return None
     v = int(v)
@@ -155,7 +161,7 @@ def _cudnn_text(v):
 
 # -- arch coverage --------------------------------------------------------------------------
 
-def _parse_arch(arch):
+def _parse_arch(arch: str) -> tuple[str, int, int, str] | None:
     """``sm_86`` -> ("sm", 8, 6, ""); ``compute_120`` -> ("compute", 12, 0, ""); else None."""
     kind, _, num = arch.partition("_")
     suffix = ""
@@ -167,7 +173,7 @@ def _parse_arch(arch):
     return kind, int(num[:-1]), int(num[-1]), suffix
 
 
-def arch_coverage(cc, arch_list):
+def arch_coverage(cc: tuple[int, int], arch_list: list[str]) -> str | None:
     """How a GPU of compute capability ``cc`` (major, minor) runs this build, or None.
 
     SASS ``sm_XY`` runs on the same major with minor >= Y; PTX ``compute_XY`` JIT-compiles
@@ -201,7 +207,7 @@ def arch_coverage(cc, arch_list):
 # -- the checks -----------------------------------------------------------------------------
 
 class Verify(object):
-    def __init__(self, config):
+    def __init__(self, config: dict[str, Any]) -> None:
         self.expected = dict(config.get("expected") or {})
         self.expects_gpu = bool(config.get("expects_gpu"))
         self.deep = bool(config.get("deep"))
@@ -213,7 +219,7 @@ class Verify(object):
         self.r = Runner()
 
     # layer: import
-    def check_import(self):
+    def check_import(self) -> Outcome:
         import warnings
 
         start = time.perf_counter()
@@ -241,7 +247,7 @@ class Verify(object):
         return ("%s, but the import printed: %s" % (text, "; ".join(printed)), "warning", True)
 
     # layer: versions
-    def check_torch_version(self):
+    def check_torch_version(self) -> str:
         actual = self.torch.__version__
         want = self.expected.get("torch")
         if want is None:
@@ -251,7 +257,7 @@ class Verify(object):
                          "reinstall the locked versions with `torchenv up`")
         return "%s (lock: %s)" % (actual, want)
 
-    def check_build(self):
+    def check_build(self) -> str:
         torch = self.torch
         cuda = getattr(torch.version, "cuda", None)
         hip = getattr(torch.version, "hip", None)
@@ -291,7 +297,7 @@ class Verify(object):
             raise Failed("%s, lock expects ROCm %s" % (text, want_hip))
         return text
 
-    def check_companion(self, name):
+    def check_companion(self, name: str) -> str:
         import importlib
 
         module = TORCH_FAMILY_MODULES.get(name, name)
@@ -309,7 +315,7 @@ class Verify(object):
                          "reinstall the locked versions with `torchenv up`")
         return "%s%s" % (actual, " (lock: %s)" % want if want else "")
 
-    def check_dist(self, name):
+    def check_dist(self, name: str) -> str:
         actual = _dist_version(name)
         want = self.expected[name]
         if actual is None:
@@ -318,7 +324,7 @@ class Verify(object):
             raise Failed("installed %s %s, lock expects %s" % (name, actual, want))
         return "%s (lock: %s)" % (actual, want)
 
-    def check_nms(self):
+    def check_nms(self) -> str:
         import torchvision
 
         torch = self.torch
@@ -335,7 +341,7 @@ class Verify(object):
         return "torchvision.ops.nms works (compiled ops match torch)"
 
     # layer: devices
-    def check_accelerator(self):
+    def check_accelerator(self) -> Outcome:
         torch = self.torch
         cuda = getattr(torch.version, "cuda", None)
         hip = getattr(torch.version, "hip", None)
@@ -361,7 +367,7 @@ class Verify(object):
                          "the CPU wheel was installed; reinstall with `torchenv up`")
         return "CPU only (no CUDA/ROCm/MPS in this build)"
 
-    def check_devices(self):
+    def check_devices(self) -> str:
         torch = self.torch
         if not self.devices or self.devices == ["mps"]:
             raise Skip("no CUDA devices")
@@ -376,7 +382,7 @@ class Verify(object):
         self.facts["devices"] = info
         return "; ".join(out)
 
-    def check_arch(self, index):
+    def check_arch(self, index: int) -> str:
         torch = self.torch
         if getattr(torch.version, "hip", None):
             raise Skip("ROCm build (gfx targets are not in get_arch_list)")
@@ -393,14 +399,14 @@ class Verify(object):
         return "cuda:%d %s: %s" % (index, name, how)
 
     # layer: compute
-    def _sync(self, device):
+    def _sync(self, device: str) -> None:
         torch = self.torch
         if device.startswith("cuda"):
             torch.cuda.synchronize(device)
         elif device == "mps":
             torch.mps.synchronize()
 
-    def check_matmul(self, device):
+    def check_matmul(self, device: str) -> str:
         torch = self.torch
         g = torch.Generator().manual_seed(0)
         a = torch.randn(256, 256, generator=g)
@@ -415,7 +421,7 @@ class Verify(object):
             raise Failed("matmul on %s differs from the CPU result (max relative error %.3g)" % (device, err))
         return "256x256 float32 matmul on %s matches the float64 CPU result (rel. err %.1e, %.1f ms)" % (device, err, took * 1e3)
 
-    def check_backward(self, device):
+    def check_backward(self, device: str) -> str:
         torch = self.torch
         g = torch.Generator().manual_seed(1)
         x = torch.randn(64, 32, generator=g).to(device).requires_grad_(True)
@@ -427,7 +433,7 @@ class Verify(object):
             raise Failed("backward on %s gave a wrong gradient" % device)
         return "autograd backward on %s gives the right gradient" % device
 
-    def check_autocast(self, device):
+    def check_autocast(self, device: str) -> str:
         torch = self.torch
         kind = device.split(":")[0]
         if kind == "cuda":
@@ -451,7 +457,7 @@ class Verify(object):
             raise Failed("autocast %s matmul on %s is off by %.3g (relative)" % (dtype, device, err))
         return "autocast %s matmul on %s (rel. err %.1e)" % (str(dtype).replace("torch.", ""), device, err)
 
-    def check_conv(self, device):
+    def check_conv(self, device: str) -> str:
         torch = self.torch
         import torch.nn.functional as F
 
@@ -478,7 +484,7 @@ class Verify(object):
         return how
 
     # layer: deep
-    def check_train(self, device):
+    def check_train(self, device: str) -> str:
         torch = self.torch
         from torch import nn
         from torch.utils.data import DataLoader, TensorDataset
@@ -518,7 +524,7 @@ class Verify(object):
         return "small CNN on %s: loss %.3f -> %.3f in %d steps (%.1f s)" % (device, first, last, steps, took)
 
     # -- orchestration ------------------------------------------------------------------
-    def main(self):
+    def main(self) -> None:
         r = self.r
         r.run("import", "import torch", self.check_import)
         if self.torch is None:
@@ -554,7 +560,7 @@ class Verify(object):
                 r.run("deep", "train %s" % device, self.check_train, device)
 
 
-def _import_warnings(records):
+def _import_warnings(records: list[WarningMessage]) -> list[str]:
     """What ``import torch`` printed, one line each; "No module named X" says which package to add."""
     out = []
     for w in records:
@@ -567,7 +573,7 @@ def _import_warnings(records):
     return out
 
 
-def _installed(name):
+def _installed(name: str) -> bool:
     import importlib.util
 
     try:
@@ -576,7 +582,7 @@ def _installed(name):
         return False
 
 
-def _dist_version(name):
+def _dist_version(name: str) -> str | None:
     try:
         from importlib import metadata
     except ImportError:  # pragma: no cover - Python < 3.8
@@ -587,7 +593,7 @@ def _dist_version(name):
         return None
 
 
-def main(argv):
+def main(argv: list[str]) -> int:
     config = json.loads(argv[1]) if len(argv) > 1 else {}
     v = Verify(config)
     v.main()

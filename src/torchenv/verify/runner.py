@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypedDict
 
 from .report import Check, VerifyReport
 
@@ -24,7 +25,22 @@ CHECK = "@@torchenv-check "
 STDERR_TAIL = 2000
 
 
-def script_argv(env_python: Path, config: dict) -> list[str]:
+class ScriptConfig(TypedDict):
+    """The JSON argument of ``checks_script.py`` (read there by key, so the shape is fixed here)."""
+
+    expected: dict[str, str]     # name -> version from the lock, plus ``cuda``
+    expects_gpu: bool
+    deep: bool
+
+
+class _NewSession(TypedDict, total=False):
+    """How the script is put in a process group of its own (one key per OS)."""
+
+    start_new_session: bool
+    creationflags: int
+
+
+def script_argv(env_python: Path, config: ScriptConfig) -> list[str]:
     """``<python> -I [-B] <script> '<json>'``.
 
     Why ``-I``: a ``torch/`` folder in the project or PYTHONPATH must not shadow the env's
@@ -59,7 +75,7 @@ def run_verify(env_python: Path, *, expected: dict[str, str] | None = None, expe
     check starts and ``on_check(name, check)`` when it ends (for a live display).
     """
     env_python = Path(env_python)
-    config = {"expected": dict(expected or {}), "expects_gpu": expects_gpu, "deep": deep}
+    config: ScriptConfig = {"expected": dict(expected or {}), "expects_gpu": expects_gpu, "deep": deep}
     meta = {"python": str(env_python), "expected": dict(expected or {}), "expects_gpu": expects_gpu,
             "deep": deep}
     start = time.perf_counter()
@@ -81,12 +97,12 @@ def run_verify(env_python: Path, *, expected: dict[str, str] | None = None, expe
     return VerifyReport.from_checks(checks, facts=facts, duration_s=duration, **meta)
 
 
-def _start(env_python: Path, config: dict) -> subprocess.Popen | Check:
+def _start(env_python: Path, config: ScriptConfig) -> subprocess.Popen[bytes] | Check:
     """The check script running in the env's interpreter, or the failed ``import torch`` check saying why not."""
     if not env_python.exists():
         return Check("import torch", False, f"no Python interpreter at {env_python}", "error",
                      hint="create the environment with `torchenv up`")
-    kwargs: dict = {}
+    kwargs: _NewSession = {}
     if os.name == "posix":
         kwargs["start_new_session"] = True   # a timeout kills DataLoader workers too
     else:  # pragma: no cover - Windows
@@ -102,7 +118,7 @@ def _start(env_python: Path, config: dict) -> subprocess.Popen | Check:
 class _Streams:
     """Reads the script's stderr (check begin/end lines, everything else kept) and stdout, each in a thread."""
 
-    def __init__(self, proc: subprocess.Popen, on_check: Callable[[str, Check | None], None] | None) -> None:
+    def __init__(self, proc: subprocess.Popen[bytes], on_check: Callable[[str, Check | None], None] | None) -> None:
         self.proc, self.on_check = proc, on_check
         self.streamed: list[Check] = []
         self.running: list[str] = []
@@ -148,7 +164,7 @@ class _Streams:
         return next((n for n in reversed(self.running) if n not in done), None) or "import torch"
 
 
-def _wait(proc: subprocess.Popen, timeout: float) -> bool:
+def _wait(proc: subprocess.Popen[bytes], timeout: float) -> bool:
     """Wait for the script; ``True`` when it ran past ``timeout`` (then it and its children are killed)."""
     try:
         proc.wait(timeout=timeout)
@@ -161,7 +177,7 @@ def _wait(proc: subprocess.Popen, timeout: float) -> bool:
     return False
 
 
-def _unfinished(streams: _Streams, proc: subprocess.Popen, timed_out: bool, timeout: float, tail: str) -> Check:
+def _unfinished(streams: _Streams, proc: subprocess.Popen[bytes], timed_out: bool, timeout: float, tail: str) -> Check:
     """The failed check for a script that hung or died, naming the check it was running."""
     if timed_out:
         detail = f"timed out after {timeout:g} s while running this check"
@@ -173,7 +189,7 @@ def _unfinished(streams: _Streams, proc: subprocess.Popen, timed_out: bool, time
     return Check(streams.current(), False, detail, "error", hint=hint)
 
 
-def _kill(proc: subprocess.Popen) -> None:
+def _kill(proc: subprocess.Popen[bytes]) -> None:
     try:
         if os.name == "posix":
             os.killpg(proc.pid, signal.SIGKILL)
@@ -187,7 +203,7 @@ def _kill(proc: subprocess.Popen) -> None:
         pass
 
 
-def _parse_stdout(data: bytes) -> dict | None:
+def _parse_stdout(data: bytes) -> dict[str, Any] | None:   # the script's JSON report
     for line in reversed(data.decode("utf-8", "replace").splitlines()):
         line = line.strip()
         if line.startswith("{"):

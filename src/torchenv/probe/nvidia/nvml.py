@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any
+from typing import Any, cast
 
 from ...machine import Gpu
 from .driver_cuda import format_nvml_cuda
@@ -33,10 +33,10 @@ class NvmlFailed(Exception):
 
 def load_pynvml() -> ModuleType:
     try:
-        import pynvml
+        import pynvml  # type: ignore[import-untyped]  # nvidia-ml-py ships no type hints
     except ImportError as exc:
         raise NvmlFailed(f"pynvml is not importable ({exc})", absent=True) from None
-    return pynvml
+    return cast(ModuleType, pynvml)
 
 
 def _text(value: Any) -> str:
