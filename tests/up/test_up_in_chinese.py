@@ -62,9 +62,11 @@ def test_the_english_up_is_unchanged_and_its_noop_reads_no_catalogue(world, monk
 
 @pytest.mark.parametrize("installer", ["uv"], indirect=True)
 def test_the_noop_up_in_a_fresh_process_speaks_the_locale_on_both_paths(world):
-    """The full no-op check, then the stamp fast path it records (answered before the CLI is built)."""
+    """The full no-op check, then the stamp fast path it records (answered before the CLI is built); the
+    requirement-file note it prints comes back from the stamp as English data and is shown in Chinese too."""
     from torchenv.install import fastpath
 
+    (world.project / "requirements.txt").write_text("-e .\n")
     world.run_up()
     env = {k: v for k, v in os.environ.items() if k not in ("TORCHENV_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES")}
     cmd = [sys.executable, "-m", "torchenv", "up", "-C", str(world.project)]
@@ -74,8 +76,11 @@ def test_the_noop_up_in_a_fresh_process_speaks_the_locale_on_both_paths(world):
         chinese = subprocess.run(cmd, capture_output=True, text=True, env={**env, "LANG": "zh_CN.UTF-8"})
         assert chinese.returncode == 0, chinese.stderr
         assert "与 torchenv.lock 一致，已是最新（目标 linux-x86_64-cpu）" in chinese.stdout, path
+        assert "requirements.txt:1：`-e .` 是本项目自身，不是依赖：不会被锁定" in chinese.stderr, (path, chinese.stderr)
         english = subprocess.run(cmd, capture_output=True, text=True, env={**env, "LANG": "C.UTF-8"})
         assert "is up to date with torchenv.lock (target linux-x86_64-cpu)" in english.stdout, path
+        assert "requirements.txt:1: `-e .` is this project itself, not a dependency: it is not locked" \
+            in english.stderr, path
 
 
 def _site(world):
@@ -185,24 +190,6 @@ def test_an_offline_up_that_cannot_start_says_why_in_chinese(world, monkeypatch,
         assert not english_left(out + "\n" + err), err
     rc, _out, err = _up(world, monkeypatch, capsys, "C.UTF-8", "--offline", "--from", str(empty))
     assert "no lock file, and an offline install cannot resolve one; the folder lacks:" in err, err
-
-
-@pytest.mark.parametrize("installer", ["uv"], indirect=True)
-def test_the_stamped_noop_up_names_an_editable_line_in_chinese_too(world):
-    """The requirement-file note the no-op prints comes back from the stamp as English data: shown in Chinese."""
-    from torchenv.install import fastpath
-
-    (world.project / "requirements.txt").write_text("-e .\n")
-    world.run_up()
-    env = {k: v for k, v in os.environ.items() if k not in ("TORCHENV_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES")}
-    cmd = [sys.executable, "-m", "torchenv", "up", "-C", str(world.project)]
-    stamp = world.project / fastpath.STAMP_DIR / fastpath.STAMP_FILE
-    for path in ("full", "stamp"):
-        assert stamp.exists() == (path == "stamp")
-        chinese = subprocess.run(cmd, capture_output=True, text=True, env={**env, "LANG": "zh_CN.UTF-8"})
-        assert "requirements.txt:1：`-e .` 是本项目自身，不是依赖：不会被锁定" in chinese.stderr, (path, chinese.stderr)
-    english = subprocess.run(cmd, capture_output=True, text=True, env={**env, "LANG": "C.UTF-8"})
-    assert "requirements.txt:1: `-e .` is this project itself, not a dependency: it is not locked" in english.stderr
 
 
 def test_a_source_failing_while_files_are_found_or_fetched_is_told_in_chinese(capsys, monkeypatch):
