@@ -18,11 +18,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_quiet(p)
     add_mirror_flags(p)
     p.add_argument("-o", "--output", metavar="FILE.tar",
-                   help="where to write the bundle (.tar, or .tar.gz to compress; default: ./<project>-bundle.tar)")
+                   help=_("where to write the bundle (.tar, or .tar.gz to compress; default: ./<project>-bundle.tar)"))
     p.add_argument("--target", action="append", metavar="NAME",
-                   help="lock target to include (repeatable; default: every target in torchenv.lock)")
+                   help=_("lock target to include (repeatable; default: every target in torchenv.lock)"))
     p.add_argument("--no-tool", action="store_true",
-                   help="leave out torchenv's own wheels (the offline machine already has torchenv)")
+                   help=_("leave out torchenv's own wheels (the offline machine already has torchenv)"))
     actions = p.add_subparsers(dest="bundle_action", metavar="ACTION")
     v = actions.add_parser("verify", help=_("check a bundle against its manifest (sizes, sha256, no extra files)"))
     v.add_argument("bundle", metavar="FILE.tar|DIR")

@@ -26,7 +26,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_json(p)
     add_quiet(p)
     p.add_argument("--save", metavar="FILE",
-                   help="also write the probe as JSON to FILE, for `--machine FILE` on another machine")
+                   help=_("also write the probe as JSON to FILE, for `--machine FILE` on another machine"))
     p.set_defaults(func=run)
 
 

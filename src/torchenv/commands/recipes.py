@@ -20,9 +20,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     verbs = p.add_subparsers(dest="recipes_command", metavar="ACTION", required=True)
     r = verbs.add_parser("refresh", help=_("read an index and write the releases it has that torchenv does not know"))
     r.add_argument("--from", dest="source", metavar="URL|DIR", default=None,
-                   help="index root holding <tier>/<project>/ pages (default https://download.pytorch.org/whl)")
+                   help=_("index root holding <tier>/<project>/ pages (default https://download.pytorch.org/whl)"))
     r.add_argument("--tier", action="append", default=[], metavar="TIER",
-                   help="also read this tier's pages (a tier newer than the recipes, e.g. cu134); repeatable")
+                   help=_("also read this tier's pages (a tier newer than the recipes, e.g. cu134); repeatable"))
     add_json(r)
     add_quiet(r)
     r.set_defaults(func=run)

@@ -25,8 +25,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                                      "CONDA_PREFIX set, PYTHONHOME unset) and exit with its exit code."),
                        usage="torchenv run [-C DIR] [--env PATH] -- CMD [ARGS...]")
     add_project(p)
-    p.add_argument("--env", metavar="PATH", help="environment to use (default: [env] path of torchenv.toml)")
-    p.add_argument("cmd", nargs=argparse.REMAINDER, metavar="CMD", help="the command and its arguments")
+    p.add_argument("--env", metavar="PATH", help=_("environment to use (default: [env] path of torchenv.toml)"))
+    p.add_argument("cmd", nargs=argparse.REMAINDER, metavar="CMD", help=_("the command and its arguments"))
     p.set_defaults(func=run, _parser=p)
 
 

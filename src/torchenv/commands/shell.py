@@ -20,9 +20,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                        description=_("Spawn $SHELL (cmd/PowerShell on Windows) with the environment activated; "
                                      "without a terminal, print the command that activates it."))
     add_project(p)
-    p.add_argument("--env", metavar="PATH", help="environment to use (default: [env] path of torchenv.toml)")
+    p.add_argument("--env", metavar="PATH", help=_("environment to use (default: [env] path of torchenv.toml)"))
     p.add_argument("--print", dest="print_only", action="store_true",
-                   help="only print the activation command for your shell")
+                   help=_("only print the activation command for your shell"))
     p.set_defaults(func=run)
 
 
