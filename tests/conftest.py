@@ -1,18 +1,43 @@
-"""Every test gets its own torchenv home (cache + config), so no test sees another's state."""
+"""Every test gets its own torchenv home (cache + config), so no test sees another's state; the shared
+harness lives in tests/support (see its ``__init__``)."""
 from __future__ import annotations
 
 import pytest
+from tests.support.assets import use_run_uv_cache
+from tests.support.homes import _isolated_torchenv_home, check_cwd_restored, note_cwd, record_outcome
+from tests.support.order import heavy_first
+from tests.support.wheels import wheels
+
+__all__ = ["_isolated_torchenv_home", "installed_torchenv", "wheels"]
 
 
-@pytest.fixture(autouse=True)
-def _isolated_torchenv_home(tmp_path_factory, monkeypatch):
-    home = tmp_path_factory.mktemp("torchenv-home")
-    monkeypatch.setenv("TORCHENV_HOME", str(home))
-    monkeypatch.delenv("TORCHENV_MIRROR", raising=False)
-    monkeypatch.setenv("TORCHENV_LANG", "en")    # English messages unless a test asks for a language
-    monkeypatch.setenv("TORCHENV_INDEX_CHECK", "0")    # plans never read download.pytorch.org; tests that check
-    #                                                    an index over loopback turn it back on
-    yield home
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config):
+    use_run_uv_cache(config)     # after pytest's tmpdir plugin set up the run's temp folder
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    heavy_first(items)     # after the areas' own hooks (the fault suite numbers its rows in collection order)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    note_cwd(item)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    result = yield
+    check_cwd_restored(item)
+    return result
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    record_outcome(item, report)
+    return report
 
 
 @pytest.fixture(scope="session")

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-import time
 from typing import TYPE_CHECKING
 
 from . import __version__
@@ -50,13 +49,13 @@ def main(argv: list[str] | None = None) -> int:
     streams.ascii_safe_streams()
     streams.guard_stdout()
     argv = sys.argv[1:] if argv is None else list(argv)
-    started_ns = time.time_ns()
     if argv[:1] == ["up"]:          # the no-op `up` answers before the parser imports every verb
         from .install import fastpath
 
         code = fastpath.answer(argv)
         if code is not None:
             return streams.flush_stdout() or code
+        fastpath.watch(argv)
     from . import i18n
 
     i18n.activate()                     # --help and usage errors in the user's language too
@@ -68,10 +67,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     code = _dispatch(args)
-    if code == 0 and args.command == "up" and not getattr(getattr(args, "located", None), "found_above", True):
+    if code == 0 and args.command == "up":
         from .install import fastpath
 
-        fastpath.record(argv, args.project, unless_installed_since=started_ns)
+        fastpath.record(argv, args.project)
     failed_output = streams.flush_stdout()
     return code if failed_output is None else failed_output
 

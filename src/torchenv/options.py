@@ -102,6 +102,7 @@ class LockOptions:
     machine: MachineSpec = field(default_factory=MachineSpec)
     sources: SourceOverrides = field(default_factory=SourceOverrides)
     targets: tuple[str, ...] = ()
+    reset_overrides: bool = False        # plan from torchenv.toml alone, not with the flags the last up kept
 
 
 @dataclass(frozen=True)

@@ -5,32 +5,14 @@ are properties of the process torchenv starts in; an in-process ``main()`` canno
 """
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from tests.support.cli import Ran, run_cli, user_shell
 
-REPO = Path(__file__).resolve().parents[2]
-MACHINE = ("--assume-os", "linux", "--assume-arch", "x86_64", "--assume-no-gpu", "--assume-python", "3.11")
 TOML = '[torch]\nversion = "2.4"\ncuda = "cpu"\npython = "3.11"\n'
-
-
-@dataclass(frozen=True)
-class Ran:
-    rc: int
-    out: str
-    err: str
-
-    @property
-    def text(self) -> str:
-        return self.out + self.err
-
-    @property
-    def err_lines(self) -> list[str]:
-        return [line for line in self.err.splitlines() if line.strip()]
 
 
 @dataclass
@@ -40,22 +22,13 @@ class Shell:
     home: Path
 
     def environ(self, **extra: str) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith(("PIP_", "UV_", "XDG_", "CONDA", "VIRTUAL_ENV", "TORCHENV_", "PYTHONIO"))}
-        env.update(HOME=str(self.home), TORCHENV_HOME=str(self.home / "torchenv"), PYTHONPATH=str(REPO / "src"),
-                   NO_COLOR="1", COLUMNS="200", TERM="dumb")
-        env.update(extra)
-        return env
+        return user_shell(home=self.home, torchenv_home=self.home / "torchenv", **{"TERM": "dumb", **extra})
 
     def torchenv(self, *args: str, cwd: Path, env: dict[str, str] | None = None, stdout=subprocess.PIPE,
                  script: str | None = None, timeout: float = 120) -> Ran:
         """``python -m torchenv ARGS`` in ``cwd``; with ``script``, run as ``sh -c SCRIPT`` where "$@" is it."""
-        cmd = [sys.executable, "-m", "torchenv", *args]
-        if script is not None:
-            cmd = ["sh", "-c", script, "sh", *cmd]
-        p = subprocess.run(cmd, cwd=cwd, env=self.environ(**(env or {})), stdout=stdout,
-                           stderr=subprocess.PIPE, text=True, timeout=timeout)
-        return Ran(p.returncode, p.stdout or "", p.stderr)
+        return run_cli(*args, cwd=cwd, env=self.environ(**(env or {})), stdout=stdout, script=script,
+                       timeout=timeout)
 
 
 @pytest.fixture

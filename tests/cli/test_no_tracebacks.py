@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 import pytest
-from tests.cli.conftest import MACHINE
+from tests.support.cli import MACHINE
 
 NOISE = ("Traceback", "Exception ignored", "BrokenPipeError", "UnicodeEncodeError")
 

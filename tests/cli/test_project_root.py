@@ -7,8 +7,8 @@ import subprocess
 import sys
 
 import pytest
-from tests.cli.conftest import MACHINE
-from tests.faults.tools.world import build_mirrors, new_world
+from tests.support.cli import MACHINE
+from tests.support.world import build_mirrors, new_world
 
 
 def find_project(start):

@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from tests.support.assets import shared_uv_cache
 
 HERE = Path(__file__).parent
 SLURM_SH = HERE / "slurm.sh"
@@ -53,9 +54,10 @@ def slurm_conf():
 @pytest.fixture
 def cluster_env(slurm_conf, tmp_path) -> dict[str, str]:
     """Environment for running torchenv against the test cluster: its SLURM_CONF, the stand-in nvidia-smi first
-    on PATH (jobs inherit it; it answers per $SLURMD_NODENAME), a torchenv home of this test."""
+    on PATH (jobs inherit it; it answers per $SLURMD_NODENAME), a torchenv home of this test, the real-torch
+    tests' shared uv cache."""
     return {**os.environ, "SLURM_CONF": slurm_conf, "PATH": f"{HERE}{os.pathsep}{os.environ['PATH']}",
-            "TORCHENV_HOME": str(tmp_path / "home")}
+            "TORCHENV_HOME": str(tmp_path / "home"), "UV_CACHE_DIR": str(shared_uv_cache())}
 
 
 def torchenv(env: dict[str, str], cwd: Path, *args: str, timeout: float = 600) -> subprocess.CompletedProcess:

@@ -18,9 +18,8 @@ from pathlib import Path
 
 import pytest
 from tests.conda_up.forge import HOST_PY, forge_channel
-from tests.support import build_index, make_wheel
-
-from torchenv.ui import Ui
+from tests.support import build_index
+from tests.support.ui import RecordingUi
 
 GPU = ("--assume-driver", "575.57.08", "--assume-gpu", "8.6")
 NO_GPU = ("--assume-no-gpu",)
@@ -41,34 +40,13 @@ class WheelWorld:
 
 
 @pytest.fixture(scope="session")
-def wheels(tmp_path_factory) -> WheelWorld:
-    root = tmp_path_factory.mktemp("wheels")
-    torch = make_wheel(root / "raw", "torch", "2.8.0+cu126", tag=HOST_TAG, requires=["fakedep>=1"])
+def wheel_world(wheels, tmp_path_factory) -> WheelWorld:
+    root = tmp_path_factory.mktemp("wheel-world")
+    torch = wheels.make("torch", "2.8.0+cu126", tag=HOST_TAG, requires=["fakedep>=1"])
     (root / "torch" / "cu126").mkdir(parents=True)
     shutil.copy(torch, root / "torch" / "cu126" / torch.name)
-    pypi = build_index(root / "pypi", {"fakedep": [make_wheel(root / "raw", "fakedep", "1.0.0")]})
+    pypi = build_index(root / "pypi", {"fakedep": [wheels.make("fakedep", "1.0.0")]})
     return WheelWorld(torch_mirror=root / "torch", pypi=pypi)
-
-
-class RecordingUi(Ui):
-    """A quiet Ui that keeps every line ``up`` says, so tests can check what a user is told."""
-
-    def __init__(self) -> None:
-        super().__init__(quiet=True)
-        self.lines: list[str] = []
-
-    def info(self, text: str, *, markup: bool = True) -> None:
-        self.lines.append(text)
-
-    def step(self, text: str) -> None:
-        self.lines.append(text)
-
-    def warn(self, text: str) -> None:
-        self.lines.append(f"warning: {text}")
-
-    @property
-    def text(self) -> str:
-        return "\n".join(self.lines)
 
 
 @dataclass

@@ -15,13 +15,13 @@ def _py(env: Path, code: str) -> str:
                           check=True).stdout.strip()
 
 
-def _hybrid(project, forge, wheels) -> None:
+def _hybrid(project, forge, wheel_world) -> None:
     project.write(channel=forge, torch="2.8", cuda="12.6", torch_source="wheels", packages=("cuda-nvcc",),
-                  wheels=wheels)
+                  wheels=wheel_world)
 
 
-def test_hybrid_env_gets_conda_nvcc_matching_the_tier_and_the_torch_wheel(project, forge, wheels, calls):
-    _hybrid(project, forge, wheels)
+def test_hybrid_env_gets_conda_nvcc_matching_the_tier_and_the_torch_wheel(project, forge, wheel_world, calls):
+    _hybrid(project, forge, wheel_world)
     result = project.up(*GPU)
     said = project.uis[-1].text
 
@@ -43,16 +43,16 @@ def test_hybrid_env_gets_conda_nvcc_matching_the_tier_and_the_torch_wheel(projec
     assert torch.url.startswith("https://download.pytorch.org/whl/cu126/")   # canonical, not the mirror
     assert target.wheel("fakedep") is not None and target.torch == "2.8.0+cu126"
     assert {p.name for p in target.conda} == {"python", "python_abi", "cuda-nvcc", "cuda-version"}
-    assert "index-url = " + wheels.pypi.as_uri() in (project.env / "pip.conf").read_text()
+    assert "index-url = " + wheel_world.pypi.as_uri() in (project.env / "pip.conf").read_text()
 
     assert project.up(*GPU).status == "up-to-date"
     assert len(calls.solve) == 1
 
 
-def test_hybrid_frozen_rebuild_uses_the_mirror_for_the_canonical_wheel_url(project, forge, wheels, calls,
+def test_hybrid_frozen_rebuild_uses_the_mirror_for_the_canonical_wheel_url(project, forge, wheel_world, calls,
                                                                            monkeypatch, tmp_path):
     """The lock says download.pytorch.org; with the wheel cache gone, the mirror must serve the bytes."""
-    _hybrid(project, forge, wheels)
+    _hybrid(project, forge, wheel_world)
     project.up(*GPU)
     shutil.rmtree(project.env)
     from torchenv import paths
@@ -67,11 +67,11 @@ def test_hybrid_frozen_rebuild_uses_the_mirror_for_the_canonical_wheel_url(proje
     assert "cuda-nvcc-12.6.85-h0_0.json" in project.conda_meta()
 
 
-def test_plan_says_why_cuda_nvcc_is_pinned(project, forge, wheels, capsys):
+def test_plan_says_why_cuda_nvcc_is_pinned(project, forge, wheel_world, capsys):
     """`torchenv plan` should show the conda specs and their reasons before anything is solved."""
     from torchenv.cli import main
 
-    _hybrid(project, forge, wheels)
+    _hybrid(project, forge, wheel_world)
     capsys.readouterr()
     assert main(["plan", "-C", str(project.dir), *GPU]) == 0
     out = " ".join(capsys.readouterr().out.split())
@@ -79,7 +79,7 @@ def test_plan_says_why_cuda_nvcc_is_pinned(project, forge, wheels, capsys):
     assert "cuda-nvcc pinned to 12.6.* to match torch tier cu126" in out
 
 
-def test_a_wheel_that_cannot_be_fetched_leaves_no_half_built_prefix(project, forge, wheels, tmp_path):
+def test_a_wheel_that_cannot_be_fetched_leaves_no_half_built_prefix(project, forge, wheel_world, tmp_path):
     """The wheel half is fetched before the prefix is created, so a dead mirror changes nothing on disk."""
     from tests.conda_up.conftest import WheelWorld
 
@@ -87,9 +87,9 @@ def test_a_wheel_that_cannot_be_fetched_leaves_no_half_built_prefix(project, for
     from torchenv.errors import SourceError
 
     mirror = tmp_path / "torch-mirror"
-    shutil.copytree(wheels.torch_mirror, mirror)
+    shutil.copytree(wheel_world.torch_mirror, mirror)
     project.write(channel=forge, torch="2.8", cuda="12.6", torch_source="wheels", packages=("cuda-nvcc",),
-                  wheels=WheelWorld(torch_mirror=mirror, pypi=wheels.pypi))
+                  wheels=WheelWorld(torch_mirror=mirror, pypi=wheel_world.pypi))
     project.up(*GPU)
     shutil.rmtree(project.env)
     shutil.rmtree(paths.wheel_cache(), ignore_errors=True)

@@ -3,13 +3,11 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 
-from tests.support.assets import find_wheel, need
+from tests.support.assets import find_wheel, need, shared_uv_cache
 
-# shared across sessions so rebuilds are links, not unzips
-UV_CACHE = Path(tempfile.gettempdir()) / "torchenv-doctor-tests-uv-cache"
+UV_CACHE = shared_uv_cache()     # the run's one cache, shared with the other real-torch tests: builds are links
 TORCH_DEPS = ["filelock", "sympy", "networkx", "jinja2", "fsspec", "typing-extensions", "setuptools", "mpmath",
               "markupsafe", "numpy", "pillow"]
 

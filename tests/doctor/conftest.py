@@ -9,13 +9,10 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-from _fakes import TORCH_DEPS, UV_CACHE, tv_wheel
+from tests.doctor._fakes import TORCH_DEPS, UV_CACHE, tv_wheel
 from tests.support.assets import cpu_torch_wheel, uv, uv_source_args
 
 

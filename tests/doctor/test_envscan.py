@@ -1,7 +1,7 @@
 """Reading a torch build from files only: version.py, METADATA pins, the arch string inside the library."""
 from __future__ import annotations
 
-from _fakes import make_fake_env
+from tests.doctor._fakes import make_fake_env
 
 from torchenv.doctor import archscan, envscan
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import io
 
 import pytest
-from _fakes import by_id, make_fake_env, run_doctor
+from tests.doctor._fakes import by_id, make_fake_env, run_doctor
 
 CU128 = "sm_70 sm_75 sm_80 sm_86 sm_90 sm_100 sm_120"
 

@@ -2,7 +2,7 @@
 ``pip install ... --index-url`` that bypasses the lock (and may point at an index this machine cannot reach)."""
 from __future__ import annotations
 
-from _fakes import by_id, make_fake_env, run_doctor
+from tests.doctor._fakes import by_id, make_fake_env, run_doctor
 
 from torchenv import safety
 

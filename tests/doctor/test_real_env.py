@@ -9,14 +9,11 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
-from _fakes import by_id, run_doctor, tv_wheel
+from tests.doctor._fakes import by_id, run_doctor, tv_wheel
+from tests.support import make_wheel
 from tests.support.assets import uv
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from support.packages import make_wheel
 
 
 def _py(env: Path, code: str) -> subprocess.CompletedProcess[str]:

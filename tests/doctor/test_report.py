@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from _fakes import make_fake_env
+from tests.doctor._fakes import make_fake_env
 
 from torchenv.cli import main
 

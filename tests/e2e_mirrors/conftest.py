@@ -23,10 +23,7 @@ import hashlib
 import html
 import os
 import shutil
-import subprocess
-import sys
 import threading
-import time
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -36,12 +33,8 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-
-_ROOT = Path(__file__).resolve().parents[2]
-if str(_ROOT) not in sys.path:      # `from tests.support import ...` also under plain `pytest`
-    sys.path.insert(0, str(_ROOT))
-
-from tests.support import build_index, make_wheel, sha256_of
+from tests.support import build_index, sha256_of
+from tests.support.cli import SCRUBBED, Ran, run_cli, user_shell
 from tests.support.project import ProjectView
 
 TIER = "cu118"
@@ -109,19 +102,17 @@ class Wheels:
 
 
 @pytest.fixture(scope="session")
-def wheels(tmp_path_factory) -> Wheels:
+def e2e_wheels(wheels, tmp_path_factory) -> Wheels:
     d = tmp_path_factory.mktemp("e2e-wheels")
-    raw = d / "raw"
-    torch = with_marker(make_wheel(raw, "torch", TORCH, tag=TAG, requires=["fakedep>=1"]), "genuine", d / "genuine")
-    vision = with_marker(make_wheel(raw, "torchvision", VISION, tag=TAG, requires=["torch==2.4.1"]),
+    torch = with_marker(wheels.make("torch", TORCH, tag=TAG, requires=["fakedep>=1"]), "genuine", d / "genuine")
+    vision = with_marker(wheels.make("torchvision", VISION, tag=TAG, requires=["torch==2.4.1"]),
                          "genuine", d / "genuine")
-    fakedep = make_wheel(d / "pypi", "fakedep", "1.0.0")
-    planted_same = with_marker(make_wheel(raw / "p", "torch", TORCH, tag=TAG, requires=["fakedep>=1"]),
-                               "planted", d / "planted")
-    planted_higher = with_marker(make_wheel(raw / "p", "torch", "2.4.2", tag=TAG, requires=["fakedep>=1"]),
+    fakedep = wheels.make("fakedep", "1.0.0")
+    planted_same = with_marker(wheels.make("torch", TORCH, tag=TAG, requires=["fakedep>=1"]), "planted", d / "planted")
+    planted_higher = with_marker(wheels.make("torch", "2.4.2", tag=TAG, requires=["fakedep>=1"]),
                                  "planted", d / "planted")
-    planted_vision = with_marker(make_wheel(raw / "p", "torchvision", VISION, tag=TAG, requires=["torch"]),
-                                 "planted", d / "planted")
+    planted_vision = with_marker(wheels.make("torchvision", VISION, tag=TAG, requires=["torch"],
+                                             shelf="e2e-planted"), "planted", d / "planted")
     assert sha256_of(torch) != sha256_of(planted_same)
     return Wheels(torch, vision, fakedep, planted_same, planted_higher, planted_vision)
 
@@ -211,15 +202,7 @@ def refusing_proxy() -> Iterator[tuple[str, list[str]]]:
 
 # --- running torchenv ---------------------------------------------------------------------------
 
-_DROP = ("PIP_", "UV_", "VIRTUAL_ENV", "CONDA", "TORCHENV_", "PYTHONPATH")
-_PROXY = ("http_proxy", "https_proxy", "all_proxy", "no_proxy")
-
-
-@dataclass
-class Run:
-    rc: int
-    out: str
-    elapsed: float
+_PROXY = ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY")
 
 
 @dataclass
@@ -234,7 +217,7 @@ class E2E(ProjectView):
     use_user_pip_config: bool = False   # False: PIP_CONFIG_FILE=/dev/null (the fake HOME's pip.conf unread)
     presets_file: Path | None = None
     extra_env: dict[str, str] = field(default_factory=dict)
-    runs: list[Run] = field(default_factory=list)
+    runs: list[Ran] = field(default_factory=list)
 
     def write_toml(self, mirror: str = "") -> None:
         block = f"\n[mirror]\n{mirror}" if mirror else ""
@@ -253,16 +236,11 @@ class E2E(ProjectView):
         return path
 
     def environ(self) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith(_DROP) and k.lower() not in _PROXY}
-        env.update({
-            "HOME": str(self.home), "XDG_CONFIG_HOME": str(self.home / ".config"),
-            "XDG_CONFIG_DIRS": str(self.home / "xdg-system"), "TORCHENV_HOME": str(self.torchenv_home),
-            "NO_COLOR": "1", "COLUMNS": "200", "PYTHONUNBUFFERED": "1",
-        })
-        for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
-            env[var] = self.proxy
-        env["NO_PROXY"] = env["no_proxy"] = "127.0.0.1,localhost"
+        env = user_shell(home=self.home, torchenv_home=self.torchenv_home,
+                         scrub=(*SCRUBBED, *_PROXY, "no_proxy", "NO_PROXY"), PYTHONUNBUFFERED="1",
+                         XDG_CONFIG_HOME=str(self.home / ".config"), XDG_CONFIG_DIRS=str(self.home / "xdg-system"),
+                         NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost",
+                         **dict.fromkeys(_PROXY, self.proxy))
         if not self.use_user_pip_config:
             env["PIP_CONFIG_FILE"] = os.devnull
         if self.presets_file is not None:
@@ -270,15 +248,12 @@ class E2E(ProjectView):
         env.update(self.extra_env)
         return env
 
-    def torchenv(self, *args: str, timeout: float = 120) -> Run:
-        start = time.monotonic()
-        proc = subprocess.run([sys.executable, str(RUNNER), *args], cwd=self.root, env=self.environ(),
-                              capture_output=True, text=True, timeout=timeout)
-        run = Run(proc.returncode, proc.stdout + proc.stderr, time.monotonic() - start)
+    def torchenv(self, *args: str, timeout: float = 120) -> Ran:
+        run = run_cli(*args, cwd=self.root, env=self.environ(), timeout=timeout, runner=RUNNER)
         self.runs.append(run)
         return run
 
-    def up(self, *extra: str, verify: bool = False) -> Run:
+    def up(self, *extra: str, verify: bool = False) -> Ran:
         args = ["up", "-C", str(self.project), *ASSUME, *extra]
         if not verify:
             args.append("--no-verify")
@@ -310,5 +285,5 @@ def e2e(tmp_path) -> Iterator[E2E]:
                   proxy=proxy, proxy_asked=asked)
 
 
-def assert_ok(run: Run) -> None:
-    assert run.rc == 0, f"torchenv failed (exit {run.rc}):\n{run.out}"
+def assert_ok(run: Ran) -> None:
+    assert run.rc == 0, f"torchenv failed (exit {run.rc}):\n{run.text}"

@@ -10,9 +10,9 @@ from tests.support import serve_dir
 from .conftest import TIER, assert_ok, pypi_tree, torch_mirror_tree
 
 
-def test_env_pip_conf_points_at_pypi_mirror_without_torch_index_and_user_files_untouched(e2e, wheels):
-    torch_mirror_tree(e2e.root / "A", [wheels.torch, wheels.vision])
-    pypi_tree(e2e.root / "B", wheels)
+def test_env_pip_conf_points_at_pypi_mirror_without_torch_index_and_user_files_untouched(e2e, e2e_wheels):
+    torch_mirror_tree(e2e.root / "A", [e2e_wheels.torch, e2e_wheels.vision])
+    pypi_tree(e2e.root / "B", e2e_wheels)
     with serve_dir(e2e.root / "A") as a, serve_dir(e2e.root / "B") as b:
         # a typical Chinese setup: PyPI mirror as index-url, the torch index as an extra index
         user_conf = e2e.home / ".config" / "pip" / "pip.conf"

@@ -17,12 +17,12 @@ def _user_mirrors(torch: str, pypi: str) -> str:
 
 
 @pytest.mark.parametrize("installer", ["uv", "pip"])
-def test_lock_made_through_one_mirror_installs_through_another(e2e, wheels, installer):
+def test_lock_made_through_one_mirror_installs_through_another(e2e, e2e_wheels, installer):
     e2e.installer = installer
     for name in ("A", "C"):
-        torch_mirror_tree(e2e.root / name, [wheels.torch, wheels.vision])
-    pypi_tree(e2e.root / "B", wheels)
-    pypi_tree(e2e.root / "B2", wheels)
+        torch_mirror_tree(e2e.root / name, [e2e_wheels.torch, e2e_wheels.vision])
+    pypi_tree(e2e.root / "B", e2e_wheels)
+    pypi_tree(e2e.root / "B2", e2e_wheels)
     e2e.write_toml()          # the project says nothing about mirrors: each user's config.toml does
     with serve_dir(e2e.root / "A") as a, serve_dir(e2e.root / "B") as b:      # Beijing
         e2e.user_config(_user_mirrors(a, b))
@@ -30,7 +30,7 @@ def test_lock_made_through_one_mirror_installs_through_another(e2e, wheels, inst
     lock = e2e.lock.read_bytes()
     assert a.encode() not in lock
     torch_sha = e2e.read_lock().target(f"linux-x86_64-{TIER}").wheel("torch").sha256
-    assert torch_sha == sha256_of(wheels.torch)
+    assert torch_sha == sha256_of(e2e_wheels.torch)
 
     shutil.rmtree(e2e.env)
     shutil.rmtree(e2e.torchenv_home)      # cache (artifacts, uv) and config
@@ -46,11 +46,11 @@ def test_lock_made_through_one_mirror_installs_through_another(e2e, wheels, inst
     assert e2e.proxy_asked == []
 
 
-def test_other_mirror_with_other_bytes_is_refused_by_hash(e2e, wheels):
+def test_other_mirror_with_other_bytes_is_refused_by_hash(e2e, e2e_wheels):
     """Zurich's torch mirror holds a different build under the same name: the lock's hash refuses it."""
-    torch_mirror_tree(e2e.root / "A", [wheels.torch, wheels.vision])
-    torch_mirror_tree(e2e.root / "C", [wheels.planted_same, wheels.vision])
-    pypi_tree(e2e.root / "B", wheels)
+    torch_mirror_tree(e2e.root / "A", [e2e_wheels.torch, e2e_wheels.vision])
+    torch_mirror_tree(e2e.root / "C", [e2e_wheels.planted_same, e2e_wheels.vision])
+    pypi_tree(e2e.root / "B", e2e_wheels)
     e2e.write_toml()
     with serve_dir(e2e.root / "A") as a, serve_dir(e2e.root / "B") as b:
         e2e.user_config(_user_mirrors(a, b))
@@ -62,15 +62,15 @@ def test_other_mirror_with_other_bytes_is_refused_by_hash(e2e, wheels):
             e2e.user_config(_user_mirrors(c, b))
             run = e2e.up("--frozen")
     assert run.rc != 0
-    assert "sha256" in run.out and TORCH_FILE in run.out, run.out
+    assert "sha256" in run.text and TORCH_FILE in run.text, run.text
     assert e2e.lock.read_bytes() == lock
     assert not (e2e.site() / "torch").exists()
 
 
-def test_frozen_lock_installs_through_a_mirror_given_on_the_command_line(e2e, wheels):
+def test_frozen_lock_installs_through_a_mirror_given_on_the_command_line(e2e, e2e_wheels):
     for name in ("A", "C"):
-        torch_mirror_tree(e2e.root / name, [wheels.torch, wheels.vision])
-    pypi_tree(e2e.root / "B", wheels)
+        torch_mirror_tree(e2e.root / name, [e2e_wheels.torch, e2e_wheels.vision])
+    pypi_tree(e2e.root / "B", e2e_wheels)
     with serve_dir(e2e.root / "A") as a, serve_dir(e2e.root / "B") as b:
         e2e.write_toml(f'torch = "{a}"\npypi = "{b}/simple"\n')   # committed by the Beijing team
         assert_ok(e2e.up())

@@ -69,11 +69,11 @@ def _bundle_members_with(token: str, bundle: Path) -> list[str]:
 
 
 @pytest.mark.parametrize("way,installer", [(way, "uv") for way in WAYS] + [("pip.conf", "pip"), (".netrc", "pip")])
-def test_private_mirror_login_works_and_never_leaks(e2e, wheels, way, installer):
+def test_private_mirror_login_works_and_never_leaks(e2e, e2e_wheels, way, installer):
     token = "tok" + secrets.token_hex(12)
     e2e.installer = installer
-    torch_mirror_tree(e2e.root / "mirror", [wheels.torch, wheels.vision])
-    pypi_tree(e2e.root / "mirror", wheels, planted=False)
+    torch_mirror_tree(e2e.root / "mirror", [e2e_wheels.torch, e2e_wheels.vision])
+    pypi_tree(e2e.root / "mirror", e2e_wheels, planted=False)
     with serve_dir(e2e.root / "mirror", auth=(USER, token)) as base:
         flags = _configure(e2e, way, base, token)
         proj = ["-C", str(e2e.project)]
@@ -110,9 +110,9 @@ def test_private_mirror_login_works_and_never_leaks(e2e, wheels, way, installer)
             "verify --json": e2e.torchenv("verify", "--json", "--env", str(e2e.env), "--timeout", "60"),
             "bundle": e2e.torchenv("bundle", *proj, "--no-tool", "-o", str(bundle)),
         })
-    assert "private" in runs["mirror test"].out and "401" not in runs["mirror test"].out, runs["mirror test"].out
+    assert "private" in runs["mirror test"].text and "401" not in runs["mirror test"].text, runs["mirror test"].text
 
-    leaked = {name: run.out for name, run in runs.items() if token in run.out}
+    leaked = {name: run.text for name, run in runs.items() if token in run.text}
     assert not leaked, f"the token was printed by: {sorted(leaked)}\n" + "\n---\n".join(leaked.values())
     users_own = (e2e.home / ".netrc", e2e.home / ".config" / "pip" / "pip.conf", e2e.project / "torchenv.toml",
                  e2e.torchenv_home / "config" / "config.toml")      # where the user wrote the login
@@ -125,18 +125,18 @@ def test_private_mirror_login_works_and_never_leaks(e2e, wheels, way, installer)
 
 
 @pytest.mark.parametrize("installer", ["uv", "pip"])
-def test_a_wrong_login_fails_with_401_and_no_message_shows_it(e2e, wheels, installer):
+def test_a_wrong_login_fails_with_401_and_no_message_shows_it(e2e, e2e_wheels, installer):
     """When the mirror refuses, every warning, error and engine output is still redacted."""
     token = "tok" + secrets.token_hex(12)
     e2e.installer = installer
-    torch_mirror_tree(e2e.root / "torch", [wheels.torch, wheels.vision])
-    pypi_tree(e2e.root / "pypi", wheels, planted=False)
+    torch_mirror_tree(e2e.root / "torch", [e2e_wheels.torch, e2e_wheels.vision])
+    pypi_tree(e2e.root / "pypi", e2e_wheels, planted=False)
     with serve_dir(e2e.root / "torch") as torch, serve_dir(e2e.root / "pypi", auth=(USER, "the-right-one")) as base:
         secret = f"http://{USER}:{token}@{base.removeprefix('http://')}"
         e2e.write_toml(f'torch = "{torch}"\npypi = "{secret}/simple"\n')   # the engine meets the 401
         runs = [e2e.torchenv("plan", "--json", "-C", str(e2e.project), *ASSUME), e2e.up(),
                 e2e.torchenv("up", "--json", "-C", str(e2e.project), *ASSUME, "--no-verify")]
-    assert runs[1].rc != 0 and runs[2].rc != 0, runs[1].out
-    leaked = [run.out for run in runs if token in run.out]
+    assert runs[1].rc != 0 and runs[2].rc != 0, runs[1].text
+    leaked = [run.text for run in runs if token in run.text]
     assert not leaked, "\n---\n".join(leaked)
     assert _files_with(token, e2e.project, e2e.torchenv_home, skip=(e2e.project / "torchenv.toml",)) == []

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.support import build_index, make_wheel
+from tests.support import build_index
 
 from torchenv.engines import uv as uvmod
 from torchenv.engines.failures import classify
@@ -36,19 +36,20 @@ def uv_env(monkeypatch, tmp_path):
 
 
 @pytest.fixture
-def wheels(tmp_path) -> Path:
-    d = tmp_path / "wheels"
-    make_wheel(d, "alpha", "1.0", requires=["beta==1.0"])
-    make_wheel(d, "beta", "1.0")
-    make_wheel(d, "beta", "2.0")
-    make_wheel(d, "delta", "1.0", tag="cp312-cp312-manylinux_2_28_x86_64")
-    return d
+def hint_wheels(wheels) -> Path:
+    """A folder of alpha (needs beta==1.0), beta 1.0 and 2.0, and delta (cp312 only), from the wheel shop."""
+    shelf = "failure-hints"
+    wheels.make("alpha", "1.0", requires=["beta==1.0"], shelf=shelf)
+    wheels.make("beta", "1.0", shelf=shelf)
+    wheels.make("beta", "2.0", shelf=shelf)
+    wheels.make("delta", "1.0", tag="cp312-cp312-manylinux_2_28_x86_64", shelf=shelf)
+    return wheels.shelf(shelf)
 
 
 @pytest.fixture
-def local_index(wheels, tmp_path) -> PypiSide:
-    """A PEP 503 index on disk holding ``wheels`` (no network: uv asks nothing else)."""
-    files = sorted(wheels.glob("*.whl"))
+def local_index(hint_wheels, tmp_path) -> PypiSide:
+    """A PEP 503 index on disk holding ``hint_wheels`` (no network: uv asks nothing else)."""
+    files = sorted(hint_wheels.glob("*.whl"))
     projects: dict[str, list[Path]] = {}
     for f in files:
         projects.setdefault(f.name.split("-")[0], []).append(f)
@@ -136,7 +137,7 @@ def _without_root_override() -> list[str]:
     return [setpriv, "--bounding-set=-dac_override,-dac_read_search"]
 
 
-def test_unwritable_site_packages_says_permission(monkeypatch, uv_env, wheels, tmp_path):
+def test_unwritable_site_packages_says_permission(monkeypatch, uv_env, hint_wheels, tmp_path):
     """A site-packages the user may not write: the hint names that folder and says who may."""
     env = tmp_path / "env"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env)], check=True)
@@ -148,7 +149,7 @@ def test_unwritable_site_packages_says_permission(monkeypatch, uv_env, wheels, t
     site.chmod(0o555)
     try:
         with pytest.raises(BackendError) as info:
-            UvEngine().install_files(env_python=env / "bin" / "python", files=[wheels / "beta-1.0-py3-none-any.whl"])
+            UvEngine().install_files(env_python=env / "bin" / "python", files=[hint_wheels / "beta-1.0-py3-none-any.whl"])
     finally:
         site.chmod(0o755)
     err = info.value

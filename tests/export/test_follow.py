@@ -3,25 +3,16 @@ from __future__ import annotations
 
 import pytest
 from tests.export.conftest import export
+from tests.support.ui import RecordingUi
 
 from torchenv.errors import LockError
-from torchenv.ui import Ui
-
-
-class Recorder(Ui):
-    def __init__(self) -> None:
-        super().__init__(quiet=True)
-        self.steps: list[str] = []
-
-    def step(self, text: str) -> None:
-        self.steps.append(text)
 
 
 def _up(world):
     from torchenv.commands._options import up_options
     from torchenv.install.up import run_up
 
-    ui = Recorder()
+    ui = RecordingUi()
     return run_up(world.project, up_options(world.args()), ui), ui
 
 

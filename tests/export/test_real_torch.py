@@ -13,12 +13,18 @@ from pathlib import Path
 import pytest
 from tests.export.conftest import export, records, uv
 from tests.export.test_requirements import pip_install
-from tests.support.assets import cpu_torch_wheel
+from tests.support.assets import cpu_torch_wheel, shared_uv_cache
 
 pytestmark = pytest.mark.integration
 
 
 TORCH_DIR: Path = Path()     # the folder holding the real torch wheel; set by ``real_project``
+
+
+@pytest.fixture(autouse=True)
+def _shared_uv_cache(monkeypatch):
+    """The exports' installs link from the real-torch tests' one uv cache (tests/support/assets.py)."""
+    monkeypatch.setenv("UV_CACHE_DIR", str(shared_uv_cache()))
 
 
 @pytest.fixture(scope="module")
@@ -30,11 +36,15 @@ def real_project(tmp_path_factory) -> Path:
     from torchenv.install.up import run_up
     from torchenv.ui import Ui
 
-    project = tmp_path_factory.mktemp("real") / "proj"
+    root = tmp_path_factory.mktemp("real")
+    project = root / "proj"
     project.mkdir()
     (project / "torchenv.toml").write_text('[torch]\nversion = "2.13"\ncuda = "cpu"\npython = "3.11"\n')
     args = build_parser().parse_args(["up", "-C", str(project), "--no-verify"])
-    assert run_up(project, up_options(args), Ui(quiet=True)).status == "installed"
+    with pytest.MonkeyPatch.context() as mp:   # set up before any test's own home: give it one of its own
+        mp.setenv("TORCHENV_HOME", str(root / "torchenv-home"))
+        mp.setenv("UV_CACHE_DIR", str(shared_uv_cache()))
+        assert run_up(project, up_options(args), Ui(quiet=True)).status == "installed"
     return project
 
 

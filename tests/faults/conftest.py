@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from tests.faults.tools.snapshot import diff, tree_digest
-from tests.faults.tools.world import World, build_mirrors, new_world
+from tests.support.world import World, build_mirrors, new_world
 
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "reliability.md"

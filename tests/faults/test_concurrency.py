@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from tests.faults.tools.world import new_world
+from tests.support.world import new_world
 
 from torchenv.lock.io import read_lock
 

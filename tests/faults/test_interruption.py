@@ -17,7 +17,7 @@ from torchenv.lock.io import read_lock
 @dataclass(frozen=True)
 class Point:
     label: str
-    hook: str | None          # pause point in tools/hooked_cli.py, or None: poll for a file
+    hook: str | None          # pause point in tests/support/hooked_cli.py, or None: poll for a file
     slow_pypi: float = 0.0    # seconds the PyPI mirror waits per request
     verify: bool = False
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from tests.faults.tools.world import TORCH_FILE
+from tests.support.world import TORCH_FILE
 
 
 def _edit(text: str, package: str, key: str, new: str | None) -> str:

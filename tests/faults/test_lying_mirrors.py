@@ -10,7 +10,7 @@ import re
 from urllib.parse import quote
 
 import pytest
-from tests.faults.tools.world import TORCH_FILE, copy_mirrors
+from tests.support.world import TORCH_FILE, copy_mirrors
 
 from torchenv.lock.io import read_lock
 

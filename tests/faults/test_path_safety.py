@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from tests.faults.conftest import sanitize
 from tests.faults.tools.snapshot import diff, tree_digest
-from tests.faults.tools.world import MACHINE, TOML
+from tests.support.world import MACHINE, TOML
 
 
 def _user_code(folder: Path) -> None:

@@ -11,8 +11,8 @@ import shutil
 import stat
 
 import pytest
-from tests.faults.tools.world import new_world
 from tests.support.users import outsider, shared_dir
+from tests.support.world import new_world
 
 
 @pytest.fixture

@@ -80,6 +80,36 @@ def test_init_from_pyproject_dependencies(tmp_path, capsys):
     assert "[[tool.uv.index]]" in capsys.readouterr().out
 
 
+UV_INDEXES = ('[[tool.uv.index]]\nname = "pytorch-cu121"\nurl = "https://download.pytorch.org/whl/cu121"\n'
+              'explicit = true\n\n[[tool.uv.index]]\nname = "pytorch-cu124"\n'
+              'url = "https://download.pytorch.org/whl/cu124"\nexplicit = true\n')
+
+
+@pytest.mark.parametrize("sources,cuda", [
+    ("", "auto"),                                                     # kornia 0.9.0: listed for whoever opts in
+    ('[tool.uv.sources]\ntorch = { index = "pytorch-cu124" }\n', "cu124"),
+    ("[tool.uv.sources]\ntorch = [{ index = \"pytorch-cu121\", marker = \"sys_platform == 'nowhere'\" },\n"
+     "  { index = \"pytorch-cu124\", marker = \"sys_platform != 'nowhere'\" }]\n", "cu124"),
+])
+def test_an_explicit_uv_index_counts_only_when_torchs_source_names_it(tmp_path, capsys, sources, cuda):
+    write(tmp_path, "pyproject.toml", '[project]\nname = "x"\ndependencies = ["torch>=2.5.1"]\n\n'
+                                      + UV_INDEXES + "\n" + sources)
+    assert init(tmp_path) == 0
+    assert load_project_intent(tmp_path).torch.cuda == cuda
+    assert "whl/cu121  ->  ignored: an explicit index, and no torch source entry names it" in capsys.readouterr().out
+
+
+def test_an_explicit_poetry_source_counts_only_for_the_package_that_names_it(tmp_path):
+    source = '[[tool.poetry.source]]\nname = "{name}"\nurl = "https://download.pytorch.org/whl/{tier}"\n' \
+             'priority = "explicit"\n'
+    write(tmp_path, "pyproject.toml", '[tool.poetry.dependencies]\npython = "^3.10"\n'
+                                      'torch = { version = "^2.4", source = "torch-cu118" }\n\n'
+                                      + source.format(name="other-cu124", tier="cu124") + "\n"
+                                      + source.format(name="torch-cu118", tier="cu118"))
+    assert init(tmp_path) == 0
+    assert load_project_intent(tmp_path).torch.cuda == "cu118"
+
+
 @pytest.mark.parametrize("poetry,version", [
     ('torch = "^2.1"', ">=2.1,<3.0"),
     ('torch = { version = "~2.3", source = "pytorch" }', ">=2.3,<2.4"),

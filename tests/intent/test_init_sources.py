@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from torchenv.cli import main
 from torchenv.intent.load import load_project_intent
 
@@ -93,6 +95,35 @@ def test_imports_add_companions_only_when_no_file_names_them(tmp_path, capsys):
     torch, out = init(tmp_path, capsys)
     assert torch.with_ == ("torchaudio",), "folders like .venv and build are not the project's code"
     assert "src/app/data.py:2" in out and "the code imports it" in out
+
+
+OPTIONAL_IMPORTS = {
+    "try/except ImportError": "try:\n    import torchvision\nexcept ImportError:\n    torchvision = None\n",
+    "except (ModuleNotFoundError, OSError)": "try:\n    from torchvision import ops\n"
+                                             "except (ModuleNotFoundError, OSError):\n    ops = None\n",
+    "bare except, in a function": "def f():\n    try:\n        import torchvision\n    except:\n        pass\n",
+    "if TYPE_CHECKING": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import torchvision\n",
+}
+
+
+@pytest.mark.parametrize("how", sorted(OPTIONAL_IMPORTS))
+def test_an_import_the_code_is_ready_to_miss_is_said_as_optional_not_added(tmp_path, capsys, how):
+    write(tmp_path, {"requirements.txt": "torch\n", "pkg/utils/logger.py": "import os\n" + OPTIONAL_IMPORTS[how]})
+    torch, out = init(tmp_path, capsys)
+    assert torch.with_ == ()
+    assert "pkg/utils/logger.py:" in out and "optional: torchvision not added to with" in out
+    assert "with = []" in (tmp_path / "torchenv.toml").read_text()
+
+
+def test_one_plain_import_anywhere_still_makes_it_required(tmp_path, capsys):
+    write(tmp_path, {"requirements.txt": "torch\n",
+                     "a/logger.py": "try:\n    import torchvision\nexcept ImportError:\n    pass\n",
+                     "b/model.py": "import torch\nimport torchvision\n",
+                     "c/other.py": "try:\n    import torchvision\nexcept KeyError:\n    pass\n",
+                     "d/py2.py": "print 'old'\nimport torchaudio\n"})
+    torch, out = init(tmp_path, capsys)
+    assert torch.with_ == ("torchaudio", "torchvision"), "an except that does not catch ImportError guards nothing"
+    assert "b/model.py:2" in out and "optional:" not in out
 
 
 def test_conda_env_file(tmp_path, capsys):

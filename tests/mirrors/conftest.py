@@ -1,14 +1,7 @@
 """Mirror tests talk only to loopback servers: make sure no proxy sits in between."""
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
-
-_ROOT = str(Path(__file__).resolve().parents[2])
-if _ROOT not in sys.path:          # `from tests.support import ...` also under plain `pytest`
-    sys.path.insert(0, _ROOT)
 
 _PROXY_VARS = ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY")
 _PIP_VARS = ("PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "PIP_CONSTRAINT", "PIP_NO_INDEX")

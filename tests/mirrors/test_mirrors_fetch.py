@@ -5,28 +5,10 @@ import os
 
 import pytest
 from tests.support import closed_port_url, make_wheel, serve_dir, sha256_of
+from tests.support.ui import RecordingUi
 
 from torchenv.errors import HashMismatch, SourceError
 from torchenv.sources.fetch import fetch
-
-
-class RecordingUi:
-    def __init__(self):
-        self.warnings: list[str] = []
-        self.advanced = 0
-
-    def warn(self, text):
-        self.warnings.append(text)
-
-    def progress(self, description, total=None, *, bytes_=False):
-        from contextlib import contextmanager
-
-        @contextmanager
-        def cm():
-            def advance(n=1, total=None):
-                self.advanced += n
-            yield advance
-        return cm()
 
 
 @pytest.fixture()

@@ -10,6 +10,7 @@ import os
 import pytest
 from tests.support import serve_dir, sha256_of
 from tests.support.rangeserver import serve_ranges
+from tests.support.ui import RecordingUi
 
 from torchenv.errors import HashMismatch, SourceError
 from torchenv.sources import ranged
@@ -17,22 +18,6 @@ from torchenv.sources.fetch import fetch
 
 CHUNK = 64 << 10
 NAME = "torch-2.4.1+cu121-cp311-cp311-linux_x86_64.whl"
-
-
-class Ui:
-    def __init__(self):
-        self.warnings: list[str] = []
-
-    def warn(self, text):
-        self.warnings.append(text)
-
-    def progress(self, description, total=None, *, bytes_=False):
-        from contextlib import contextmanager
-
-        @contextmanager
-        def cm():
-            yield lambda n=1, total=None: None
-        return cm()
 
 
 @pytest.fixture(autouse=True)
@@ -57,7 +42,7 @@ def _urls(*mirrors):
 def test_large_file_comes_in_chunks_from_every_mirror(tmp_path, big):
     files = {f"files/{NAME}": big}
     with serve_ranges(files) as a, serve_ranges(files) as b, serve_ranges(files) as c:
-        got = fetch(NAME, sha256_of(big), _urls(a, b, c), ui=Ui(), cache=tmp_path / "cache")
+        got = fetch(NAME, sha256_of(big), _urls(a, b, c), ui=RecordingUi(), cache=tmp_path / "cache")
         sent = [a.sent, b.sent, c.sent]
     assert sha256_of(got) == sha256_of(big)
     assert all(n > 0 for n in sent)                       # every mirror carried a share
@@ -70,19 +55,19 @@ def test_resume_keeps_finished_chunks_and_loses_at_most_one(tmp_path, big):
     size = big.stat().st_size
     with serve_ranges(files, die_after=size * 6 // 10) as dying:
         with pytest.raises(SourceError, match="run again to continue"):
-            fetch(NAME, sha, _urls(dying), ui=Ui(), cache=cache)
+            fetch(NAME, sha, _urls(dying), ui=RecordingUi(), cache=cache)
         first = dying.sent
     sidecar = next(cache.rglob(".ranged-*.json"))
     assert sum(json.loads(sidecar.read_text())["have"].values()) > 0
     with serve_ranges(files) as healthy:
-        got = fetch(NAME, sha, _urls(healthy), ui=Ui(), cache=cache)
+        got = fetch(NAME, sha, _urls(healthy), ui=RecordingUi(), cache=cache)
         second = healthy.sent
     assert sha256_of(got) == sha
     assert first + second - 2 <= size + CHUNK                  # re-fetched at most one chunk's worth
 
 
 def test_mirror_lying_about_one_chunk_is_found_named_and_dropped(tmp_path, big):
-    files, ui = {f"files/{NAME}": big}, Ui()
+    files, ui = {f"files/{NAME}": big}, RecordingUi()
     with serve_ranges(files, lie=1) as liar, serve_ranges(files) as honest:
         got = fetch(NAME, sha256_of(big), _urls(liar, honest), ui=ui, cache=tmp_path / "cache")
         assert liar.lied                                   # it did serve a bad chunk
@@ -97,7 +82,7 @@ def test_lone_lying_mirror_is_refused_and_its_bytes_discarded(tmp_path, big):
     cache = tmp_path / "cache"
     with serve_ranges({f"files/{NAME}": big}, lie=1) as liar:
         with pytest.raises(HashMismatch):
-            fetch(NAME, sha256_of(big), _urls(liar), ui=Ui(), cache=cache)
+            fetch(NAME, sha256_of(big), _urls(liar), ui=RecordingUi(), cache=cache)
     assert not [p for p in cache.rglob("*") if p.is_file()]   # nothing kept to resume into
 
 
@@ -117,7 +102,7 @@ def test_a_dead_mirror_among_live_ones_costs_no_chunk(tmp_path, big):
     files = {f"files/{NAME}": big}
     with serve_ranges(files) as a, serve_ranges(files) as b:
         urls = _urls(a) + [f"{closed_port_url()}/files/{NAME}"] + _urls(b)
-        got = fetch(NAME, sha256_of(big), urls, ui=Ui(), cache=tmp_path / "cache")
+        got = fetch(NAME, sha256_of(big), urls, ui=RecordingUi(), cache=tmp_path / "cache")
     assert sha256_of(got) == sha256_of(big)
 
 
@@ -155,13 +140,13 @@ def test_killed_download_resumes_without_fetching_recorded_bytes_again(tmp_path,
     assert 0 < have < size, "the download was not caught mid-way"
     recorded = sum(json.loads(next(cache.rglob(".ranged-*.json")).read_text())["have"].values())
     with serve_ranges(files) as fresh:
-        got = fetch(NAME, sha, _urls(fresh), ui=Ui(), cache=cache)
+        got = fetch(NAME, sha, _urls(fresh), ui=RecordingUi(), cache=cache)
         assert fresh.sent == size - recorded + 1             # only what was not on record (+ the size probe)
     assert sha256_of(got) == sha
 
 
 def test_private_mirrors_get_their_login_on_every_chunk_and_it_is_never_shown(tmp_path, big):
-    files, ui = {f"files/{NAME}": big}, Ui()
+    files, ui = {f"files/{NAME}": big}, RecordingUi()
     with serve_ranges(files, auth=("alice", "s3cret-token"), lie=1) as liar, \
             serve_ranges(files, auth=("bob", "other-pass")) as honest:
         urls = [u.replace("http://", f"http://{who}@") for u, who in
@@ -194,7 +179,7 @@ def test_connections_stay_within_the_run_budget(tmp_path, big, monkeypatch):
     monkeypatch.setattr(ranged, "_fetch_range", counted)
     files = {f"files/{NAME}": big}
     with serve_ranges(files, rate=2_000_000) as a, serve_ranges(files, rate=2_000_000) as b:
-        got = fetch(NAME, sha256_of(big), _urls(a, b), ui=Ui(), cache=tmp_path / "cache")
+        got = fetch(NAME, sha256_of(big), _urls(a, b), ui=RecordingUi(), cache=tmp_path / "cache")
         assert a.sent and b.sent
     assert peak[0] == 2 and sha256_of(got) == sha256_of(big)
 
@@ -221,7 +206,7 @@ def test_mirror_use_auto_stores_the_measured_speed():
 def test_full_disk_is_reported_as_such_and_no_mirror_is_blamed(tmp_path, big):
     from tests.faults.tools.mounts import small_tmpfs
 
-    files, ui = {f"files/{NAME}": big}, Ui()
+    files, ui = {f"files/{NAME}": big}, RecordingUi()
     with small_tmpfs(tmp_path / "fs", "512k") as fs, serve_ranges(files) as a, serve_ranges(files) as b:
         with pytest.raises(SourceError) as exc:
             fetch(NAME, sha256_of(big), _urls(a, b), ui=ui, cache=fs / "cache")

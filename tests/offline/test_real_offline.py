@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from tests.offline.conftest import fresh_home, linux_x86, needs_netns, run_offline
-from tests.support.assets import cpu_torch_wheel, need
+from tests.support.assets import cpu_torch_wheel, need, shared_uv_cache
 from tests.support.installed import REPO
 from tests.support.network import pypi_reachable
 
@@ -43,8 +43,9 @@ def _dist_records(env: Path) -> dict[str, str]:
     return out
 
 
-def test_real_torch_bundle_rebuilds_the_same_env_offline(tmp_path):
+def test_real_torch_bundle_rebuilds_the_same_env_offline(tmp_path, monkeypatch):
     cpu_torch_wheel()
+    monkeypatch.setenv("UV_CACHE_DIR", str(shared_uv_cache()))   # the online machine's; the offline one starts empty
     proj = tmp_path / "proj"
     proj.mkdir()
     (proj / "torchenv.toml").write_text('[torch]\nversion = "2.13"\ncuda = "cpu"\npython = "3.11"\n\n'

@@ -18,6 +18,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -152,6 +153,30 @@ def uv_source_args() -> list[str]:
 
 
 CPU_TORCH = "2.13.0+cpu"
+UV_CACHE_VARIABLE = "TORCHENV_TEST_UV_CACHE"
+
+
+def shared_uv_cache() -> Path:
+    """The one uv cache of the real-torch tests: ``$TORCHENV_TEST_UV_CACHE``, which ``tests/conftest.py`` points
+    into the run's temp folder (``use_run_uv_cache``), so a passing run leaves none behind; else under the temp
+    folder (a single test imported outside pytest).
+
+    Why: uv unpacks a wheel into its cache once and hard-links envs from there; with a cache per test every
+    env that installs torch unpacked it again (800 MB for the CPU build, several GB for a CUDA stack). Per
+    run, not kept across runs: uv keys a local wheel by its path, and tests that install from their own
+    wheelhouse or torchenv cache would add a copy of torch to a kept cache every run. Only for tests whose
+    subject is not the cache itself (those keep a fresh home's).
+    """
+    return Path(os.environ.get(UV_CACHE_VARIABLE) or Path(tempfile.gettempdir()) / "torchenv-tests-uv-cache")
+
+
+def use_run_uv_cache(config: pytest.Config) -> None:
+    """From ``pytest_configure`` of the main process (xdist workers inherit the variable): the cache lives in
+    the run's basetemp, removed with it (``tmp_path_retention_policy``). A cache the developer names is kept."""
+    if os.environ.get(UV_CACHE_VARIABLE) or os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    run_temp = config._tmp_path_factory.getbasetemp()   # type: ignore[attr-defined]  # what tmp_path_factory is
+    os.environ[UV_CACHE_VARIABLE] = str(run_temp / "real-torch-uv-cache")
 
 
 def cpu_torch_wheel() -> Path:

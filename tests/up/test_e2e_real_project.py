@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from tests.support.assets import find_wheel, index_holding, need
+from tests.support.assets import find_wheel, index_holding, need, shared_uv_cache
 from tests.support.network import pypi_reachable
 
 pytestmark = [pytest.mark.integration, pytest.mark.network]
@@ -59,6 +59,7 @@ def test_init_and_up_with_no_flags_run_the_projects_console_script(tmp_path, mon
     need(pypi_reachable(), "PyPI (the CUDA runtime wheels of PyPI's torch build exist only there)")
     need(index_holding("torch", "2.14.1"), "a local simple index (pip's extra-index-url) holding torch 2.14.1")
     need(find_wheel("torchvision", "0.29.1"), "the torchvision 0.29.1 cp311 Linux x86_64 wheel")
+    monkeypatch.setenv("UV_CACHE_DIR", str(shared_uv_cache()))    # the CUDA stack unpacked once, shared
     project = tmp_path / "vision-demo"
     (project / "vision_demo").mkdir(parents=True)
     (project / "pyproject.toml").write_text(PYPROJECT)

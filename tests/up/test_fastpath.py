@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -67,10 +68,10 @@ def test_any_change_the_full_check_would_see_sends_up_down_the_full_path(world, 
 @pytest.mark.parametrize("installer", ["uv"], indirect=True)
 @pytest.mark.parametrize("argv", [["up", "--python", "3.12"], ["up", "--force"], ["up", "--mirror", "x"],
                                   ["up", "--no-v"], ["lock"], ["up", "-C"]])
-def test_flags_the_stamp_cannot_answer_for_go_the_full_path(world, argv, capsys):
+def test_flags_the_stamp_cannot_answer_for_go_the_full_path(world, argv, capsys, monkeypatch):
     world.run_up()
     fastpath.record(["up", "-C", str(world.project)], str(world.project))
-    os.chdir(world.project)
+    monkeypatch.chdir(world.project)     # and back: a removed tmp_path must not stay the worker's cwd
     assert fastpath.answer(argv) is None
     assert capsys.readouterr().out == ""
 
@@ -93,11 +94,81 @@ def test_stamp_keeps_no_login(world):
 
 
 @pytest.mark.parametrize("installer", ["uv"], indirect=True)
-def test_an_install_pays_no_stamp_the_next_noop_writes_it(world):
+def test_the_up_that_installed_writes_the_stamp_so_the_very_next_up_answers_from_it(world, capsys):
     from torchenv.cli import main
 
     stamp = world.project / ".torchenv" / fastpath.STAMP_FILE
-    assert main(["up", "-q", "--no-verify", "-C", str(world.project)]) == 0
-    assert (world.project / ".venv" / ".torchenv" / "state.json").exists() and not stamp.exists()
-    assert main(["up", "-q", "--no-verify", "-C", str(world.project)]) == 0
-    assert stamp.exists()
+    argv = ["up", "-q", "--no-verify", "-C", str(world.project)]
+    assert main(argv) == 0
+    assert (world.project / ".venv" / ".torchenv" / "state.json").exists() and stamp.exists()
+    capsys.readouterr()
+    assert fastpath.answer(argv) == 0
+    assert "is up to date with torchenv.lock" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("installer", ["uv"], indirect=True)
+def test_a_stamp_holds_only_files_older_than_a_tick_before_its_check(world):
+    """A change within the same mtime tick, same size, would go unseen ("racy clean"): a file touched
+    just now is waited out before the check that the stamp records; one that cannot settle soon gets none."""
+    world.run_up()
+    toml = world.project / "torchenv.toml"
+    stamp = world.project / ".torchenv" / fastpath.STAMP_FILE
+    toml.write_text(toml.read_text())              # touched just now: its mtime is this tick's
+    fastpath.record(["up"], str(world.project))
+    held = {path: sig for path, _follow, sig in json.loads(stamp.read_text())["paths"]}
+    assert held[str(toml)][0] + fastpath.SETTLE_NS < os.stat(stamp).st_mtime_ns
+    stamp.unlink()
+    soon = os.stat(toml).st_mtime_ns + 10**9
+    os.utime(toml, ns=(soon, soon))                # a clock step, or another machine writing over NFS
+    fastpath.record(["up"], str(world.project))
+    assert not stamp.exists()
+
+
+@pytest.mark.parametrize("installer", ["uv"], indirect=True)
+def test_from_a_subdirectory_the_stamp_answers_and_says_where_the_project_is(world):
+    sub = world.project / "src" / "models"
+    sub.mkdir(parents=True)
+    world.run_up()
+    cmd = [sys.executable, "-X", "importtime", "-m", "torchenv", "up"]
+    full = subprocess.run(cmd, capture_output=True, text=True, cwd=sub)
+    fast = subprocess.run(cmd, capture_output=True, text=True, cwd=sub)
+    assert full.returncode == fast.returncode == 0 and (world.project / ".torchenv" / fastpath.STAMP_FILE).exists()
+    assert fast.stdout == full.stdout and "is up to date" in fast.stdout
+    found = f"torchenv: using {world.project / 'torchenv.toml'} (found above the current directory)"
+    assert found in full.stderr and found in fast.stderr
+    assert "torchenv.commands" not in fast.stderr, "answered before the command line was built"
+    (sub / "torchenv.toml").write_text("")           # a nearer project now: the stamp does not answer for it
+    assert fastpath.answer(["up", "-C", str(sub)]) is None
+
+
+@pytest.mark.parametrize("installer", ["uv"], indirect=True)
+def test_a_noop_up_checks_once_and_its_stamp_comes_from_that_check(world, monkeypatch, capsys):
+    from torchenv.cli import main
+    from torchenv.install import noop
+
+    world.run_up()
+    (world.project / ".torchenv").mkdir(exist_ok=True)
+    time.sleep(2 * fastpath.SETTLE_NS / 1e9)              # the install's files are more than a tick old now
+    checks = []
+    real = noop._check
+    monkeypatch.setattr(noop, "_check", lambda *a: checks.append(1) or real(*a))
+    monkeypatch.setattr(noop, "WATCH", None)
+    argv = ["up", "-C", str(world.project)]
+    assert main(argv) == 0 and "is up to date" in capsys.readouterr().out
+    assert len(checks) == 1, "the stamp reuses the no-op check's own answer and paths"
+    assert fastpath.answer(argv) == 0
+    CHANGES["requirements.txt added"](world)
+    assert fastpath.answer(argv) is None, "the reused check's folders are in the stamp"
+
+
+@pytest.mark.parametrize("installer", ["uv"], indirect=True)
+def test_running_the_project_once_keeps_the_stamp(world):
+    """The first import of a package writes its __pycache__, changing the folder's mtime: the full check
+    holds package folders by presence alone, and so does the stamp. A folder removed still counts."""
+    world.run_up()
+    argv = ["up", "-C", str(world.project)]
+    fastpath.record(argv, str(world.project))
+    (_site(world) / "filelock" / "__pycache__").mkdir()
+    assert fastpath.answer(argv) == 0
+    shutil.rmtree(_site(world) / "filelock")
+    assert fastpath.answer(argv) is None

@@ -5,15 +5,16 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from tests.support.assets import CPU_TORCH, cpu_torch_wheel
+from tests.support.assets import CPU_TORCH, cpu_torch_wheel, shared_uv_cache
 from tests.support.installed import REPO
 
 pytestmark = pytest.mark.integration
 
 
 @pytest.mark.timeout(1200)
-def test_quickstart_up_from_the_installed_tool_ends_verified(installed_torchenv, tmp_path):
+def test_quickstart_up_from_the_installed_tool_ends_verified(installed_torchenv, tmp_path, monkeypatch):
     cpu_torch_wheel()
+    monkeypatch.setenv("UV_CACHE_DIR", str(shared_uv_cache()))
     project = tmp_path / "quickstart"
     shutil.copytree(REPO / "examples" / "quickstart", project)
     first = installed_torchenv.run("up", "-C", str(project), cwd=tmp_path)   # as the README's quickstart

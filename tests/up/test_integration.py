@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from tests.support.assets import cpu_torch_wheel, find_wheel, index_holding, need
+from tests.support.assets import cpu_torch_wheel, find_wheel, index_holding, need, shared_uv_cache
 from tests.support.network import pypi_reachable
 
 CPU_SHA = "6746dbcbeb526eb61330b76b41ff1b4eb848951103a892eeb080dfa2b264667b"
@@ -17,15 +17,9 @@ CPU_SHA = "6746dbcbeb526eb61330b76b41ff1b4eb848951103a892eeb080dfa2b264667b"
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture(scope="session")
-def shared_uv_cache(tmp_path_factory) -> Path:
-    """One uv cache for the whole session: the second and later envs link from it (as users' would)."""
-    return tmp_path_factory.mktemp("uv-cache")
-
-
 @pytest.fixture
-def project(tmp_path, shared_uv_cache, monkeypatch) -> Path:
-    monkeypatch.setenv("UV_CACHE_DIR", str(shared_uv_cache))
+def project(tmp_path, monkeypatch) -> Path:
+    monkeypatch.setenv("UV_CACHE_DIR", str(shared_uv_cache()))   # envs link from one cache (as users' would)
     proj = tmp_path / "proj"
     proj.mkdir()
     return proj

@@ -54,3 +54,28 @@ def test_save_writes_the_flags_into_torchenv_toml_keeping_comments(world):
     assert 'version = "2.4.1"' in text
     assert world.read_lock().overrides == {}, "torchenv.toml holds them now"
     assert noop.check(world.project, world.options()) is not None
+
+
+def _lock(world, *extra):
+    from torchenv.commands._options import lock_options
+    from torchenv.install.lockcmd import run_lock
+    from torchenv.ui import Ui
+
+    return run_lock(world.project, lock_options(world.args(*extra, verb="lock")), Ui(quiet=False))
+
+
+def test_a_plain_lock_after_flags_plans_what_a_plain_up_would_and_says_so(world, capsys):
+    world.run_up("--torch", "2.4.1")
+    capsys.readouterr()
+    _lock(world)
+    assert world.plan_calls[-1].torch.version == world.plan_calls[0].torch.version != "==2.4.*"
+    assert "kept --torch 2.4.1" in " ".join(capsys.readouterr().out.split())
+    assert world.read_lock().overrides["torch"] == "2.4.1", "the lock still remembers them for the next up"
+    assert world.run_up().status == "up-to-date"
+
+
+def test_lock_reset_overrides_plans_from_torchenv_toml_alone(world):
+    world.run_up("--torch", "2.4.1")
+    _lock(world, "--reset-overrides")
+    assert world.plan_calls[-1].torch.version == "==2.4.*"
+    assert world.read_lock().overrides == {}

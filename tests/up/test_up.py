@@ -220,19 +220,17 @@ def test_lock_made_with_one_mirror_installs_from_another(world, tmp_path):
 def test_two_up_runs_end_with_one_good_env(world):
     """A second `up` started while the first holds the project lock waits, then finds nothing to do."""
     script = (
-        "import sys; sys.path.insert(0, {root!r}); sys.path.insert(0, {src!r});"
-        "import tests.up.conftest as c;"
+        "import tests.support.world as c;"
         "from torchenv.install import up; from torchenv.cli import build_parser; from torchenv.ui import Ui;"
         "from pathlib import Path; from torchenv.machine import Machine;"
-        "w = c.World(root=Path({wroot!r}), project=Path({proj!r}), installer={inst!r}, "
-        "torch_index={ti!r}, pypi_index={pi!r});"
+        f"w = c.World(root=Path({str(world.root)!r}), project=Path({str(world.project)!r}), installer={world.installer!r}, "
+        f"torch_index={world.torch_index!r}, pypi_index={world.pypi_index!r});"
         "up.make_plan = lambda intent, args: w.plan(intent);"
         "from torchenv.commands._options import up_options;"
         "r = up.run_up(w.project, up_options(w.args()), Ui(quiet=True)); print(r.status)"
-    ).format(root=str(Path(__file__).parents[2]), src=str(Path(__file__).parents[2] / "src"),
-             wroot=str(world.root), proj=str(world.project), inst=world.installer, ti=world.torch_index,
-             pi=world.pypi_index)
-    env = dict(os.environ)
+    )
+    repo = Path(__file__).parents[2]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(repo), str(repo / "src")])}
     procs = [subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True, env=env) for _ in range(2)]
     outs = [p.communicate(timeout=300) for p in procs]

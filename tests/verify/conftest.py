@@ -15,7 +15,16 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from tests.support.assets import CPU_TORCH, cpu_torch_wheel, find_wheel, index_holding, need, uv, uv_source_args
+from tests.support.assets import (
+    CPU_TORCH,
+    cpu_torch_wheel,
+    find_wheel,
+    index_holding,
+    need,
+    shared_uv_cache,
+    uv,
+    uv_source_args,
+)
 
 CUDA_TORCH = "2.14.1"
 
@@ -40,10 +49,10 @@ def real_torch_env(variable: str, name: str, spec: str, version: str) -> Path:
     python = prefix / "bin" / "python"
     with FileLock(f"{prefix}.lock"):
         if not _has_torch(python, version):
-            uv_bin = str(uv())
+            uv_bin, uv_env = str(uv()), {**os.environ, "UV_CACHE_DIR": str(shared_uv_cache())}
             for cmd in ([uv_bin, "venv", "-q", "--clear", "-p", "3.11", str(prefix)],
                         [uv_bin, "pip", "install", "-q", "-p", str(python), *uv_source_args(), spec]):
-                proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1500)
+                proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1500, env=uv_env)
                 assert proc.returncode == 0, f"{' '.join(cmd)} failed:\n{proc.stderr[-2000:]}"
             assert _has_torch(python, version), f"{prefix} holds no torch {version} after installing {spec}"
     return python

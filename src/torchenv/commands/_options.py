@@ -128,7 +128,8 @@ def up_options(args: argparse.Namespace) -> UpOptions:
 
 def lock_options(args: argparse.Namespace) -> LockOptions:
     return LockOptions(intent=intent_overrides(args), machine=machine_spec(args), sources=source_overrides(args),
-                       targets=tuple(getattr(args, "target", None) or ()))
+                       targets=tuple(getattr(args, "target", None) or ()),
+                       reset_overrides=getattr(args, "reset_overrides", False))
 
 
 def bundle_options(args: argparse.Namespace) -> BundleOptions:

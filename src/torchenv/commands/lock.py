@@ -20,6 +20,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--target", action="append", metavar="NAME",
                    help=_("lock for another machine: OS-ARCH-TIER, e.g. linux-x86_64-cu126, windows-x86_64-cpu, "
                           "macos-arm64-cpu (repeatable)"))
+    p.add_argument("--reset-overrides", action="store_true",
+                   help=_("plan from torchenv.toml alone, dropping the flags torchenv.lock remembers from the last up"))
     p.set_defaults(func=run)
 
 

@@ -2,8 +2,8 @@
 
 Why a stamp file: the full no-op check (``install.noop``) is exact but reads torchenv.toml, the
 lock and the requirements with tomllib, and the command line it runs behind imports every verb
-(~0.1 s in all). Once that check has said "up to date", ``record`` writes down what it looked
-at: every file it opened and every folder it listed, the folders holding them (a file that
+(~0.1 s in all). Once that check has said "up to date" (after a no-op ``up``, or after one that
+installed), ``record`` writes down what it looked at: every file it opened and every folder it listed, the folders holding them (a file that
 appears beside them, such as a new ``requirements.txt`` or the in-progress marker, changes the
 folder's mtime), the interpreter link and the watched site-packages files, each with its
 (mtime_ns, size, inode). ``answer`` repeats ``up``'s message when every one of them is unchanged;
@@ -19,10 +19,15 @@ import sys
 TYPE_CHECKING = False     # typing itself is not imported here: this module runs before anything else
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any
+
+    from ..options import UpOptions
+    from .noop import UpToDate
 
 STAMP_DIR = ".torchenv"
 STAMP_FILE = "noop-stamp.json"
-SCHEMA = 1
+SCHEMA = 2          # 2: a watched package folder is held by its presence alone, as the full check holds it
+PRESENT = "present"
 _BARE_FLAGS = {"-q": "quiet", "--quiet": "quiet", "--no-verify": "no_verify", "--frozen": "frozen"}
 
 
@@ -54,6 +59,11 @@ def _signature(path: str, follow: bool = True) -> list[int] | None:
     return [st.st_mtime_ns, st.st_size, st.st_ino]
 
 
+def _held(path: str, follow: bool | str) -> list[int] | bool | None:
+    """What the stamp holds of ``path``: its signature, or (``PRESENT``) only whether it is there."""
+    return os.path.exists(path) if follow == PRESENT else _signature(path, bool(follow))
+
+
 def _stamp_path(project: str) -> str:
     return os.path.join(project, STAMP_DIR, STAMP_FILE)
 
@@ -64,12 +74,14 @@ def answer(argv: list[str]) -> int | None:
     if parsed is None:
         return None
     try:
-        project = os.path.realpath(parsed[0])
+        project = _project_root(parsed[0], quiet=parsed[1])
+        if project is None:
+            return None
         with open(_stamp_path(project), encoding="utf-8") as fh:
             stamp = json.load(fh)
         if stamp.get("schema") != SCHEMA or stamp.get("torchenv") != _version():
             return None
-        if any(_signature(path, follow) != sig for path, follow, sig in stamp["paths"]):
+        if any(_held(path, follow) != sig for path, follow, sig in stamp["paths"]):
             return None
         _ = _translator()
         sys.stdout.write(_("{env} is up to date with {lock} (target {target})").format(
@@ -81,6 +93,24 @@ def answer(argv: list[str]) -> int | None:
     except (OSError, ValueError, KeyError, TypeError):
         return None
     return 0
+
+
+def _project_root(start: str, *, quiet: bool) -> str | None:
+    """The project the full path would use for ``start``: ``start`` itself when it holds torchenv.toml
+    (no walk, no import), else ``project.find_project``'s answer from a subdirectory, whose "found
+    above" line is said as the full path says it. ``None`` (full path) when locks without a
+    torchenv.toml were passed over: the full path names them."""
+    begin = os.path.realpath(start)
+    if os.path.lexists(os.path.join(begin, "torchenv.toml")):
+        return begin
+    from ..project import find_project
+
+    located = find_project(begin)
+    if located.stray_locks:
+        return None
+    if located.found_above and not quiet:
+        sys.stderr.write(f"torchenv: {located.describe()}\n")
+    return str(located.root)
 
 
 def _translator() -> Callable[[str], str]:
@@ -112,11 +142,16 @@ class _Seen:
     """Paths opened and folders listed while the full no-op check runs (an audit hook; off otherwise)."""
 
     active: _Seen | None = None
+    last: _Seen | None = None          # the last check ``watch`` saw in this process
     installed = False
 
-    def __init__(self) -> None:
+    def __init__(self, project: str = "", full: bool = True) -> None:
         self.files: set[str] = set()
         self.folders: set[str] = set()
+        self.project = project
+        self.full = full                # checked with verify, as a plain ``up`` does
+        self.started_ns = 0
+        self.result: UpToDate | None = None
 
     @classmethod
     def hook(cls, event: str, args: tuple[object, ...]) -> None:
@@ -129,74 +164,167 @@ class _Seen:
             seen.folders.add(os.path.abspath(os.fsdecode(args[0])))
 
 
-def record(argv: list[str], project: str, *, unless_installed_since: int | None = None) -> None:
-    """Write the stamp when the full no-op check says ``project``'s env is up to date (verify included).
+SETTLE_NS = 25_000_000            # mtimes lag the clock by up to a tick (1-10 ms on Linux)
+COARSE_SETTLE_NS = 2_000_000_000  # a filesystem that keeps whole seconds (FAT, HFS+, some network mounts)
+MAX_WAIT_NS = 60_000_000          # waited at most once, right after an install; longer: no stamp this time
 
-    ``unless_installed_since`` (``time.time_ns()`` when the command began): skip an env this very
-    command installed into. Why: the check costs 10-70 ms, which a fresh install should not pay;
-    the next ``up``, a no-op, writes the stamp. Never raises: the stamp only saves time, and a
-    missing one means the full check runs.
-    """
+
+def watch(argv: list[str]) -> None:
+    """Before a plain ``up`` runs: note what its no-op check opens and answers (``noop.WATCH``), so that
+    ``record`` after a no-op ``up`` reuses that check instead of running a second one."""
     if parse(argv) is None:
         return
-    try:
-        if unless_installed_since is not None and _installed_since(project, unless_installed_since):
-            return
-        _record(project)
-    except Exception:
-        return
-
-
-def _installed_since(project: str, since_ns: int) -> bool:
-    from pathlib import Path
-
-    from ..backends import state as st
-    from ..intent.load import load_project_intent
     from . import noop
 
-    env = noop.env_path_for(load_project_intent(Path(project)), Path(project))
-    try:
-        return os.stat(st.marker_dir(env) / st.STATE_FILE).st_mtime_ns >= since_ns
-    except OSError:
-        return True
+    noop.WATCH = _watched
 
 
-def _record(project: str) -> None:
-    import tempfile
-    from pathlib import Path
+class _watched:
+    """``noop.check``'s context while ``watch`` is on: the audit hook collects for this one check."""
 
-    from ..backends import state as st
-    from ..options import UpOptions
-    from ..sources.credentials import redact_text
-    from . import noop
+    def __init__(self, project_dir: str | os.PathLike[str], options: UpOptions) -> None:
+        self.seen = _Seen(os.path.realpath(project_dir), full=not options.no_verify)
 
-    project = os.path.realpath(project)
-    stamp_dir = os.path.join(project, STAMP_DIR)
-    os.makedirs(stamp_dir, exist_ok=True)          # before the stamps: creating it changes the project's mtime
+    def __enter__(self) -> _Seen:
+        import time
+
+        _hook_installed()
+        self.seen.started_ns = time.time_ns()
+        _Seen.active = self.seen
+        return self.seen
+
+    def __exit__(self, *exc: object) -> None:
+        _Seen.active = None
+        _Seen.last = self.seen
+
+
+def _hook_installed() -> None:
     if not _Seen.installed:
         sys.addaudithook(_Seen.hook)
         _Seen.installed = True
-    seen = _Seen.active = _Seen()
+
+
+def record(argv: list[str], project: str) -> None:
+    """Write the stamp when the full no-op check says ``project``'s env is up to date (verify included).
+
+    Also right after an ``up`` that installed, so the very next ``up`` answers from the stamp:
+    the check run here is the one that ``up`` would run, over the same files. Why that is
+    safe (the "racy clean" case of git's index): a file may change again within its mtime
+    tick, keeping its size, and then look unchanged. So a stamp holds only paths older than
+    the check by more than a tick (``_settle_ns``); when some are fresher (an install just
+    wrote them) it waits that long once (under 60 ms) and checks again. Never raises: the
+    stamp only saves time, and a missing one means the full check runs.
+    """
+    from . import noop
+
     try:
-        done = noop.check(Path(project), UpOptions())
+        if parse(argv) is not None:
+            _record(project)
+    except Exception:
+        return
     finally:
-        _Seen.active = None
-    if done is None:
+        noop.WATCH = None
+
+
+def _settle_ns(paths: list[Any], check_ns: int) -> int:
+    """How much longer until every path is older than a tick before the check began (<= 0: already)."""
+    times = [sig[0] for _path, _follow, sig in paths if isinstance(sig, list)]
+    margin = COARSE_SETTLE_NS if times and all(t % 1_000_000_000 == 0 for t in times) else SETTLE_NS
+    return max(times, default=0) + margin + 1 - check_ns
+
+
+def _record(project: str) -> None:
+    import time
+
+    project = os.path.realpath(project)
+    stamp_dir = os.path.join(project, STAMP_DIR)
+    created = not os.path.isdir(stamp_dir)
+    os.makedirs(stamp_dir, exist_ok=True)          # before the stamps: creating it changes the project's mtime
+    reused = None if created else _reusable(project)
+    if reused is not None and _settle_ns(reused[1], reused[2]) <= 0:
+        _write(project, *reused[:2])
         return
-    env = str(done.env_path)
-    envstate = st.read_state(done.env_path)
-    if envstate is None:
-        return
-    site = str(st.site_packages(done.env_path, envstate.python))
-    watched = {os.path.join(site, rel) for rel, _size, _mtime in envstate.watched}
-    opened = {f for f in seen.files if not f.endswith((".py", ".pyc", ".so"))}
-    stat_paths = opened | seen.folders | {os.path.dirname(f) for f in opened} | watched | {project, site}
-    python = str(st.env_python(done.env_path))
-    stat_paths.add(python)
-    paths = [[p, True, _signature(p)] for p in sorted(stat_paths)] + [[python, False, _signature(python, False)]]
-    body = {"schema": SCHEMA, "torchenv": _version(), "env": env, "lock": done.lock_path.name,
+    for attempt in range(2):
+        check_ns = time.time_ns()
+        seen = _checked(project)
+        if seen is None:
+            return
+        done, paths = seen
+        wait = _settle_ns(paths, check_ns)
+        if wait <= 0:
+            break
+        if attempt or wait > MAX_WAIT_NS:
+            return
+        time.sleep(wait / 1e9)
+    _write(project, done, paths)
+
+
+def _reusable(project: str) -> tuple[UpToDate, list[Any], int] | None:
+    """``(answer, paths, when it began)`` of this process's own no-op check, when it was the last check,
+    for this project, as a plain ``up`` runs it, and said "up to date"; else ``None``."""
+    seen = _Seen.last
+    if seen is None or seen.result is None or not seen.full or seen.project != project:
+        return None
+    paths = _paths_of(project, seen.result, seen)
+    return None if paths is None else (seen.result, paths, seen.started_ns)
+
+
+def _write(project: str, done: UpToDate, paths: list[Any]) -> None:
+    import tempfile
+
+    from ..sources.credentials import redact_text
+
+    stamp_dir = os.path.join(project, STAMP_DIR)
+    body = {"schema": SCHEMA, "torchenv": _version(), "env": str(done.env_path), "lock": done.lock_path.name,
             "target": done.target, "warnings": [redact_text(w) for w in done.warnings], "paths": paths}
     fd, tmp = tempfile.mkstemp(dir=stamp_dir, prefix=".noop-stamp-", suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         json.dump(body, fh)
     os.replace(tmp, _stamp_path(project))
+
+
+def _checked(project: str) -> tuple[UpToDate, list[Any]] | None:
+    """The full no-op check's answer and the signature of every path it looked at; ``None``: not up to date."""
+    from pathlib import Path
+
+    from ..options import UpOptions
+    from . import noop
+
+    before, noop.WATCH, _Seen.last = noop.WATCH, _watched, None
+    try:
+        done = noop.check(Path(project), UpOptions())
+    finally:
+        noop.WATCH = before
+    seen = _Seen.last
+    paths = _paths_of(project, done, seen) if done is not None and seen is not None else None
+    return None if paths is None else (done, paths)
+
+
+def _not_imports(folders: set[str], *own: str) -> set[str]:
+    """The listed folders less those the import system listed to find torchenv's own modules (under
+    ``sys.path``): a check that is the process's first imports them, and they are not the project's."""
+    code = tuple(os.path.join(os.path.abspath(p), "") for p in sys.path if p)
+    keep = tuple(os.path.join(p, "") for p in own)
+    return {f for f in folders if not os.path.join(f, "").startswith(code) or os.path.join(f, "").startswith(keep)}
+
+
+def _paths_of(project: str, done: UpToDate, seen: _Seen) -> list[Any] | None:
+    """Every path the check that answered ``done`` looked at, and the env's watched files, with signatures."""
+    from ..backends import state as st
+
+    envstate = st.read_state(done.env_path)
+    if envstate is None:
+        return None
+    site = str(st.site_packages(done.env_path, envstate.python))
+    # a package folder's mtime changes when a first import writes its __pycache__ (running the project
+    # does): the full check holds such a folder by its presence alone, and so does the stamp
+    folders = {os.path.join(site, rel) for rel, size, _mtime in envstate.watched if size < 0}
+    watched = {os.path.join(site, rel) for rel, size, _mtime in envstate.watched if size >= 0}
+    opened = {f for f in seen.files if not f.endswith((".py", ".pyc", ".so"))}
+    stat_paths = opened | _not_imports(seen.folders, project, str(done.env_path)) \
+        | {os.path.dirname(f) for f in opened} | watched | {project, site}
+    python = str(st.env_python(done.env_path))
+    stat_paths.add(python)
+    present = sorted(folders - {os.path.join(p, "") for p in stat_paths} - stat_paths)
+    return [[p, True, _signature(p)] for p in sorted(stat_paths)] + [[python, False, _signature(python, False)]] \
+        + [[p, PRESENT, _held(p, PRESENT)] for p in present]

@@ -121,11 +121,14 @@ def _run_locked(project_dir: Path, options: LockOptions, ui: Ui) -> list[str]:
     from ..backends import make_backend
     from ..lock.diff import diff_targets
     from ..lock.io import write_lock
+    from ..options import UpOptions
     from .project_install import lock_entry
     from .stages import load_project, lock_with
     from .up import new_lockfile
 
-    project = load_project(project_dir, options.intent)
+    # the flags the last `up` kept apply here too (and are said), so a plain `lock` plans what a plain `up` would
+    project = load_project(project_dir, options.intent, ui,
+                           up=UpOptions(intent=options.intent, reset_overrides=options.reset_overrides))
     for w in project.warnings:
         ui.warn(w)
     specs = [parse_target(t) for t in options.targets]
@@ -135,7 +138,8 @@ def _run_locked(project_dir: Path, options: LockOptions, ui: Ui) -> list[str]:
         target = lock_with(make_backend(plan=plan, env_path=project.env, ui=ui), plan, project, ui)
         for line in diff_targets(lock.target(target.name) if lock is not None else None, target):
             ui.info(f"    {line}")
-        lock = new_lockfile(lock, project.intent, list(project.reqs), target, plan, ui, lock_entry(project_dir))
+        lock = new_lockfile(lock, project.intent, list(project.reqs), target, plan, ui, lock_entry(project_dir),
+                            project.remembered)
         written.append(target.name)
     assert lock is not None
     write_lock(project.lock_path, lock)

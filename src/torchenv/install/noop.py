@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..intent.model import Intent
@@ -40,9 +40,18 @@ def check(project_dir: Path, options: UpOptions) -> UpToDate | None:
     if options.needs_full_path:
         return None
     try:
-        return _check(project_dir, options)
+        if WATCH is None:
+            return _check(project_dir, options)
+        with WATCH(project_dir, options) as watched:
+            result = watched.result = _check(project_dir, options)
+        return result
     except Exception:
         return None
+
+
+# Set by ``install.fastpath`` while a plain ``up`` runs: a context manager that notes what one check
+# opened and answered, so the stamp after a no-op ``up`` needs no second check. None: no one watches.
+WATCH: Any = None
 
 
 def _check(project_dir: Path, options: UpOptions) -> UpToDate | None:

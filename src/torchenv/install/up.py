@@ -10,6 +10,7 @@ place and renamed into another (its scripts hold absolute paths).
 """
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 import os
 from collections.abc import Callable, Iterator
@@ -50,6 +51,11 @@ class UpResult:
         return 1 if self.verify_ok is False else 0
 
 
+# The project's current torchenv.lock while ``up`` plans which of its targets to install (a context
+# variable, so the planners tests hand in keep their two-argument form); ``lock`` plans without one.
+LOCK_IN_USE: contextvars.ContextVar[Lockfile | None] = contextvars.ContextVar("lock_in_use", default=None)
+
+
 def make_plan(intent: Intent, options: UpOptions | LockOptions) -> Plan:
     """Probe (or assume) the machine and resolve; the single place ``up``/``lock`` ask for a plan."""
     from ..cluster.hooks import plan_on_node
@@ -62,9 +68,45 @@ def make_plan(intent: Intent, options: UpOptions | LockOptions) -> Plan:
     if on_node is not None:
         return on_node
     machine = machine_for(options.machine)
+    lock = LOCK_IN_USE.get()
+    if lock is not None:
+        recipes_only = resolve(intent, machine, sources_overrides=options.sources)
+        if locked_files_at_hand(recipes_only, lock):
+            return recipes_only
     plan = resolve(intent, machine, sources_overrides=options.sources, check_index=True)
     offline = isinstance(options, UpOptions) and options.is_offline
     return available_plan(plan, intent, machine, options.sources, offline=offline)   # cuda = "auto": fetchable
+
+
+def locked_files_at_hand(plan: Plan, lock: Lockfile) -> bool:
+    """Does ``lock`` hold the target ``plan`` names, with every torch-family file on this machine already?
+
+    Why that is enough to plan from the recipes alone: the index check and the reachability
+    check (``resolve.index_check``, ``resolve.reachable``) choose a build that can be fetched,
+    for a new lock; this target's files need no fetching (``materialise`` still checks each
+    hash, and the engine again). Skipping them saves the tier-index reads (a network round trip
+    once their cache is 6 h old, a TCP probe per dead host) and ~50 ms of imports and work on
+    every warm ``up``.
+    """
+    target = lock.target(plan.target_name)
+    if target is None or plan.sources is None:
+        return False
+    from ..backends.locate import local_candidates, torch_family
+    from ..paths import wheel_cache
+    from ..sources.index import local_path
+    from ..sources.routing import torch_candidates
+
+    sources = plan.sources
+    family = torch_family()
+    cache = wheel_cache()
+    locked = [w for w in target.wheels if w.name in family]
+
+    def at_hand(wheel: Any) -> bool:
+        if (cache / wheel.sha256[:2] / wheel.sha256 / wheel.filename).is_file():
+            return True
+        places = [*local_candidates(sources, wheel), *torch_candidates(sources, wheel.filename)]
+        return any(p is not None and p.is_file() for p in map(local_path, places))
+    return bool(locked) and all(at_hand(w) for w in locked)
 
 
 def _replanned(plan: Plan, project: Project, options: UpOptions, exc: PulledInFamily, *, offline: bool,
@@ -328,12 +370,17 @@ def _run_locked(project_dir: Path, options: UpOptions, ui: Ui, strategy: OnlineS
     if project_install.sync_project(project.env, backend.python(), choice.plan, project_dir, ui) \
             and status == "up-to-date":
         status = "synced"
-    strategy.after_sync(project.env, choice.plan, ui)
-    _record(project, choice, ui)
+
+    def record() -> None:
+        strategy.after_sync(project.env, choice.plan, ui)
+        _record(project, choice, ui)
+
     verify_ok = None
-    if not options.no_verify:
+    if options.no_verify:
+        record()
+    else:
         status, verify_ok = _verify_if_needed(status, project.env, backend.python(), choice.target, choice.plan,
-                                              project_dir, ui)
+                                              project_dir, ui, meanwhile=record)
     return UpResult(status, project.env, choice.target.name, project.lock_path, verify_ok, choice.changes,
                     choice.notes)
 
@@ -347,7 +394,11 @@ def decide_target(project: Project, options: UpOptions, strategy: OnlineSources,
         raise strategy.missing_lock(project.lock_path, lambda: plan_for(project, options, ui))
     if frozen and not project.lock_current:
         raise strategy.stale_lock(project.lock_path)
-    plan = plan_for(project, options, ui)
+    token = LOCK_IN_USE.set(project.lock if project.lock_current else None)
+    try:
+        plan = plan_for(project, options, ui)
+    finally:
+        LOCK_IN_USE.reset(token)
     from ..errors import PulledInFamily
     from ..resolve.reachable import fallback_said
 
@@ -398,8 +449,11 @@ def _record(project: Project, choice: TargetChoice, ui: Ui) -> None:
 
 
 def _verify_if_needed(status: str, env: Path, python: Path, target: LockTarget, plan: Plan, project_dir: Path,
-                      ui: Ui) -> tuple[str, bool | None]:
+                      ui: Ui, *, meanwhile: Callable[[], None] = lambda: None) -> tuple[str, bool | None]:
     """Verify after a change, or when the env's last verify did not pass; ``(status, verify_ok)``.
+
+    ``meanwhile`` (writing torchenv.lock and the env's pip.conf) runs exactly once: while the
+    verify's ``import torch`` runs when there is a verify, else at once.
 
     Why re-verify rather than rebuild: a verify that was interrupted only needs to run again, and
     one that failed usually failed for a reason outside the env (driver, GPU, machine); the
@@ -407,16 +461,37 @@ def _verify_if_needed(status: str, env: Path, python: Path, target: LockTarget, 
     """
     from ..backends import state as st
 
+    once = _Once(meanwhile)
     last = st.verify_problem(env)
     if status == "up-to-date":
         if last is None:
+            once()
             return status, None
         ui.step(_("{env}: its last verify {problem}; verifying again").format(env=env, problem=_(last)))
         status = "verified"
-    st.begin_verify(env)
-    ok = _verify(python, target, plan, project_dir, ui)
+    from ..verify import bytecode
+
+    st.begin_verify(env)               # before the script starts: an interrupted verify leaves it behind
+    site = st.site_packages(env, target.python)
+    bytecode.lend(site, target, target.python)       # what an earlier env's verify compiled for these wheels
+    ok = _verify(python, target, plan, project_dir, ui, meanwhile=once)
+    once()                             # a verify that did not run it (one handed in by a test)
     st.end_verify(env, bool(ok))
+    if ok:
+        bytecode.keep(site, target, target.python)
     return status, ok
+
+
+class _Once:
+    """``work`` run on the first call only."""
+
+    def __init__(self, work: Callable[[], None]) -> None:
+        self.work, self.done = work, False
+
+    def __call__(self) -> None:
+        if not self.done:
+            self.done = True
+            self.work()
 
 
 def usable_env_path(env: Path, project_dir: Path, *, force: bool) -> EnvClaim:
@@ -591,14 +666,30 @@ def _bytecode_allowed() -> Iterator[None]:
             os.environ["PYTHONDONTWRITEBYTECODE"] = saved
 
 
-def verify_env(python: Path, target: LockTarget, plan: Plan, project_dir: Path, ui: Ui) -> bool:
-    from ..verify import render_report, run_verify, write_report
+def verify_env(python: Path, target: LockTarget, plan: Plan, project_dir: Path, ui: Ui, *,
+               meanwhile: Callable[[], None] = lambda: None) -> bool:
+    """Verify the env; ``meanwhile`` runs while its interpreter starts and imports torch.
+
+    Why start the script first: ``import torch`` takes 2-4 s on a fresh env and needs nothing
+    from this process; writing torchenv.lock and the env's pip.conf (and importing what the
+    report is rendered with) meanwhile takes that work off the wall clock. Whatever
+    ``meanwhile`` raises stops the script: no verify outlives the run it belongs to.
+    """
+    from ..verify import render_report, write_report
     from ..verify.expect import expected_from_target, gpu_expected
+    from ..verify.runner import start_verify
 
     # one rule for "expects a GPU", shared with `torchenv verify`: a GPU tier, and a GPU on the planned machine
     expects_gpu = gpu_expected(target.tier, target.os, plan.machine)
-    with ui.progress(_("verifying (import torch, devices, a small computation)")), _bytecode_allowed():
-        report = run_verify(python, expected=expected_from_target(target), expects_gpu=expects_gpu)
+    with _bytecode_allowed():          # the script's environment is taken when it starts
+        running = start_verify(python, expected=expected_from_target(target), expects_gpu=expects_gpu)
+    try:
+        meanwhile()
+        with ui.progress(_("verifying (import torch, devices, a small computation)")):
+            report = running.result()
+    except BaseException:
+        running.stop()
+        raise
     write_report(project_dir, report)
     if ui.quiet:
         if not report.ok:

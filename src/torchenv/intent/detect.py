@@ -242,10 +242,47 @@ def _scan_pyproject(path: Path, found: Detected) -> None:
     for name, value in deps.items():
         _take_poetry(name, value, found)
     uv = _table(tool, "uv")
-    for where, indexes in (("[[tool.uv.index]]", uv.get("index")), ("[[tool.poetry.source]]", poetry.get("source"))):
+    for where, indexes, named in (
+            ("[[tool.uv.index]]", uv.get("index"), _named_sources(_table(uv, "sources"), "index")),
+            ("[[tool.poetry.source]]", poetry.get("source"), _named_sources(deps, "source"))):
         for index in indexes if isinstance(indexes, list) else []:
             if isinstance(index, dict) and isinstance(index.get("url"), str):
-                _tier_from_index(index["url"], f"pyproject.toml {where}", index["url"], found)
+                _take_index(index, named, f"pyproject.toml {where}", found)
+
+
+def _take_index(index: dict[str, Any], named: list[str], where: str, found: Detected) -> None:
+    """An index's tier, when torch comes from it. An explicit one (uv's ``explicit = true``, Poetry's
+    ``priority = "explicit"``) serves only the packages whose source names it, so it says nothing
+    about torch unless torch's (or a companion's) source does: kornia lists cu121 and cu124 indexes
+    that way, for whoever opts in."""
+    explicit = index.get("explicit") is True or index.get("priority") == "explicit"
+    if explicit and index.get("name") not in named:
+        found.note(where, index["url"], "ignored: an explicit index, and no torch source entry names it")
+        return
+    _tier_from_index(index["url"], where, index["url"], found)
+
+
+def _named_sources(table: dict[str, Any], key: str) -> list[str]:
+    """The index names the torch family's entries of ``[tool.uv.sources]`` (``key="index"``) or of
+    Poetry's dependencies (``key="source"``) send it to, where their marker holds here."""
+    names = []
+    for name in _TORCH_FAMILY:
+        entries = table.get(name)
+        for entry in entries if isinstance(entries, list) else [entries]:
+            if isinstance(entry, dict) and isinstance(entry.get(key), str) and _marker_holds(entry.get("marker")):
+                names.append(entry[key])
+    return names
+
+
+def _marker_holds(text: Any) -> bool:
+    from packaging.markers import InvalidMarker, Marker
+
+    if not isinstance(text, str):
+        return True
+    try:
+        return Marker(text).evaluate()
+    except (InvalidMarker, ValueError):
+        return True
 
 
 def _table(parent: dict[str, Any], key: str) -> dict[str, Any]:

@@ -311,26 +311,79 @@ def _str_list(value: Any) -> list[str]:
 # --- imports ---------------------------------------------------------------------------------
 
 def scan_imports(project: Path, found: Detected) -> None:
-    """Add torchvision/torchaudio to ``with`` when the code imports them and no file names them."""
+    """Add torchvision/torchaudio to ``with`` when the code imports them and no file names them.
+
+    An import the code is ready to miss (inside ``try: ... except ImportError``, or under
+    ``if TYPE_CHECKING:``) is not a requirement: it is said as optional and not added.
+    """
     wanted = {"torchvision", "torchaudio"} - set(found.with_)
-    if not wanted:
-        return
+    optional: dict[str, tuple[str, str]] = {}          # name -> (where, seen) of its first optional import
     for path in _python_files(project):
+        if not wanted:
+            return
         try:
             with open(path, encoding="utf-8", errors="replace") as fh:
                 text = fh.read(MAX_PY_BYTES)
         except OSError:
             continue
-        for m in _IMPORT.finditer(text):
-            name = m.group(1)
-            if name in wanted:
-                wanted.discard(name)
-                line = text.count("\n", 0, m.start()) + 1
-                found.with_.append(name)
-                found.note(f"{path.relative_to(project).as_posix()}:{line}", m.group(0).strip(),
-                           f'with += "{name}" (the code imports it; no dependency file names it)')
-        if not wanted:
-            return
+        hits = [m for m in _IMPORT.finditer(text) if m.group(1) in wanted]
+        if not hits:
+            continue
+        guarded = _guarded_import_lines(text)
+        rel = path.relative_to(project).as_posix()
+        for m in hits:
+            name, line = m.group(1), text.count("\n", 0, m.start()) + 1
+            if name not in wanted:
+                continue
+            if line in guarded:
+                optional.setdefault(name, (f"{rel}:{line}", m.group(0).strip()))
+                continue
+            wanted.discard(name)
+            found.with_.append(name)
+            found.note(f"{rel}:{line}", m.group(0).strip(),
+                       f'with += "{name}" (the code imports it; no dependency file names it)')
+    for name in sorted(wanted & set(optional)):
+        where, seen = optional[name]
+        found.note(where, seen, f"optional: {name} not added to with (the code runs without it: "
+                                "the import is guarded by except ImportError or if TYPE_CHECKING)")
+
+
+_MISSING_OK = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
+
+
+def _guarded_import_lines(text: str) -> set[int]:
+    """Lines of the imports ``text`` is ready to miss: in the body of a ``try`` whose handlers catch
+    ImportError (or a parent, or everything), or under ``if TYPE_CHECKING``. Code that does not parse
+    (Python 2, a file cut at ``MAX_PY_BYTES``) has none: its imports count as required."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return set()
+    guards = [node for node in ast.walk(tree) if isinstance(node, (ast.Try, ast.If)) and _ready_to_miss(node)]
+    return {line for node in guards for line in _import_lines(node.body)}
+
+
+def _ready_to_miss(node: ast.Try | ast.If) -> bool:
+    """A ``try`` that catches a missing module, or an ``if TYPE_CHECKING`` (never true at run time)."""
+    if isinstance(node, ast.Try):
+        return any(_catches_missing(h.type) for h in node.handlers)
+    return _names_type_checking(node.test)
+
+
+def _catches_missing(handler_type: ast.expr | None) -> bool:
+    if handler_type is None:
+        return True
+    names = handler_type.elts if isinstance(handler_type, ast.Tuple) else [handler_type]
+    return any((n.id if isinstance(n, ast.Name) else getattr(n, "attr", "")) in _MISSING_OK for n in names)
+
+
+def _names_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or \
+        (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _import_lines(body: list[ast.stmt]) -> set[int]:
+    return {n.lineno for stmt in body for n in ast.walk(stmt) if isinstance(n, (ast.Import, ast.ImportFrom))}
 
 
 def _python_files(project: Path) -> Iterator[Path]:

@@ -4,12 +4,14 @@ Why: the project itself is installed with ``--no-deps`` (``install.project_insta
 it declares in ``install_requires`` must be locked with the rest, as ``[project].dependencies``
 of a pyproject is. ``setup.py`` is parsed (``ast``), never executed: a string list given to
 ``install_requires`` (directly or through a module-level name) is taken, and ``.txt`` names in
-it are the requirement files it reads. A computed list the parser cannot see is not guessed.
+it are the requirement files it reads, and ``deps["name"]`` is looked up in the module's lists of
+requirement strings. A computed list the parser cannot see is not guessed.
 """
 from __future__ import annotations
 
 import ast
 import configparser
+from collections.abc import Iterator
 from pathlib import Path
 
 _NOT_REQUIREMENTS = ("r", "rt", "utf-8", "utf8", "\n")   # open(..., "r", encoding="utf-8") around a .txt
@@ -31,15 +33,58 @@ def setup_py_requirements(path: Path) -> tuple[list[str], list[str]]:
         for kw in node.keywords:
             if kw.arg != "install_requires":
                 continue
-            value = assigned.get(kw.value.id, kw.value) if isinstance(kw.value, ast.Name) else kw.value
-            for n in ast.walk(value):
-                if isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value.strip():
-                    text = n.value.strip()
+            for text in _strings(kw.value, assigned, _by_name(assigned)):
+                if text:
                     if text.endswith(".txt") and (path.parent / text).is_file():
                         files.append(text)
                     elif text[0].isalnum() and not text.endswith(".txt") and text not in _NOT_REQUIREMENTS:
                         reqs.append(text)
     return reqs, files
+
+
+def _strings(node: ast.AST, assigned: dict[str, ast.expr], table: dict[str, str],
+             depth: int = 0) -> Iterator[str]:
+    """The string constants under ``node``, through module-level names (``list(install_requires)``)
+    and lookups in a table of requirements by name (``deps["huggingface-hub"]``, as diffusers and
+    transformers build ``install_requires`` from one ``_deps`` list). An f-string is not guessed."""
+    if depth > 8 or isinstance(node, ast.JoinedStr):
+        return
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        yield node.value.strip()
+    elif isinstance(node, ast.Name) and node.id in assigned:
+        yield from _strings(assigned[node.id], assigned, table, depth + 1)
+    elif _table_lookup(node):
+        key, mapping = node.slice.value, assigned.get(node.value.id)   # type: ignore[attr-defined]
+        if isinstance(mapping, ast.Dict):
+            found = [v for k, v in zip(mapping.keys, mapping.values)
+                     if isinstance(k, ast.Constant) and k.value == key]
+            yield from (t for v in found for t in _strings(v, assigned, table, depth + 1))
+        else:
+            yield table.get(_norm(key), key)
+    else:
+        for child in ast.iter_child_nodes(node):
+            yield from _strings(child, assigned, table, depth + 1)
+
+
+def _table_lookup(node: ast.AST) -> bool:
+    """``deps["name"]``: read through the dict literal ``deps`` names, or the module's requirement lists."""
+    return isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) \
+        and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str)
+
+
+def _by_name(assigned: dict[str, ast.expr]) -> dict[str, str]:
+    """Requirement strings of the module-level string lists, by normalised project name."""
+    import re
+
+    table: dict[str, str] = {}
+    for value in assigned.values():
+        if isinstance(value, (ast.List, ast.Tuple)):
+            for item in value.elts:
+                if isinstance(item, ast.Constant) and isinstance(item.value, str):
+                    name = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", item.value)
+                    if name:
+                        table.setdefault(_norm(name.group(1)), item.value.strip())
+    return table
 
 
 def setup_cfg_requirements(path: Path) -> list[str]:

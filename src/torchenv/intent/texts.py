@@ -20,6 +20,7 @@ FOUND_TEXTS = (
     N_("ignored: a range, not one Python version"),
     N_("ignored: not a CUDA version torchenv knows"),
     N_("ignored: outside the Python versions torch supports"),
+    N_("ignored: an explicit index, and no torch source entry names it"),
     N_("the project itself, not a dependency"),
     N_("editable install: not locked by torchenv"),
     N_("{setting} (the index serves {tier} wheels)"),
@@ -28,6 +29,8 @@ FOUND_TEXTS = (
     N_('{setting} (local tag +{tier}), replacing "{previous}" from an index URL'),
     N_("{setting} (its pip: list)"),
     N_("{setting} (the code imports it; no dependency file names it)"),
+    N_("optional: {name} not added to with (the code runs without it: the import is guarded by except "
+       "ImportError or if TYPE_CHECKING)"),
     N_("conda packages not installed: add the ones the code needs to a requirements file (torchenv installs "
        "the pip: list and wheels)"),
     # what was seen, where it is not the file's own text

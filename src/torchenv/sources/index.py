@@ -16,9 +16,8 @@ import json
 import os
 import re
 import urllib.parse
-import urllib.request
 from dataclasses import dataclass
-from html.parser import HTMLParser
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -71,18 +70,26 @@ def parse_wheel_filename(filename: str) -> tuple[str, str, frozenset[Tag]]:
     return str(name), str(version), frozenset(tags)
 
 
-class _Links(HTMLParser):
-    """Collects ``<a href>`` targets; HTMLParser already unescapes ``&#43;`` in attributes."""
+@cache
+def _links_parser() -> type:
+    """The ``<a href>`` collector, defined on first use: ``html.parser`` (and the HTTP stack, see
+    ``local_path``) stays off the import path of every ``up`` that reads no index page."""
+    from html.parser import HTMLParser
 
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.hrefs: list[str] = []
+    class _Links(HTMLParser):
+        """Collects ``<a href>`` targets; HTMLParser already unescapes ``&#43;`` in attributes."""
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "a":
-            href = dict(attrs).get("href")
-            if href:
-                self.hrefs.append(href)
+        def __init__(self) -> None:
+            super().__init__(convert_charrefs=True)
+            self.hrefs: list[str] = []
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            if tag == "a":
+                href = dict(attrs).get("href")
+                if href:
+                    self.hrefs.append(href)
+
+    return _Links
 
 
 def _file_from_href(base: str, href: str) -> IndexFile | None:
@@ -99,7 +106,7 @@ def _file_from_href(base: str, href: str) -> IndexFile | None:
 
 
 def parse_html(text: str, base_url: str) -> list[IndexFile]:
-    parser = _Links()
+    parser = _links_parser()()
     parser.feed(text)
     files = (_file_from_href(base_url, h) for h in parser.hrefs)
     return [f for f in files if f is not None]
@@ -116,10 +123,19 @@ def parse_json(data: dict[str, Any], base_url: str) -> list[IndexFile]:
     return out
 
 
+def _url2pathname(path: str) -> str:
+    """``urllib.request.url2pathname`` without importing urllib.request (http.client, email, ssl: ~15 ms)."""
+    if os.name == "nt":   # pragma: no cover - Windows
+        from nturl2path import url2pathname
+
+        return url2pathname(path)
+    return urllib.parse.unquote(path)
+
+
 def local_path(url: str) -> Path | None:
     """The filesystem path of a ``file://`` URL or plain path; None for remote URLs."""
     if url.startswith("file:"):
-        return Path(urllib.request.url2pathname(urllib.parse.urlsplit(url).path))
+        return Path(_url2pathname(urllib.parse.urlsplit(url).path))
     if "://" not in url:
         return Path(url).expanduser()
     return None

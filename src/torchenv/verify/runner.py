@@ -74,27 +74,54 @@ def run_verify(env_python: Path, *, expected: dict[str, str] | None = None, expe
     ``cuda`` ("12.1", or "none" for a CPU target). ``on_check(name, None)`` is called when a
     check starts and ``on_check(name, check)`` when it ends (for a live display).
     """
-    env_python = Path(env_python)
-    config: ScriptConfig = {"expected": dict(expected or {}), "expects_gpu": expects_gpu, "deep": deep}
-    meta = {"python": str(env_python), "expected": dict(expected or {}), "expects_gpu": expects_gpu,
-            "deep": deep}
-    start = time.perf_counter()
-    proc = _start(env_python, config)
-    if isinstance(proc, Check):
-        return VerifyReport.from_checks([proc], **meta)
-    streams = _Streams(proc, on_check)
-    timed_out = _wait(proc, timeout)
-    streams.join()
-    duration = time.perf_counter() - start
-    result = _parse_stdout(b"".join(streams.stdout_chunks))
-    if result is not None and not timed_out and proc.returncode == 0:
-        checks = [Check.from_json(c) for c in result.get("checks", [])]
-        return VerifyReport.from_checks(checks, facts=result.get("facts") or {}, duration_s=duration, **meta)
-    # The interpreter died or hung: keep what passed, name what was running.
-    tail = _tail(streams.stderr_lines)
-    checks = streams.streamed + [_unfinished(streams, proc, timed_out, timeout, tail)]
-    facts = {"stderr_tail": tail} if tail else {}
-    return VerifyReport.from_checks(checks, facts=facts, duration_s=duration, **meta)
+    return start_verify(env_python, expected=expected, expects_gpu=expects_gpu, deep=deep, timeout=timeout,
+                        on_check=on_check).result()
+
+
+def start_verify(env_python: Path, *, expected: dict[str, str] | None = None, expects_gpu: bool = False,
+                 deep: bool = False, timeout: float = 600,
+                 on_check: Callable[[str, Check | None], None] | None = None) -> RunningVerify:
+    """``run_verify`` started, not waited for: the caller does other work while ``import torch`` runs
+    (2-4 s on a fresh env), then asks ``result()``, or ``stop()`` when that work failed."""
+    return RunningVerify(Path(env_python), expected=dict(expected or {}), expects_gpu=expects_gpu, deep=deep,
+                         timeout=timeout, on_check=on_check)
+
+
+class RunningVerify:
+    """The check script, running since construction; ``result()`` waits for it (once)."""
+
+    def __init__(self, env_python: Path, *, expected: dict[str, str], expects_gpu: bool, deep: bool,
+                 timeout: float, on_check: Callable[[str, Check | None], None] | None) -> None:
+        config: ScriptConfig = {"expected": expected, "expects_gpu": expects_gpu, "deep": deep}
+        self.meta = {"python": str(env_python), "expected": dict(expected), "expects_gpu": expects_gpu,
+                     "deep": deep}
+        self.timeout = timeout
+        self.start = time.perf_counter()
+        self.proc = _start(env_python, config)
+        self.streams = None if isinstance(self.proc, Check) else _Streams(self.proc, on_check)
+
+    def stop(self) -> None:
+        """Kill the script (and its children) without a report: the run it belonged to failed."""
+        if not isinstance(self.proc, Check):
+            _kill(self.proc)
+
+    def result(self) -> VerifyReport:
+        meta = self.meta
+        proc, streams = self.proc, self.streams
+        if isinstance(proc, Check) or streams is None:
+            return VerifyReport.from_checks([proc] if isinstance(proc, Check) else [], **meta)
+        timed_out = _wait(proc, max(0.0, self.timeout - (time.perf_counter() - self.start)))
+        streams.join()
+        duration = time.perf_counter() - self.start
+        result = _parse_stdout(b"".join(streams.stdout_chunks))
+        if result is not None and not timed_out and proc.returncode == 0:
+            checks = [Check.from_json(c) for c in result.get("checks", [])]
+            return VerifyReport.from_checks(checks, facts=result.get("facts") or {}, duration_s=duration, **meta)
+        # The interpreter died or hung: keep what passed, name what was running.
+        tail = _tail(streams.stderr_lines)
+        checks = streams.streamed + [_unfinished(streams, proc, timed_out, self.timeout, tail)]
+        facts = {"stderr_tail": tail} if tail else {}
+        return VerifyReport.from_checks(checks, facts=facts, duration_s=duration, **meta)
 
 
 def _start(env_python: Path, config: ScriptConfig) -> subprocess.Popen[bytes] | Check:

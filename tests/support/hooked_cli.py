@@ -58,7 +58,8 @@ def _wrap_lock_fsync() -> None:
 def _wrap_verify() -> None:
     import torchenv.install.up as up
 
-    def slow_verify(*args, **kwargs):
+    def slow_verify(*args, meanwhile=lambda: None, **kwargs):
+        meanwhile()      # as the real verify: the lock is written while the script imports torch
         reached()
 
     up._verify = slow_verify
@@ -68,7 +69,8 @@ def _fake_verify(ok: bool) -> None:
     """Verify answers at once (pass or fail) and leaves ``FAULT_MARKER``, so a test sees that it ran."""
     import torchenv.install.up as up
 
-    def verify(*args, **kwargs):
+    def verify(*args, meanwhile=lambda: None, **kwargs):
+        meanwhile()
         MARKER.write_text("verified")
         return ok
 
