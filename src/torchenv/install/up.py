@@ -144,8 +144,9 @@ def new_lockfile(old: Lockfile | None, intent: Intent, reqs: list[ProjectRequire
     elif old is not None:
         stale = sorted(t.name for t in old.targets if t.name != target.name)
         if stale:
-            ui.warn(f"torchenv.toml or the requirements changed: dropped targets {', '.join(stale)} from the lock; "
-                    + "re-add them with " + ", ".join(f"`torchenv lock --target {n}`" for n in stale))
+            ui.warn(_("torchenv.toml or the requirements changed: dropped targets {targets} from the lock; re-add "
+                      "them with {commands}").format(targets=", ".join(stale),
+                                                     commands=", ".join(f"`torchenv lock --target {n}`" for n in stale)))
     facts = machine_facts(plan)
     if plan.machine.assumed and old is not None and old.machine and not old.machine.get("assumed"):
         facts = old.machine   # keep the real machine's facts when adding a target for another one
@@ -181,14 +182,15 @@ def _aside(env: Path, project_dir: Path, force: bool, ui: Ui) -> Iterator[None]:
             safety.remove_half_built(env, project_dir)
             old.rename(env)
         except OSError as exc:
-            ui.warn(f"the new environment failed and could not be cleared ({exc}); your previous one is at {old}")
+            ui.warn(_("the new environment failed and could not be cleared ({error}); your previous one is at "
+                      "{old}").format(error=exc, old=old))
             raise
-        ui.warn(f"the new environment failed; your previous one is back in place at {env}")
+        ui.warn(_("the new environment failed; your previous one is back in place at {env}").format(env=env))
         raise
     try:
         safety.remove_env(old, project_dir, force=force, made_at=env)
     except safety.EnvRefused as exc:
-        ui.warn(f"kept the previous environment at {old}: {exc.message}")
+        ui.warn(_("kept the previous environment at {old}: {why}").format(old=old, why=exc.message))
 
 
 def _create(backend: Backend, env: Path, project_dir: Path, found: EnvClaim, ui: Ui) -> None:
@@ -208,7 +210,8 @@ def _create(backend: Backend, env: Path, project_dir: Path, found: EnvClaim, ui:
                 if found.kind == safety.EMPTY:
                     env.mkdir()
             except (OSError, safety.EnvRefused) as exc:
-                ui.warn(f"could not clear the half-made {env} ({exc}); remove it before the next `torchenv up`")
+                ui.warn(_("could not clear the half-made {env} ({error}); remove it before the next `torchenv up`").format(
+                    env=env, error=exc))
         raise
     safety.write_owner(env, project_dir, backend=backend.plan.backend)
 
