@@ -99,13 +99,13 @@ def test_a_wheel_that_cannot_be_fetched_leaves_no_half_built_prefix(project, for
     assert not project.env.exists()
 
 
-def test_a_hybrid_up_in_chinese_says_each_step_and_spec_reason_in_chinese(project, forge, wheels):
+def test_a_hybrid_up_in_chinese_says_each_step_and_spec_reason_in_chinese(project, forge, wheel_world):
     """What ``up`` prints for a conda prefix (the solve, each spec's reason, both installs) reads in Chinese."""
     from tests.support.english import english_left
 
     from torchenv import i18n
 
-    _hybrid(project, forge, wheels)
+    _hybrid(project, forge, wheel_world)
     i18n.activate({"TORCHENV_LANG": "zh_CN"})
     try:
         result = project.up(*GPU)
