@@ -12,18 +12,26 @@ import sys
 from typing import TYPE_CHECKING
 
 from . import __version__
+from .i18n import N_, _
 
 if TYPE_CHECKING:
     from .errors import TorchenvError
 
 COMMANDS = ("init", "probe", "plan", "up", "lock", "verify", "run", "shell",
             "mirror", "bundle", "doctor", "export", "completion", "recipes", "cluster")
+# argparse's own words (it asks ``argparse._`` for them; ``main`` points that at the catalogue)
+ARGPARSE_TEXTS = (N_("usage: "), N_("options"), N_("positional arguments"), N_("show this help message and exit"),
+                  N_("show program's version number and exit"), N_("%(prog)s: error: %(message)s\n"),
+                  N_("the following arguments are required: %s"), N_("unrecognized arguments: %s"),
+                  N_("invalid choice: %(value)r (choose from %(choices)s)"), N_("argument %(argument_name)s: %(message)s"),
+                  N_("expected one argument"), N_("invalid %(type)s value: %(value)r"),
+                  N_("not allowed with argument %s"), N_("ambiguous option: %(option)s could match %(matches)s"))
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="torchenv",
-        description="A verified, reproducible PyTorch + CUDA environment for this project, in one command.")
+        description=_("A verified, reproducible PyTorch + CUDA environment for this project, in one command."))
     parser.add_argument("--version", action="version", version=f"torchenv {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
@@ -48,10 +56,12 @@ def main(argv: list[str] | None = None) -> int:
         if code is not None:
             return streams.flush_stdout() or code
         fastpath.watch(argv)
-    parser = build_parser()
-    args = parser.parse_args(argv)
     from . import i18n
 
+    i18n.activate()                     # --help and usage errors in the user's language too
+    argparse._ = _  # type: ignore[attr-defined]   # argparse's own words ("usage: ", "options", its errors) too
+    parser = build_parser()
+    args = parser.parse_args(argv)
     i18n.activate({} if getattr(args, "json", False) else None)   # --json output stays English
     if not getattr(args, "command", None):
         parser.print_help()
@@ -104,7 +114,7 @@ def _locate_project(args: argparse.Namespace) -> None:
 
         streams.say(f"torchenv: {located.describe()}")
         for lock in located.stray_locks:
-            streams.say(f"torchenv: not using {lock} (no torchenv.toml beside it)")
+            streams.say(_("torchenv: not using {lock} (no torchenv.toml beside it)").format(lock=lock))
 
 
 def _report(args: argparse.Namespace, exc: TorchenvError, *, cause: BaseException | None = None) -> int:

@@ -9,7 +9,9 @@ Only the command line activates a catalogue, and never for ``--json``: machine o
 written to disk and the Python API stay English whatever the locale.
 
 Text made in another process (the verify script run by the env's own interpreter) arrives as
-English; ``translate_rendered`` matches it against known templates at the point it is shown.
+English; ``translate_rendered`` matches it against known templates at the point it is shown. A
+worker that is torchenv itself (the conda engine's) is handed ``languages()`` and writes its
+messages in the parent's language.
 """
 from __future__ import annotations
 
@@ -65,6 +67,17 @@ def activate(environ: dict[str, str] | None = None) -> None:
     _wanted, _catalog = languages_from_env(environ), None
 
 
+def languages() -> tuple[str, ...]:
+    """The catalogue names now in use (``()`` = English): what a worker process is handed to speak the same."""
+    return _wanted
+
+
+def use(names: tuple[str, ...] | list[str]) -> None:
+    """Speak as the process that started this one does (its ``languages()``), whatever the locale here says."""
+    global _wanted, _catalog
+    _wanted, _catalog = tuple(names), None
+
+
 def deactivate() -> None:
     global _wanted, _catalog
     _wanted, _catalog = (), None
@@ -99,19 +112,20 @@ def translate_rendered(text: str, templates: tuple[str, ...]) -> str:
     The template with the most fixed text that matches the whole text wins (so "cpu chosen: no usable
     GPU on this machine" beats "{tier} chosen: {why}"); placeholder values that are themselves known
     texts are translated too. Texts are often joined by "; ", which a template may also contain: the
-    line is first cut at those joints into runs that each match a template with no value spanning a
-    joint; only when that fails may a value span one. Unmatched text is shown as it is.
+    line is first cut at those joints (not at one inside brackets: "(a: x; b: y)" is one value) into
+    runs that each match a template with no value spanning a joint nor leaving a bracket open; only
+    when that fails may a value span one. Unmatched text is shown as it is.
     """
     if not _wanted or not _load():
         return text
-    found = _joined(text.split("; "), templates)
+    found = _joined(_joints(text), templates)
     if found is None:
         found = _translated(text, templates, strict=False)
     return text if found is None else found
 
 
 def _joined(parts: list[str], templates: tuple[str, ...]) -> str | None:
-    """``parts`` (a text split at each "; ") cut into runs that are each a known text, longest runs first."""
+    """``parts`` (a text split at its joints) cut into runs that are each a known text, longest runs first."""
     best: list[list[str] | None] = [[]] + [None] * len(parts)
     for end in range(1, len(parts) + 1):
         for start in range(end):
@@ -123,6 +137,21 @@ def _joined(parts: list[str], templates: tuple[str, ...]) -> str | None:
                     break
     last = best[-1]
     return None if last is None else _("; ").join(last)
+
+
+def _joints(text: str) -> list[str]:
+    """``text`` cut at each "; " outside brackets."""
+    cuts = [i for i, depth in enumerate(_depths(text)) if depth == 0 and text.startswith("; ", i)]
+    return [text[a:b] for a, b in zip([0, *(c + 2 for c in cuts)], [*cuts, len(text)])]
+
+
+def _depths(text: str) -> list[int]:
+    """The bracket depth before each character of ``text`` (a stray closing bracket counts as none)."""
+    out, depth = [], 0
+    for ch in text:
+        out.append(depth)
+        depth = max(0, depth + (ch in "(（[") - (ch in ")）]"))
+    return out
 
 
 def _translated(text: str, templates: tuple[str, ...], *, strict: bool) -> str | None:
@@ -141,26 +170,47 @@ def _most_specific_first(templates: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _match(template: str, text: str, strict: bool) -> dict[str, str] | None:
+    """The values of ``template``'s placeholders in ``text``; ``strict``: only values that are whole texts
+    themselves (spanning no joint, closing every bracket they open)."""
     import re
 
-    pattern = _PATTERNS.get((template, strict))
+    pattern = _PATTERNS.get(template)
     if pattern is None:
         parts, pos, seen = [], 0, set()
-        any_text = r"(?:(?!; ).)+?" if strict else ".+?"
         for m in re.finditer(r"\{(\w+)\}", template):   # a name used twice matches the same text
             name = m.group(1)
-            value = r"[^\s;]+?" if name in TOKEN_NAMES else any_text
+            value = r"[^\s;]+?" if name in TOKEN_NAMES else ".+?"
             parts += [re.escape(template[pos:m.start()]), f"(?P={name})" if name in seen else f"(?P<{name}>{value})"]
             seen.add(name)
             pos = m.end()
-        pattern = _PATTERNS[template, strict] = re.compile("".join(parts) + re.escape(template[pos:]) + r"\Z", re.S)
+        pattern = _PATTERNS[template] = re.compile("".join(parts) + re.escape(template[pos:]) + r"\Z", re.S)
     found = pattern.match(text)
-    return found.groupdict() if found else None
+    if found is None:
+        return None
+    if strict:
+        depths = _depths(text)
+        for name in found.groupdict():
+            start, end = found.span(name)
+            if not _whole(text[start:end]) or any(depths[i] == 0 and text.startswith("; ", i)
+                                                  for i in range(start, end)):
+                return None
+    return found.groupdict()
 
 
-_PATTERNS: dict[tuple[str, bool], re.Pattern[str]] = {}
-# placeholders that always hold one token (cu126, 2.8.0, linux-x86_64, 575.51.03, sm_61): a value with a
+def _whole(value: str) -> bool:
+    """Does ``value`` close every bracket it opens (and open every one it closes)?"""
+    depth = 0
+    for ch in value:
+        depth += (ch in "(（[") - (ch in ")）]")
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+_PATTERNS: dict[str, re.Pattern[str]] = {}
+# placeholders that always hold one token (cu126, 2.8.0, linux-x86_64, 575.51.03, sm_61, a URL or host): a value with a
 # space in it is not one of them, so "torch 2.8.0: cu128 skipped: ..." is not read as tier "torch 2.8.0: cu128"
 TOKEN_NAMES = frozenset({"tier", "version", "platform", "driver", "floor", "sm", "cc", "python", "series", "code",
                          "label", "major", "minor", "ptx", "need", "glibc", "count", "first", "last", "pypi_tier",
-                         "mode", "device", "seconds", "ms", "got", "have", "cuda", "cudnn", "want", "backend"})
+                         "mode", "device", "seconds", "ms", "got", "have", "cuda", "cudnn", "want", "backend",
+                         "url", "host", "wheel"})

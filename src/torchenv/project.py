@@ -22,6 +22,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from .i18n import _
+
 INTENT_NAME = "torchenv.toml"
 LOCK_NAME = "torchenv.lock"
 
@@ -41,8 +43,9 @@ class ProjectRoot:
 
     def describe(self) -> str:
         """One line for humans: which file is used, and that it was found above the start directory."""
-        what = f"using {self.marker}" if self.marker else f"no {INTENT_NAME} found; using defaults in {self.root}"
-        where = " (found above the current directory)" if self.found_above else ""
+        what = _("using {file}").format(file=self.marker) if self.marker else \
+            _("no {name} found; using defaults in {root}").format(name=INTENT_NAME, root=self.root)
+        where = _(" (found above the current directory)") if self.found_above else ""
         return what + where
 
     def to_json(self) -> dict[str, str | None]:

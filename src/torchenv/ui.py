@@ -49,26 +49,15 @@ class _RedactingStream:
         return getattr(getattr(sys, self._name), attr)
 
 
-def step_shown(text: str) -> str:
-    """A progress step of ``up`` (English, made in install/ and backends/) in the active language."""
-    from . import i18n
-
-    if not i18n._wanted:
-        return text
-    from .install.step_texts import STEP_TEXTS
-
-    return i18n.translate_rendered(text, STEP_TEXTS)
-
-
 def warning_shown(text: str) -> str:
     """A warning that is English data (plan warnings, requirement-file notes) in the active language."""
     from . import i18n
 
     if not i18n._wanted:
         return text
-    from .install.step_texts import WARNING_TEXTS
+    from .install.step_texts import SHOWN_WARNINGS
 
-    return i18n.translate_rendered(text, WARNING_TEXTS)
+    return i18n.translate_rendered(text, SHOWN_WARNINGS)
 
 
 class Ui:
@@ -103,7 +92,7 @@ class Ui:
 
     def step(self, text: str) -> None:
         if not self.quiet and not self.json_mode:
-            self.console.print(f"[bold cyan]>[/] {escape_markup(step_shown(text))}")
+            self.console.print(f"[bold cyan]>[/] {escape_markup(text)}")
 
     def warn(self, text: str) -> None:
         self.err.print(f"[yellow]{escape_markup(_('warning:'))}[/] {escape_markup(warning_shown(text))}")
@@ -133,5 +122,5 @@ class Ui:
             return
         from .progress import row
 
-        with row(self.console, step_shown(description), total, is_bytes=bytes_) as advance:
+        with row(self.console, description, total, is_bytes=bytes_) as advance:
             yield advance

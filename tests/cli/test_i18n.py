@@ -198,6 +198,8 @@ SCENARIOS = [
     ("--assume-driver", "575.51.03", "--assume-gpu", "8.9", "--cuda", "cpu"),                # cpu asked for
     ("--assume-no-gpu",),
     ("--assume-no-gpu", "--torch", "2.8", "--python", "3.8"),                                # no such Python
+    ("--assume-driver", "550.54.14", "--assume-gpu", "8.6", "--torch", "2.5", "--cuda", "cu126"),  # tier unknown
+    ("--assume-no-gpu", "--torch", "9.9"),                                                   # release unknown
 ]
 
 
@@ -217,7 +219,7 @@ def test_every_plan_reason_and_warning_has_a_chinese_template(capsys, tmp_path, 
           "--assume-python", "3.11", *assume])
     data = json.loads(capsys.readouterr().out)
     lines = data.get("reasons", []) + data.get("warnings", []) + [a["why"] for a in data.get("alternatives", [])]
-    lines += [data["hint"]] if data.get("hint") else []
+    lines += [data[key] for key in ("error", "hint") if data.get(key)]
     assert lines
     i18n.activate({"LANG": "zh_CN.UTF-8"})
     try:
@@ -225,3 +227,33 @@ def test_every_plan_reason_and_warning_has_a_chinese_template(capsys, tmp_path, 
     finally:
         i18n.deactivate()
     assert not {k: v for k, v in left.items() if v}
+
+
+@pytest.mark.parametrize("verb", ["up", "plan", "doctor", "lock", "verify", "init"])
+def test_help_of_the_everyday_verbs_reads_in_chinese(verb, capsys, monkeypatch):
+    """``--help`` (its flags, groups and argparse's own words) and a usage error in Chinese; English as before."""
+    from tests.support.english import english_left
+
+    from torchenv.cli import main
+
+    monkeypatch.setenv("COLUMNS", "200")
+    for var in ("TORCHENV_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(var, raising=False)
+
+    def run(lang: str, *args: str) -> tuple[str, str]:
+        monkeypatch.setenv("LANG", lang)
+        try:
+            with pytest.raises(SystemExit):
+                main([verb, *args])
+        finally:
+            i18n.deactivate()
+        return capsys.readouterr()
+
+    out, _err = run("zh_CN.UTF-8", "--help")
+    assert out.startswith(f"用法：torchenv {verb}") and "显示此帮助信息并退出" in out, out
+    assert not english_left(out), english_left(out)
+    _out, err = run("zh_CN.UTF-8", "--no-such-flag")
+    assert "错误：无法识别的参数：--no-such-flag" in err, err
+    out, _err = run("C.UTF-8", "--help")
+    assert out.startswith(f"usage: torchenv {verb}") and "show this help message and exit" in out
+    assert not CJK.search(out)

@@ -29,6 +29,14 @@ def test_plan_from_a_subdirectory_uses_the_project_file(sh, project):
     assert f"intent: {project / 'torchenv.toml'}" in " ".join(human.out.split())
 
 
+def test_from_a_subdirectory_the_file_used_is_named_in_chinese(sh, project):
+    from tests.support.english import english_left
+
+    human = sh.torchenv("plan", *MACHINE, cwd=project / "src" / "models", env={"LANG": "zh_CN.UTF-8"})
+    assert f"torchenv: 使用 {project / 'torchenv.toml'}（在当前目录的上层找到）" in human.err, human.err
+    assert not english_left(human.err.splitlines()[0])
+
+
 def test_dash_c_into_a_subdirectory_finds_the_root_too(sh, project, tmp_path):
     r = sh.torchenv("plan", "--json", "-C", str(project / "src"), *MACHINE, cwd=tmp_path)
     assert r.rc == 0, r.text

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -14,7 +15,7 @@ from tests.support import closed_port_url, serve_dir
 from torchenv.conda.channels import channel_url
 from torchenv.conda.virtual import virtual_packages
 from torchenv.engines.rattler import RattlerEngine
-from torchenv.errors import BackendError, HashMismatch, SourceError
+from torchenv.errors import BackendError, HashMismatch, SourceError, TorchenvError
 
 SPECS = ["python 3.12.*", "pytorch ==2.5.1 cuda*", "cuda-version 12.6.*", "cuda-nvcc 12.6.*"]
 
@@ -169,3 +170,38 @@ def test_reinstall_relinks_files_changed_by_hand(channel, tmp_path):
     assert conf.read_text() == "edited by hand\n"
     engine.install(records=recs, prefix=prefix, mirrors={}, reinstall=True)
     assert conf.read_text() == f"prefix={prefix}\n"
+
+
+def _refused_in_chinese(call) -> TorchenvError:
+    from torchenv import i18n
+
+    i18n.activate({"TORCHENV_LANG": "zh_CN"})
+    try:
+        with pytest.raises(TorchenvError) as err:
+            call()
+    finally:
+        i18n.deactivate()
+    return err.value
+
+
+def test_what_torchenv_says_about_a_failed_conda_solve_or_install_is_in_chinese(channel, tmp_path):
+    """The worker process writes its messages in the language of the torchenv that started it; the solver's
+    own text (after the first line, or after the last colon) is quoted as rattler wrote it."""
+    from tests.support.english import english_left
+
+    engine = _engine(tmp_path)
+    bad = [dataclasses.replace(r, sha256="0" * 64) if r.name == "libfoo" else r
+           for r in _solve(engine, channel, SPECS, gpu_machine())]
+    url = closed_port_url() + "/conda-forge"
+    calls = {
+        "unsatisfiable": lambda: _solve(engine, channel, ["python 3.12.*", "cuda-nvcc 99.*"], gpu_machine()),
+        "needs a driver": lambda: _solve(engine, channel, ["pytorch-gpu"], cpu_machine()),
+        "unreachable": lambda: RattlerEngine(cache_dir=tmp_path / "c2").solve(
+            channels=[url], specs=["pytorch"], platform="linux-64", virtual_packages=[], mirrors={}),
+        "hash mismatch": lambda: engine.install(records=bad, prefix=tmp_path / "env", mirrors={}),
+    }
+    for case, call in calls.items():
+        exc = _refused_in_chinese(call)
+        ours = exc.message.splitlines()[0].rpartition("：")[0] or exc.message.splitlines()[0]
+        assert re.search(r"[\u4e00-\u9fff]", ours) and re.search(r"[\u4e00-\u9fff]", exc.hint or ""), (case, exc)
+        assert not english_left(ours + "\n" + (exc.hint or "")), (case, exc.message, exc.hint)

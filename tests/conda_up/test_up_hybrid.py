@@ -97,3 +97,24 @@ def test_a_wheel_that_cannot_be_fetched_leaves_no_half_built_prefix(project, for
     with pytest.raises(SourceError, match="torch-2.8.0"):
         project.up("--frozen", *GPU)
     assert not project.env.exists()
+
+
+def test_a_hybrid_up_in_chinese_says_each_step_and_spec_reason_in_chinese(project, forge, wheel_world):
+    """What ``up`` prints for a conda prefix (the solve, each spec's reason, both installs) reads in Chinese."""
+    from tests.support.english import english_left
+
+    from torchenv import i18n
+
+    _hybrid(project, forge, wheel_world)
+    i18n.activate({"TORCHENV_LANG": "zh_CN"})
+    try:
+        result = project.up(*GPU)
+    finally:
+        i18n.deactivate()
+    said = project.uis[-1].text
+    assert result.status == "installed"
+    for words in ("正在用 rattler 求解 conda 包：", "cuda-nvcc 固定为 12.6.*", "个 conda 包安装到", "个 wheel 安装到该前缀的 Python 中"):
+        assert words in said, said
+    assert not english_left(said), said
+    english = project.up(*GPU, "--force")
+    assert english.status == "rebuilt" and "wheels into the prefix's Python" in project.uis[-1].text

@@ -182,3 +182,20 @@ def test_a_path_uv_wrapped_onto_the_next_line_is_still_named():
     before = f"error: Failed to install: beta\n  Caused by: failed to create directory `{long}/beta`:\n         Permission denied (os error 13)\n"
     assert long in classify(after).hint
     assert f"{long}/beta" in classify(before).hint
+
+
+def test_the_kind_of_failure_is_named_in_chinese(uv_env, local_index):
+    """The words torchenv adds to an installer's failure (what failed, its kind, the hint) in Chinese; the
+    installer's own output below them is quoted as it is."""
+    from tests.support.english import english_left
+
+    from torchenv import i18n
+
+    i18n.activate({"TORCHENV_LANG": "zh_CN"})
+    try:
+        err = _resolve(["nosuchpkg"], local_index)
+    finally:
+        i18n.deactivate()
+    first = err.message.splitlines()[0]
+    assert "; 找不到包" in first, first
+    assert not english_left(first + "\n" + (err.hint or "")), (first, err.hint)

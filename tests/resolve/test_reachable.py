@@ -150,6 +150,79 @@ def test_a_pulled_in_package_no_other_build_serves_leaves_the_error_as_it_is(her
     assert replanned(first, intent, args, PulledInFamily("no such wheel", name="torchrec")) is None
 
 
+def _in_chinese(show, capsys) -> str:
+    from torchenv import i18n
+
+    capsys.readouterr()
+    i18n.activate({"TORCHENV_LANG": "zh_CN"})
+    try:
+        show()
+    finally:
+        i18n.deactivate()
+    return capsys.readouterr().err
+
+
+@pytest.mark.parametrize("requirements", ["", "triton>=2.0.0\n"], ids=["own wheel", "torch-family requirement"])
+def test_what_a_fallback_skipped_reads_in_chinese_and_stays_english_data(here, tmp_path, capsys, monkeypatch,
+                                                                         requirements):
+    """The skipped candidates (an unreachable index, a missing wheel, a requirement no source serves) read
+    in Chinese in ``up``'s warning and in the plan's reasons; the plan itself keeps them in English."""
+    from tests.support.english import english_left
+
+    from torchenv.commands.plan import reason_text
+    from torchenv.ui import Ui
+
+    monkeypatch.setenv("COLUMNS", "1000")
+    machine, args, folder = here
+    make_wheel(folder, "torch", "2.13.0+cpu", tag=TAG)
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "requirements.txt").write_text(requirements)
+    plan = _plan(Intent(torch=TorchIntent(), project=project), machine, args)
+    (warning,) = fallback_said(plan)
+    assert "(cpu) for Python 3.13: no torch " in warning and "in the torch source" in warning, warning
+    err = _in_chinese(lambda: Ui().warn(warning), capsys)
+    assert "跳过了 Python 3.13 的 torch " in err and "：torch 来源中没有" in err and "连接被拒绝" in err, err
+    assert not english_left(err), err
+    shown_by_plan = _in_chinese(lambda: Ui().warn(reason_text(warning)), capsys)   # `plan` warns the same way
+    assert shown_by_plan == err and not english_left(shown_by_plan), shown_by_plan
+    reasons = _in_chinese(lambda: [Ui().err.print(reason_text(r), markup=False) for r in plan.reasons], capsys)
+    assert not english_left(reasons), reasons
+
+
+def test_an_explicit_choice_nothing_can_fetch_is_refused_in_chinese(here, capsys, monkeypatch):
+    from tests.support.english import english_left
+
+    from torchenv.commands.plan import show_refusal
+    from torchenv.ui import Ui
+
+    monkeypatch.setenv("COLUMNS", "1000")
+    machine, args, folder = here
+    make_wheel(folder, "torch", "2.13.0+cpu", tag=TAG)
+    with pytest.raises(PlanRefused) as exc:
+        _plan(Intent(torch=TorchIntent(cuda="cpu", version="2.14")), machine, args)
+    err = _in_chinese(lambda: show_refusal(Ui(), exc.value), capsys)
+    assert "torchenv.toml 要求的 torch 2.14.1（cpu）" in err and "PyPI 自己的 torch 2.14.1 构建" in err, err
+    assert not english_left(err), err
+
+
+def test_auto_with_nothing_reachable_is_refused_in_chinese(tmp_path, capsys, monkeypatch):
+    from tests.support.english import english_left
+
+    from torchenv.commands.plan import show_refusal
+    from torchenv.ui import Ui
+
+    monkeypatch.setenv("COLUMNS", "1000")
+    empty = build_index(tmp_path / "pypi", {"six": [make_wheel(tmp_path / "files", "six", "1.16.0")]})
+    machine = _gpu_less_machine(monkeypatch, PypiSide(index_url=empty.as_uri()))
+    with pytest.raises(PlanRefused) as exc:
+        _plan(Intent(torch=TorchIntent()), machine, Args(f"http://127.0.0.1:{_closed_port()}/whl"))
+    assert exc.value.message.startswith("no torch build that runs here can be fetched from here")
+    err = _in_chinese(lambda: show_refusal(Ui(), exc.value), capsys)
+    assert "能在这里运行的 torch 构建都无法从这里获取" in err, err
+    assert not english_left(err), err
+
+
 def test_plan_shows_the_build_up_will_install(here, tmp_path, monkeypatch, capsys):
     """``torchenv plan`` answers as ``up`` plans: the reachable build, not the newest one it cannot fetch."""
     import importlib

@@ -62,9 +62,11 @@ def test_the_english_up_is_unchanged_and_its_noop_reads_no_catalogue(world, monk
 
 @pytest.mark.parametrize("installer", ["uv"], indirect=True)
 def test_the_noop_up_in_a_fresh_process_speaks_the_locale_on_both_paths(world):
-    """The full no-op check, then the stamp fast path it records (answered before the CLI is built)."""
+    """The full no-op check, then the stamp fast path it records (answered before the CLI is built); the
+    requirement-file note it prints comes back from the stamp as English data and is shown in Chinese too."""
     from torchenv.install import fastpath
 
+    (world.project / "requirements.txt").write_text("-e .\n")
     world.run_up()
     env = {k: v for k, v in os.environ.items() if k not in ("TORCHENV_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES")}
     cmd = [sys.executable, "-m", "torchenv", "up", "-C", str(world.project)]
@@ -74,8 +76,11 @@ def test_the_noop_up_in_a_fresh_process_speaks_the_locale_on_both_paths(world):
         chinese = subprocess.run(cmd, capture_output=True, text=True, env={**env, "LANG": "zh_CN.UTF-8"})
         assert chinese.returncode == 0, chinese.stderr
         assert "与 torchenv.lock 一致，已是最新（目标 linux-x86_64-cpu）" in chinese.stdout, path
+        assert "requirements.txt:1：`-e .` 是本项目自身，不是依赖：不会被锁定" in chinese.stderr, (path, chinese.stderr)
         english = subprocess.run(cmd, capture_output=True, text=True, env={**env, "LANG": "C.UTF-8"})
         assert "is up to date with torchenv.lock (target linux-x86_64-cpu)" in english.stdout, path
+        assert "requirements.txt:1: `-e .` is this project itself, not a dependency: it is not locked" \
+            in english.stderr, path
 
 
 def _site(world):
@@ -131,4 +136,79 @@ def test_the_reachable_builds_warning_reads_in_chinese_and_stays_english_data(wo
         i18n.deactivate()
     err = " ".join(capsys.readouterr().err.split())
     assert "可获取的构建：为 Python 3.11 选择了 torch 2.4.1（cpu），PyPI 自己的 torch 2.4.1 构建，因为从这里可以下载到它；" \
-           "跳过了 --torch ==2.5 (cpu): no wheel（另有 1 个）" in err, err
+           "跳过了 --torch ==2.5（cpu）：no wheel（另有 1 个）" in err, err
+
+
+@pytest.mark.parametrize("installer", ["uv"], indirect=True)
+def test_every_step_and_note_of_up_and_lock_reads_in_chinese(world, monkeypatch, capsys):
+    """Each path of ``up`` a user meets (create, repair, restore, sync, --force, kept flags, lock) says no
+    English sentence in Chinese; the same runs in English keep their words."""
+    from tests.support.english import english_left
+
+    from torchenv.cli import main
+
+    monkeypatch.setenv("COLUMNS", "400")               # one line per step: rich wraps at the terminal width
+    said = []
+
+    def run(*extra: str) -> str:
+        rc, out, err = _up(world, monkeypatch, capsys, "zh_CN.UTF-8", *extra)
+        assert rc == 0, err
+        said.append(out + "\n" + err)
+        return said[-1]
+
+    run("--python", "3.11")                             # created; its flag is remembered in the lock
+    assert "沿用了上次 `torchenv up` 的 --python 3.11" in run(), said[-1]
+    (_site(world) / "filelock" / "__init__.py").unlink()
+    run("--reset-overrides")                            # repaired
+    (_site(world) / "extra-1.0.dist-info").mkdir()
+    assert "是手动添加的" in run(), said[-1]                   # restored, naming what was added by hand
+    (world.project / "requirements.txt").write_text("six\n")
+    assert "新的锁文件有以下不同" in run(), said[-1]                # synced to a new lock
+    assert "正在重建（--force）" in run("--force"), said[-1]
+    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
+    try:
+        assert main(["lock", "-C", str(world.project)]) == 0
+    finally:
+        i18n.deactivate()
+    out, err = capsys.readouterr()
+    said.append(out + err)
+    assert "现有目标：linux-x86_64-cpu" in said[-1], said[-1]
+    left = {text: english_left(text) for text in said}
+    assert not {k: v for k, v in left.items() if v}
+
+
+@pytest.mark.parametrize("installer", ["uv"], indirect=True)
+def test_an_offline_up_that_cannot_start_says_why_in_chinese(world, monkeypatch, capsys):
+    from tests.support.english import english_left
+
+    monkeypatch.setenv("COLUMNS", "400")
+    empty = world.root / "empty"
+    empty.mkdir()
+    for source, said in ((world.root / "nowhere", "没有锁文件，而离线安装无法解析出一个"), (empty, "该文件夹中：")):
+        rc, out, err = _up(world, monkeypatch, capsys, "zh_CN.UTF-8", "--offline", "--from", str(source))
+        assert rc != 0 and said in err, err
+        assert not english_left(out + "\n" + err), err
+    rc, _out, err = _up(world, monkeypatch, capsys, "C.UTF-8", "--offline", "--from", str(empty))
+    assert "no lock file, and an offline install cannot resolve one; the folder lacks:" in err, err
+
+
+def test_a_source_failing_while_files_are_found_or_fetched_is_told_in_chinese(capsys, monkeypatch):
+    """backends/locate.py and getfile.py warn as a mirror dies mid-run; the words come from there in English."""
+    from tests.support.english import english_left
+
+    from torchenv.ui import Ui
+
+    monkeypatch.setenv("COLUMNS", "400")
+    warnings = ["download.pytorch.org failed (host name not found (DNS)); not asking it again during this run",
+                "https://mirror.example/whl/cpu failed while looking for torch 2.4.1+cpu; trying the next source",
+                "https://files.example/torch-2.4.1.whl failed while looking for torch-2.4.1.whl: connection refused; "
+                "trying the next source"]
+    i18n.activate({"TORCHENV_LANG": "zh_CN"})
+    try:
+        for w in warnings:
+            Ui().warn(w)
+    finally:
+        i18n.deactivate()
+    err = capsys.readouterr().err
+    assert "download.pytorch.org 出错（找不到主机名（DNS））；本次运行不再访问它" in err, err
+    assert not english_left(err), err

@@ -159,9 +159,10 @@ class CondaBackend(Backend):
         vpkgs = virtual_packages(plan.machine)
         subdir = conda_subdir(plan.platform)
         self.reasons = [*request.reasons,
-                        f"solved by {self.engine.name} for {subdir} as the target machine sees it "
-                        f"({describe(vpkgs) or 'no virtual packages'})"]
-        self.ui.step(f"solving conda packages with {self.engine.name}: {', '.join(request.specs)}")
+                        _("solved by {engine} for {subdir} as the target machine sees it ({machine})").format(
+                            engine=self.engine.name, subdir=subdir, machine=describe(vpkgs) or _("no virtual packages"))]
+        self.ui.step(_("solving conda packages with {engine}: {specs}").format(engine=self.engine.name,
+                                                                               specs=", ".join(request.specs)))
         for reason in self.reasons:    # why each spec looks as it does (cuda-nvcc 12.6.* for cu126, ...)
             self.ui.info(f"    {reason}", markup=False)
         records = self.engine.solve(channels=request.channels, specs=request.specs, platform=subdir,
@@ -233,13 +234,15 @@ class CondaBackend(Backend):
         here = {v.split("=")[0]: v for v in virtual_packages(self.plan.machine)}
         for wanted in target.virtual_packages:
             if wanted.startswith("__cuda") and "__cuda" not in here:
-                self.ui.warn(f"target {target.name} was solved for {wanted.rsplit('=', 1)[0]}, and this machine "
-                             "has no CUDA driver: CUDA packages will install, but not run here")
-        self.ui.step(f"installing {len(target.conda)} conda packages into {self.env_path} ({self.engine.name})")
+                self.ui.warn(_("target {target} was solved for {cuda}, and this machine has no CUDA driver: CUDA "
+                               "packages will install, but not run here").format(target=target.name,
+                                                                                   cuda=wanted.rsplit("=", 1)[0]))
+        self.ui.step(_("installing {count} conda packages into {env} ({engine})").format(
+            count=len(target.conda), env=self.env_path, engine=self.engine.name))
         self.engine.install(records=records_from_lock(target.conda), prefix=self.env_path, mirrors=self.mirrors,
                             reinstall=reinstall)
         if target.wheels:
-            self.ui.step(f"installing {len(target.wheels)} wheels into the prefix's Python")
+            self.ui.step(_("installing {count} wheels into the prefix's Python").format(count=len(target.wheels)))
             self.wheel_part.install(plan=self.plan, env_python=self.python(), wheels=target.wheels,
                                     reinstall=reinstall, files=files or None)
         self._write_env_config(target)

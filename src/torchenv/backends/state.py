@@ -22,6 +22,7 @@ from ..envlayout import env_python as env_python
 from ..envlayout import env_python_version as env_python_version
 from ..envlayout import fingerprint as fingerprint
 from ..envlayout import site_packages as site_packages
+from ..i18n import N_, _
 
 if TYPE_CHECKING:
     from ..lock.model import LockTarget
@@ -172,10 +173,13 @@ def interpreter_problem(env: Path, state: EnvState | None) -> str | None:
     py = env_python(env)
     target = interpreter_target(env)
     if not py.exists():
-        where = f" points to {target}, which" if target else ""
-        return f"{py.relative_to(env)}{where} does not exist"
+        if target:
+            return _("{python} points to {target}, which does not exist").format(python=py.relative_to(env),
+                                                                                  target=target)
+        return _("{python} does not exist").format(python=py.relative_to(env))
     if state is not None and state.interpreter and target != state.interpreter:
-        return f"{py.relative_to(env)} now points to {target or 'a plain file'} (was {state.interpreter})"
+        return _("{python} now points to {target} (was {was})").format(
+            python=py.relative_to(env), target=target or _("a plain file"), was=state.interpreter)
     return None
 
 
@@ -183,9 +187,9 @@ def _damage(site: str | Path, rel: str, size: int, mtime: int) -> str | None:
     try:
         st = os.stat(os.path.join(site, rel))      # not ``site / rel``: thousands of these run on every no-op up
     except OSError:
-        return f"{rel} is missing from site-packages"
+        return _("{path} is missing from site-packages").format(path=rel)
     if size >= 0 and (st.st_size != size or st.st_mtime_ns != mtime):
-        return f"{rel} was changed after the install"
+        return _("{path} was changed after the install").format(path=rel)
     return None
 
 
@@ -249,7 +253,7 @@ def end_install(env: Path, state: EnvState) -> None:
 # again instead of calling the env up to date.
 
 def begin_verify(env: Path) -> None:
-    _write_json(marker_dir(env) / VERIFY_PENDING, {"result": "was interrupted", "pid": os.getpid(),
+    _write_json(marker_dir(env) / VERIFY_PENDING, {"result": N_("was interrupted"), "pid": os.getpid(),
                                                    "started": time.time()})
 
 
@@ -257,7 +261,7 @@ def end_verify(env: Path, ok: bool) -> None:
     if ok:
         (marker_dir(env) / VERIFY_PENDING).unlink(missing_ok=True)
     else:
-        _write_json(marker_dir(env) / VERIFY_PENDING, {"result": "failed", "finished": time.time()})
+        _write_json(marker_dir(env) / VERIFY_PENDING, {"result": N_("failed"), "finished": time.time()})
 
 
 def verify_problem(env: Path) -> str | None:
@@ -267,5 +271,5 @@ def verify_problem(env: Path) -> str | None:
     except FileNotFoundError:
         return None
     except (OSError, ValueError):
-        return "did not finish"
-    return str(data.get("result") or "did not finish")
+        return N_("did not finish")
+    return str(data.get("result") or N_("did not finish"))

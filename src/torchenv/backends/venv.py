@@ -362,7 +362,7 @@ class WheelLocker:
         from ..sources.ranged import budget_size
 
         # all files at once: torch-family and PyPI-side downloads share the run's connection budget
-        with self.ui.progress(f"getting {len(wheels)} files"), \
+        with self.ui.progress(_("getting {count} files").format(count=len(wheels))), \
                 ThreadPoolExecutor(max_workers=min(len(wheels), budget_size(), 8)) as pool:
             futures = [pool.submit(wheel_file, sources, w, memory=self.memory, ui=self.ui,
                                    first=self.found.get(w.filename)) for w in wheels]
@@ -424,7 +424,8 @@ class VenvBackend(Backend):
         """Install the target's files; ``files`` are those ``materialise`` returned (fetched now if not given)."""
         files = self.materialise(target) if files is None else files
         hashes = {w.filename: w.sha256 for w in target.wheels}
-        with self.ui.progress(f"installing {len(files)} packages ({self.engine.name})"):
+        with self.ui.progress(_("installing {count} packages ({installer})").format(count=len(files),
+                                                                                 installer=self.engine.name)):
             self.engine.install_files(env_python=self.python(), files=files, hashes=hashes, reinstall=reinstall)
 
     def python(self) -> Path:

@@ -6,6 +6,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ..i18n import _
 from ..options import BundleOptions, IntentOverrides, LockOptions, MachineSpec, SourceOverrides, UpOptions
 
 if TYPE_CHECKING:
@@ -16,66 +17,67 @@ R = TypeVar("R")
 
 
 def add_project(p: argparse.ArgumentParser, *, walks_up: bool = True) -> None:
-    found = ("project directory, or any folder inside it: the nearest torchenv.toml at or above it is used"
-             if walks_up else "directory to write torchenv.toml in")
-    p.add_argument("-C", "--project", default=".", metavar="DIR", help=f"{found} (default: the current directory)")
+    found = (_("project directory, or any folder inside it: the nearest torchenv.toml at or above it is used")
+             if walks_up else _("directory to write torchenv.toml in"))
+    p.add_argument("-C", "--project", default=".", metavar="DIR",
+                   help=_("{what} (default: the current directory)").format(what=found))
 
 
 def add_quiet(p: argparse.ArgumentParser) -> None:
-    p.add_argument("-q", "--quiet", action="store_true", help="print only errors and the final result")
+    p.add_argument("-q", "--quiet", action="store_true", help=_("print only errors and the final result"))
 
 
 def add_json(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
+    p.add_argument("--json", action="store_true", help=_("machine-readable output on stdout"))
 
 
 def add_intent_overrides(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("intent overrides (win over torchenv.toml)")
-    g.add_argument("--torch", metavar="SPEC", help='torch version: PEP 440 spec or bare minor, e.g. "2.4"')
-    g.add_argument("--cuda", metavar="TIER", help="auto | cpu | 12.1 | cu121 | rocm6.2")
-    g.add_argument("--python", metavar="X.Y", help="Python version for the environment")
+    g = p.add_argument_group(_("intent overrides (win over torchenv.toml)"))
+    g.add_argument("--torch", metavar="SPEC", help=_('torch version: PEP 440 spec or bare minor, e.g. "2.4"'))
+    g.add_argument("--cuda", metavar="TIER", help=_("auto | cpu | 12.1 | cu121 | rocm6.2"))
+    g.add_argument("--python", metavar="X.Y", help=_("Python version for the environment"))
     g.add_argument("--with", dest="with_", action="append", metavar="NAME",
-                   help="companion package (repeatable): torchvision, torchaudio")
+                   help=_("companion package (repeatable): torchvision, torchaudio"))
     g.add_argument("--policy", choices=["compat", "strict"],
-                   help="driver policy: compat = NVIDIA minor-version floors (default), strict = toolkit drivers")
-    g.add_argument("--experimental", action="store_true", help="allow experimental CUDA tiers")
-    g.add_argument("--backend", choices=["venv", "conda", "auto"], help="environment backend")
-    g.add_argument("--installer", choices=["uv", "pip"], help="wheel installer engine")
+                   help=_("driver policy: compat = NVIDIA minor-version floors (default), strict = toolkit drivers"))
+    g.add_argument("--experimental", action="store_true", help=_("allow experimental CUDA tiers"))
+    g.add_argument("--backend", choices=["venv", "conda", "auto"], help=_("environment backend"))
+    g.add_argument("--installer", choices=["uv", "pip"], help=_("wheel installer engine"))
 
 
 def add_machine_assumptions(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("machine (assume instead of probing)")
-    g.add_argument("--machine", metavar="FILE", help="a saved probe (torchenv probe --save FILE), or a cluster file "
-                   "(torchenv cluster probe -o FILE): one target for every node type")
+    g = p.add_argument_group(_("machine (assume instead of probing)"))
+    g.add_argument("--machine", metavar="FILE", help=_("a saved probe (torchenv probe --save FILE), or a cluster file "
+                     "(torchenv cluster probe -o FILE): one target for every node type"))
     g.add_argument("--assume-os", choices=["linux", "windows", "macos"])
     g.add_argument("--assume-arch", choices=["x86_64", "aarch64", "arm64"])
-    g.add_argument("--assume-driver", metavar="VERSION", help="NVIDIA driver version, e.g. 550.54.14")
+    g.add_argument("--assume-driver", metavar="VERSION", help=_("NVIDIA driver version, e.g. 550.54.14"))
     g.add_argument("--assume-gpu", action="append", metavar="CC",
-                   help="a GPU's compute capability, e.g. 8.6 (repeat once per GPU)")
+                   help=_("a GPU's compute capability, e.g. 8.6 (repeat once per GPU)"))
     g.add_argument("--assume-gfx", action="append", metavar="GFX",
-                   help="an AMD GPU's gfx target, e.g. gfx90a (MI200) or gfx1100 (RX 7900); repeat once per GPU")
-    g.add_argument("--assume-no-gpu", action="store_true", help="plan for a machine with no GPU")
+                   help=_("an AMD GPU's gfx target, e.g. gfx90a (MI200) or gfx1100 (RX 7900); repeat once per GPU"))
+    g.add_argument("--assume-no-gpu", action="store_true", help=_("plan for a machine with no GPU"))
     g.add_argument("--assume-python", action="append", metavar="X.Y",
-                   help="a Python version available on the target machine (repeatable)")
-    g.add_argument("--assume-glibc", metavar="X.Y", help="glibc version of the target machine")
+                   help=_("a Python version available on the target machine (repeatable)"))
+    g.add_argument("--assume-glibc", metavar="X.Y", help=_("glibc version of the target machine"))
 
 
 def add_mirror_flags(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("mirrors")
-    g.add_argument("--mirror", metavar="NAME", help="mirror preset (tuna, aliyun, ...), 'auto' or 'official'")
-    g.add_argument("--pypi-mirror", metavar="URL", help="PyPI-side simple index URL")
-    g.add_argument("--torch-mirror", metavar="URL", help="torch wheel base URL (<base>/<tier>/)")
-    g.add_argument("--torch-layout", choices=["index", "flat"], help="layout of --torch-mirror")
+    g = p.add_argument_group(_("mirrors"))
+    g.add_argument("--mirror", metavar="NAME", help=_("mirror preset (tuna, aliyun, ...), 'auto' or 'official'"))
+    g.add_argument("--pypi-mirror", metavar="URL", help=_("PyPI-side simple index URL"))
+    g.add_argument("--torch-mirror", metavar="URL", help=_("torch wheel base URL (<base>/<tier>/)"))
+    g.add_argument("--torch-layout", choices=["index", "flat"], help=_("layout of --torch-mirror"))
 
 
 def add_offline_flags(p: argparse.ArgumentParser) -> None:
     """``--offline`` and ``--from`` for ``torchenv up``."""
-    g = p.add_argument_group("offline (air-gapped machines)")
+    g = p.add_argument_group(_("offline (air-gapped machines)"))
     g.add_argument("--offline", action="store_true",
-                   help="no network at all: install torchenv.lock's target from --from and/or the local cache")
+                   help=_("no network at all: install torchenv.lock's target from --from and/or the local cache"))
     g.add_argument("--from", dest="from_", metavar="BUNDLE.tar|DIR",
-                   help="a bundle made by `torchenv bundle` (tar or unpacked folder), or a folder of wheels and "
-                        "conda packages downloaded by hand; implies --offline")
+                   help=_("a bundle made by `torchenv bundle` (tar or unpacked folder), or a folder of wheels and "
+                          "conda packages downloaded by hand; implies --offline"))
 
 
 def with_project(data: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:

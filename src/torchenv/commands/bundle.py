@@ -3,26 +3,28 @@ from __future__ import annotations
 
 import argparse
 
+from ..i18n import _
+
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from ._options import add_json, add_mirror_flags, add_project, add_quiet
 
-    p = sub.add_parser("bundle", help="pack torchenv.lock's files (and torchenv) into one tar for offline machines",
-                       description="Collect every wheel and conda package of the lock's targets (hash-checked) into "
-                                   "one tar with a PEP 503 index, a conda channel, a manifest and torchenv's own "
-                                   "wheels. On the offline machine: `./bootstrap --offline FILE.tar`, then "
-                                   "`torchenv up --offline --from FILE.tar`.")
+    p = sub.add_parser("bundle", help=_("pack torchenv.lock's files (and torchenv) into one tar for offline machines"),
+                       description=_("Collect every wheel and conda package of the lock's targets (hash-checked) into "
+                                     "one tar with a PEP 503 index, a conda channel, a manifest and torchenv's own "
+                                     "wheels. On the offline machine: `./bootstrap --offline FILE.tar`, then "
+                                     "`torchenv up --offline --from FILE.tar`."))
     add_project(p)
     add_quiet(p)
     add_mirror_flags(p)
     p.add_argument("-o", "--output", metavar="FILE.tar",
-                   help="where to write the bundle (.tar, or .tar.gz to compress; default: ./<project>-bundle.tar)")
+                   help=_("where to write the bundle (.tar, or .tar.gz to compress; default: ./<project>-bundle.tar)"))
     p.add_argument("--target", action="append", metavar="NAME",
-                   help="lock target to include (repeatable; default: every target in torchenv.lock)")
+                   help=_("lock target to include (repeatable; default: every target in torchenv.lock)"))
     p.add_argument("--no-tool", action="store_true",
-                   help="leave out torchenv's own wheels (the offline machine already has torchenv)")
+                   help=_("leave out torchenv's own wheels (the offline machine already has torchenv)"))
     actions = p.add_subparsers(dest="bundle_action", metavar="ACTION")
-    v = actions.add_parser("verify", help="check a bundle against its manifest (sizes, sha256, no extra files)")
+    v = actions.add_parser("verify", help=_("check a bundle against its manifest (sizes, sha256, no extra files)"))
     v.add_argument("bundle", metavar="FILE.tar|DIR")
     add_json(v)
     add_quiet(v)

@@ -14,40 +14,42 @@ if TYPE_CHECKING:
     from ..cluster.plan import ClusterPlan
     from ..ui import Ui
 
+from ..i18n import _
+
 DEFAULT_FILE = "cluster.json"
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from ._options import add_json, add_project, add_quiet
 
-    p = sub.add_parser("cluster", help="probe, build and verify on every node type of a Slurm cluster",
-                       description="Slurm is the engine: one job per node type (partition x GPU type). "
-                                   "`cluster probe` writes cluster.json; `torchenv lock --machine cluster.json` "
-                                   "locks one tier for every node type (or one target per type); `cluster up` "
-                                   "builds it; `cluster verify` proves it on each type.")
+    p = sub.add_parser("cluster", help=_("probe, build and verify on every node type of a Slurm cluster"),
+                       description=_("Slurm is the engine: one job per node type (partition x GPU type). "
+                                     "`cluster probe` writes cluster.json; `torchenv lock --machine cluster.json` "
+                                     "locks one tier for every node type (or one target per type); `cluster up` "
+                                     "builds it; `cluster verify` proves it on each type."))
     actions = p.add_subparsers(dest="cluster_action", metavar="ACTION", required=True)
-    probe = actions.add_parser("probe", help="probe one node of every node type (srun torchenv probe --json)")
-    probe.add_argument("--partition", action="append", metavar="P", help="only this partition (repeatable)")
+    probe = actions.add_parser("probe", help=_("probe one node of every node type (srun torchenv probe --json)"))
+    probe.add_argument("--partition", action="append", metavar="P", help=_("only this partition (repeatable)"))
     probe.add_argument("-o", "--output", metavar="FILE", default=DEFAULT_FILE,
-                       help=f"where to write the cluster file (default: {DEFAULT_FILE})")
-    up = actions.add_parser("up", help="build the locked env: once on the shared filesystem, or on every node's "
-                                       "local disk (--local-dir) from an sbcast bundle")
+                       help=_("where to write the cluster file (default: {file})").format(file=DEFAULT_FILE))
+    up = actions.add_parser("up", help=_("build the locked env: once on the shared filesystem, or on every node's "
+                                         "local disk (--local-dir) from an sbcast bundle"))
     up.add_argument("--local-dir", metavar="DIR",
-                    help="node-local project dir on every node (%%n = the node's name); default: the shared project")
-    verify = actions.add_parser("verify", help="run `torchenv verify --json` on one node of every node type")
-    verify.add_argument("--local-dir", metavar="DIR", help="as given to `cluster up --local-dir`")
+                    help=_("node-local project dir on every node (%%n = the node's name); default: the shared project"))
+    verify = actions.add_parser("verify", help=_("run `torchenv verify --json` on one node of every node type"))
+    verify.add_argument("--local-dir", metavar="DIR", help=_("as given to `cluster up --local-dir`"))
     for action in (probe, up, verify):
         add_project(action)
         add_quiet(action)
         if action is not probe:
             add_json(action)
             action.add_argument("--machine", metavar="FILE", default=DEFAULT_FILE,
-                                help=f"the cluster file from `cluster probe` (default: {DEFAULT_FILE})")
+                                help=_("the cluster file from `cluster probe` (default: {file})").format(file=DEFAULT_FILE))
         action.add_argument("--torchenv", metavar="CMD",
-                            help="how the nodes run torchenv (default: this Python with -m torchenv; it must "
-                                 "exist at the same path on the nodes)")
+                            help=_("how the nodes run torchenv (default: this Python with -m torchenv; it must "
+                                   "exist at the same path on the nodes)"))
         action.add_argument("--pending-timeout", type=float, default=300, metavar="S",
-                            help="give up on a job still pending after S seconds (default 300), with its reason")
+                            help=_("give up on a job still pending after S seconds (default 300), with its reason"))
     p.set_defaults(func=run)
 
 

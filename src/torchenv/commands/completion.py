@@ -4,13 +4,15 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..i18n import _
+
 SHELLS = ("bash", "zsh", "fish")
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("completion", help="print a shell completion script (bash, zsh, fish)",
-                       description="Print a completion script for SHELL, e.g. `source <(torchenv completion bash)`.")
-    p.add_argument("shell", choices=SHELLS, help="the shell to complete in")
+    p = sub.add_parser("completion", help=_("print a shell completion script (bash, zsh, fish)"),
+                       description=_("Print a completion script for SHELL, e.g. `source <(torchenv completion bash)`."))
+    p.add_argument("shell", choices=SHELLS, help=_("the shell to complete in"))
     p.set_defaults(func=run)
 
 

@@ -18,20 +18,20 @@ if TYPE_CHECKING:
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("doctor", help="diagnose a PyTorch environment and print the commands that fix it",
-                       description="Inspect an environment (default: the active one, the project's .venv, or this "
-                                   "Python) without importing torch, check it against the machine, and print each "
-                                   "problem with an exact fix.")
-    p.add_argument("--env", metavar="PATH", help="env to inspect: a venv/conda prefix or its python")
-    p.add_argument("--explain", metavar="TEXT", help="explain an error message ('-' reads a traceback from stdin)")
-    p.add_argument("--report", metavar="FILE", help="write a shareable Markdown report (secrets redacted)")
-    p.add_argument("--include-paths", action="store_true", help="keep home-directory paths and user names in --report")
+    p = sub.add_parser("doctor", help=_("diagnose a PyTorch environment and print the commands that fix it"),
+                       description=_("Inspect an environment (default: the active one, the project's .venv, or this "
+                                     "Python) without importing torch, check it against the machine, and print each "
+                                     "problem with an exact fix."))
+    p.add_argument("--env", metavar="PATH", help=_("env to inspect: a venv/conda prefix or its python"))
+    p.add_argument("--explain", metavar="TEXT", help=_("explain an error message ('-' reads a traceback from stdin)"))
+    p.add_argument("--report", metavar="FILE", help=_("write a shareable Markdown report (secrets redacted)"))
+    p.add_argument("--include-paths", action="store_true", help=_("keep home-directory paths and user names in --report"))
     p.add_argument("--no-import", action="store_true",
-                   help="skip the import check in the env's interpreter (only read files)")
+                   help=_("skip the import check in the env's interpreter (only read files)"))
     _options.add_project(p)
     _options.add_json(p)
     _options.add_machine_assumptions(p)
-    p.add_argument("--torch-mirror", metavar="URL", help="torch wheel base URL used in fix commands (<base>/<tier>)")
+    p.add_argument("--torch-mirror", metavar="URL", help=_("torch wheel base URL used in fix commands (<base>/<tier>)"))
     p.set_defaults(func=run)
 
 

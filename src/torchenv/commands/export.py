@@ -22,19 +22,20 @@ if TYPE_CHECKING:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from ..export.base import KINDS
 
-    kinds = "\n".join(f"  {k.name:<15} {k.summary}" for k in KINDS.values())
-    p = sub.add_parser("export", help="write torchenv.lock as pylock.toml, requirements, Dockerfile, modulefile, ...",
-                       description="Generate a file another tool consumes, from torchenv.lock.\n\nkinds:\n" + kinds,
+    kinds = "\n".join(f"  {k.name:<15} {_(k.summary)}" for k in KINDS.values())
+    p = sub.add_parser("export", help=_("write torchenv.lock as pylock.toml, requirements, Dockerfile, modulefile, ..."),
+                       description=_("Generate a file another tool consumes, from torchenv.lock.") + "\n\n"
+                       + _("kinds:") + "\n" + kinds,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("format", metavar="KIND", choices=list(KINDS), help="what to write (see kinds above)")
+    p.add_argument("format", metavar="KIND", choices=list(KINDS), help=_("what to write (see kinds above)"))
     p.add_argument("-o", "--output", metavar="FILE",
-                   help="where to write (default: stdout; conda-lock.yml for conda-lock; - = stdout)")
-    p.add_argument("--target", metavar="NAME", help="lock target to export (default: the only one)")
+                   help=_("where to write (default: stdout; conda-lock.yml for conda-lock; - = stdout)"))
+    p.add_argument("--target", metavar="NAME", help=_("lock target to export (default: the only one)"))
     p.add_argument("--wheels", metavar="DIR",
-                   help="a folder holding the locked files (unpacked bundle, wheelhouse): pylock paths / find-links")
-    p.add_argument("--bundle", metavar="FILE", help="dockerfile/apptainer: install from this offline bundle")
-    p.add_argument("--name", metavar="NAME", help="module / env name (default: the project folder's name)")
-    p.add_argument("--force", action="store_true", help="overwrite FILE even if torchenv did not write it")
+                   help=_("a folder holding the locked files (unpacked bundle, wheelhouse): pylock paths / find-links"))
+    p.add_argument("--bundle", metavar="FILE", help=_("dockerfile/apptainer: install from this offline bundle"))
+    p.add_argument("--name", metavar="NAME", help=_("module / env name (default: the project folder's name)"))
+    p.add_argument("--force", action="store_true", help=_("overwrite FILE even if torchenv did not write it"))
     add_project(p)
     p.set_defaults(func=run)
 

@@ -20,16 +20,16 @@ if TYPE_CHECKING:
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("init", help="write a torchenv.toml for this project",
-                       description="Write a commented torchenv.toml, carrying over the torch pin, CUDA "
-                                   "tier, Python and companions found in the project's requirement files "
-                                   "(those a README installs, requirements.txt, requirements/), pyproject.toml, "
-                                   "environment.yml, setup.py/setup.cfg and the code's torchvision/torchaudio "
-                                   "imports. "
-                                   "Flags override what was found.")
+    p = sub.add_parser("init", help=_("write a torchenv.toml for this project"),
+                       description=_("Write a commented torchenv.toml, carrying over the torch pin, CUDA "
+                                     "tier, Python and companions found in the project's requirement files "
+                                     "(those a README installs, requirements.txt, requirements/), pyproject.toml, "
+                                     "environment.yml, setup.py/setup.cfg and the code's torchvision/torchaudio "
+                                     "imports. "
+                                     "Flags override what was found."))
     _options.add_project(p, walks_up=False)
     p.add_argument("--force", action="store_true",
-                   help="replace an existing torchenv.toml (the old one is kept as torchenv.toml.bak)")
+                   help=_("replace an existing torchenv.toml (the old one is kept as torchenv.toml.bak)"))
     _options.add_intent_overrides(p)
     _options.add_mirror_flags(p)
     _options.add_quiet(p)

@@ -15,30 +15,30 @@ from ._options import add_json, add_project, add_quiet
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("mirror", help="list, test and choose package mirrors (PyPI, PyTorch wheels, conda)")
+    p = sub.add_parser("mirror", help=_("list, test and choose package mirrors (PyPI, PyTorch wheels, conda)"))
     verbs = p.add_subparsers(dest="mirror_cmd", metavar="ACTION")
 
-    ls = verbs.add_parser("list", help="presets per kind of source, and which one is active (and why)")
+    ls = verbs.add_parser("list", help=_("presets per kind of source, and which one is active (and why)"))
     add_project(ls)
     add_json(ls)
 
-    test = verbs.add_parser("test", help="measure mirrors concurrently and rank them")
-    use = verbs.add_parser("use", help="remember a preset (or 'auto': the fastest, re-measured daily) "
-                                       "in your user config")
+    test = verbs.add_parser("test", help=_("measure mirrors concurrently and rank them"))
+    use = verbs.add_parser("use", help=_("remember a preset (or 'auto': the fastest, re-measured daily) "
+                                         "in your user config"))
     use.add_argument("name", metavar="NAME|auto|official")
     for q in (test, use):
         add_project(q)
         add_json(q)
         add_quiet(q)
-        q.add_argument("--torch", metavar="VERSION", help="check the files of this exact torch version")
-        q.add_argument("--cuda", metavar="TIER", help="tier to test torch mirrors for (cu121, cpu, 12.1, rocm6.2)")
-        q.add_argument("--python", metavar="X.Y", help="Python version of the files to check (default: this one)")
-        q.add_argument("--platform", metavar="OS-ARCH", help="platform of the files to check, e.g. linux-x86_64")
+        q.add_argument("--torch", metavar="VERSION", help=_("check the files of this exact torch version"))
+        q.add_argument("--cuda", metavar="TIER", help=_("tier to test torch mirrors for (cu121, cpu, 12.1, rocm6.2)"))
+        q.add_argument("--python", metavar="X.Y", help=_("Python version of the files to check (default: this one)"))
+        q.add_argument("--platform", metavar="OS-ARCH", help=_("platform of the files to check, e.g. linux-x86_64"))
         q.add_argument("--kind", action="append", choices=["pypi", "torch", "conda"],
-                       help="only test this kind of source (repeatable)")
+                       help=_("only test this kind of source (repeatable)"))
         q.add_argument("--candidates-file", metavar="FILE",
-                       help="mirrors to test instead of the presets (schema of recipes/mirrors.toml)")
-        q.add_argument("--timeout", type=float, default=5.0, metavar="S", help="per-request timeout (default 5)")
+                       help=_("mirrors to test instead of the presets (schema of recipes/mirrors.toml)"))
+        q.add_argument("--timeout", type=float, default=5.0, metavar="S", help=_("per-request timeout (default 5)"))
     p.set_defaults(func=run, mirror_cmd=None)
 
 

@@ -20,9 +20,9 @@ if TYPE_CHECKING:
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("plan", help="show the torch version, CUDA tier, Python and exact pins `up` would use, and why",
-                       description="Resolve torchenv.toml against this machine (or an assumed one) and explain "
-                                   "every decision. Nothing is installed.")
+    p = sub.add_parser("plan", help=_("show the torch version, CUDA tier, Python and exact pins `up` would use, and why"),
+                       description=_("Resolve torchenv.toml against this machine (or an assumed one) and explain "
+                                     "every decision. Nothing is installed."))
     _options.add_project(p)
     _options.add_json(p)
     _options.add_quiet(p)
@@ -118,9 +118,10 @@ def show_plan(ui: Ui, plan: Plan) -> None:
             from ..conda.specs import conda_request
 
             request = conda_request(plan)
-            con.print(f"  • conda specs: {', '.join(request.specs)}", markup=False, highlight=False)
+            con.print("  • " + _("conda specs: {specs}").format(specs=", ".join(request.specs)), markup=False,
+                      highlight=False)
             for r in request.reasons:
-                con.print(f"  • conda: {r}", markup=False, highlight=False)
+                con.print("  • " + _("conda: {why}").format(why=r), markup=False, highlight=False)
         if plan.compiled_archs:
             con.print("  • " + _("GPU code in this build: {archs}").format(archs=" ".join(plan.compiled_archs)),
                       markup=False)

@@ -20,13 +20,13 @@ if TYPE_CHECKING:
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("probe", help="show this machine: driver, GPUs and compute capability, Pythons",
-                       description="Probe this machine (NVIDIA driver and GPUs, ROCm, Apple MPS, Pythons, "
-                                   "conda, CUDA toolkits). Problems found are reported, never fatal.")
+    p = sub.add_parser("probe", help=_("show this machine: driver, GPUs and compute capability, Pythons"),
+                       description=_("Probe this machine (NVIDIA driver and GPUs, ROCm, Apple MPS, Pythons, "
+                                     "conda, CUDA toolkits). Problems found are reported, never fatal."))
     add_json(p)
     add_quiet(p)
     p.add_argument("--save", metavar="FILE",
-                   help="also write the probe as JSON to FILE, for `--machine FILE` on another machine")
+                   help=_("also write the probe as JSON to FILE, for `--machine FILE` on another machine"))
     p.set_defaults(func=run)
 
 

@@ -8,20 +8,21 @@ from __future__ import annotations
 
 import argparse
 
+from ..i18n import _
 from ._options import add_json, add_quiet
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("recipes", help="refresh torchenv's knowledge of torch releases from an index",
-                       description="Read a download.pytorch.org-shaped index (or a mirror / local copy of one) and "
-                                   "record the torch releases the shipped recipes do not know in a user-level "
-                                   "overlay.")
+    p = sub.add_parser("recipes", help=_("refresh torchenv's knowledge of torch releases from an index"),
+                       description=_("Read a download.pytorch.org-shaped index (or a mirror / local copy of one) and "
+                                     "record the torch releases the shipped recipes do not know in a user-level "
+                                     "overlay."))
     verbs = p.add_subparsers(dest="recipes_command", metavar="ACTION", required=True)
-    r = verbs.add_parser("refresh", help="read an index and write the releases it has that torchenv does not know")
+    r = verbs.add_parser("refresh", help=_("read an index and write the releases it has that torchenv does not know"))
     r.add_argument("--from", dest="source", metavar="URL|DIR", default=None,
-                   help="index root holding <tier>/<project>/ pages (default https://download.pytorch.org/whl)")
+                   help=_("index root holding <tier>/<project>/ pages (default https://download.pytorch.org/whl)"))
     r.add_argument("--tier", action="append", default=[], metavar="TIER",
-                   help="also read this tier's pages (a tier newer than the recipes, e.g. cu134); repeatable")
+                   help=_("also read this tier's pages (a tier newer than the recipes, e.g. cu134); repeatable"))
     add_json(r)
     add_quiet(r)
     r.set_defaults(func=run)

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..i18n import _
 from ._options import add_project
 
 if TYPE_CHECKING:
@@ -19,13 +20,13 @@ if TYPE_CHECKING:
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("run", help="run a command with the project environment activated",
-                       description="Run CMD with the project's environment first on PATH (VIRTUAL_ENV or "
-                                   "CONDA_PREFIX set, PYTHONHOME unset) and exit with its exit code.",
+    p = sub.add_parser("run", help=_("run a command with the project environment activated"),
+                       description=_("Run CMD with the project's environment first on PATH (VIRTUAL_ENV or "
+                                     "CONDA_PREFIX set, PYTHONHOME unset) and exit with its exit code."),
                        usage="torchenv run [-C DIR] [--env PATH] -- CMD [ARGS...]")
     add_project(p)
-    p.add_argument("--env", metavar="PATH", help="environment to use (default: [env] path of torchenv.toml)")
-    p.add_argument("cmd", nargs=argparse.REMAINDER, metavar="CMD", help="the command and its arguments")
+    p.add_argument("--env", metavar="PATH", help=_("environment to use (default: [env] path of torchenv.toml)"))
+    p.add_argument("cmd", nargs=argparse.REMAINDER, metavar="CMD", help=_("the command and its arguments"))
     p.set_defaults(func=run, _parser=p)
 
 

@@ -11,17 +11,18 @@ import os
 import sys
 from pathlib import Path
 
+from ..i18n import _
 from ._options import add_project
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("shell", help="start a shell with the project environment activated",
-                       description="Spawn $SHELL (cmd/PowerShell on Windows) with the environment activated; "
-                                   "without a terminal, print the command that activates it.")
+    p = sub.add_parser("shell", help=_("start a shell with the project environment activated"),
+                       description=_("Spawn $SHELL (cmd/PowerShell on Windows) with the environment activated; "
+                                     "without a terminal, print the command that activates it."))
     add_project(p)
-    p.add_argument("--env", metavar="PATH", help="environment to use (default: [env] path of torchenv.toml)")
+    p.add_argument("--env", metavar="PATH", help=_("environment to use (default: [env] path of torchenv.toml)"))
     p.add_argument("--print", dest="print_only", action="store_true",
-                   help="only print the activation command for your shell")
+                   help=_("only print the activation command for your shell"))
     p.set_defaults(func=run)
 
 

@@ -5,6 +5,8 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any, cast
 
+from ..i18n import _
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -15,24 +17,24 @@ if TYPE_CHECKING:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from ._options import add_intent_overrides, add_machine_assumptions, add_mirror_flags, add_project, add_quiet
 
-    p = sub.add_parser("up", help="create/update the project's environment (locked, verified)",
-                       description="Plan, lock and install the project's PyTorch environment, then verify it. "
-                                   "When nothing changed this is a no-op that takes a fraction of a second.")
+    p = sub.add_parser("up", help=_("create/update the project's environment (locked, verified)"),
+                       description=_("Plan, lock and install the project's PyTorch environment, then verify it. "
+                                     "When nothing changed this is a no-op that takes a fraction of a second."))
     add_project(p)
     add_quiet(p)
     add_intent_overrides(p)
     add_machine_assumptions(p)
     add_mirror_flags(p)
-    p.add_argument("--no-verify", action="store_true", help="skip the verification step after installing")
+    p.add_argument("--no-verify", action="store_true", help=_("skip the verification step after installing"))
     p.add_argument("--force", action="store_true",
-                   help="replace a Python environment at the env path that torchenv did not create "
-                        "(deleted only after the new one works); never a project, a plain folder or a file")
+                   help=_("replace a Python environment at the env path that torchenv did not create "
+                          "(deleted only after the new one works); never a project, a plain folder or a file"))
     p.add_argument("--save", action="store_true",
-                   help="write the intent flags (--torch, --cuda, --python, ...) into torchenv.toml, comments kept")
+                   help=_("write the intent flags (--torch, --cuda, --python, ...) into torchenv.toml, comments kept"))
     p.add_argument("--reset-overrides", action="store_true",
-                   help="plan from torchenv.toml alone, dropping the flags torchenv.lock remembers from the last up")
+                   help=_("plan from torchenv.toml alone, dropping the flags torchenv.lock remembers from the last up"))
     p.add_argument("--frozen", action="store_true",
-                   help="install exactly what torchenv.lock says; fail instead of re-resolving")
+                   help=_("install exactly what torchenv.lock says; fail instead of re-resolving"))
     from ._options import add_offline_flags
 
     add_offline_flags(p)

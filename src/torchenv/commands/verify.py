@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..i18n import _
 from ._options import add_json, add_project, add_quiet
 
 if TYPE_CHECKING:
@@ -18,16 +19,16 @@ if TYPE_CHECKING:
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("verify", help="prove the environment works: torch imports, GPU visible, matmul/AMP/conv run",
-                       description="Run layered checks inside the project's environment: import torch, versions "
-                                   "against torchenv.lock, CUDA devices and compiled archs, matmul/backward/"
-                                   "autocast/conv on every device; --deep also trains a small CNN.")
+    p = sub.add_parser("verify", help=_("prove the environment works: torch imports, GPU visible, matmul/AMP/conv run"),
+                       description=_("Run layered checks inside the project's environment: import torch, versions "
+                                     "against torchenv.lock, CUDA devices and compiled archs, matmul/backward/"
+                                     "autocast/conv on every device; --deep also trains a small CNN."))
     add_project(p)
     add_json(p)
     add_quiet(p)
-    p.add_argument("--env", metavar="PATH", help="environment to verify (default: [env] path of torchenv.toml)")
-    p.add_argument("--deep", action="store_true", help="also train a small CNN for a few hundred steps")
-    p.add_argument("--timeout", type=float, default=600, metavar="S", help="give up after S seconds (default 600)")
+    p.add_argument("--env", metavar="PATH", help=_("environment to verify (default: [env] path of torchenv.toml)"))
+    p.add_argument("--deep", action="store_true", help=_("also train a small CNN for a few hundred steps"))
+    p.add_argument("--timeout", type=float, default=600, metavar="S", help=_("give up after S seconds (default 600)"))
     p.set_defaults(func=run)
 
 

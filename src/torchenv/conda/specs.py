@@ -53,8 +53,8 @@ def conda_request(plan: Plan) -> CondaRequest:
     legacy = any(channel_name(c).rstrip("/").split("/")[-1] == "pytorch" for c in channels)
     cuda = plan.cuda_version if plan.tier.startswith("cu") else None
     specs = [f"python {plan.python}.*"]
-    reasons = [f"python {plan.python} from conda channels {', '.join(channel_name(c) for c in channels)} "
-               f"(the resolver chose Python {plan.python})"]
+    reasons = [_("python {python} from conda channels {channels} (the resolver chose Python {python})").format(
+        python=plan.python, channels=", ".join(channel_name(c) for c in channels))]
     user = list(conda.packages)
     wants_cuda_version = False
 
@@ -63,28 +63,29 @@ def conda_request(plan: Plan) -> CondaRequest:
         if not _TOOLKIT.match(name):
             continue
         if cuda is None:
-            reasons.append(f"{name}: kept as written ({spec!r}); the torch tier is {plan.tier}, so no CUDA "
-                           f"version to match it to")
+            reasons.append(_("{name}: kept as written ({spec}); the torch tier is {tier}, so no CUDA version to "
+                             "match it to").format(name=name, spec=repr(spec), tier=plan.tier))
         elif _is_bare(spec):
             user[i] = f"{name} {cuda}.*"
             wants_cuda_version = True
-            reasons.append(f"{name} pinned to {cuda}.* to match torch tier {plan.tier} (CUDA {cuda}), so nvcc "
-                           f"compiles extensions for the CUDA torch was built with")
+            reasons.append(_("{name} pinned to {cuda}.* to match torch tier {tier} (CUDA {cuda}), so nvcc compiles "
+                             "extensions for the CUDA torch was built with").format(name=name, cuda=cuda, tier=plan.tier))
         else:
             wants_cuda_version = True
-            reasons.append(f"{name}: kept as written ({spec!r}); torch tier {plan.tier} is CUDA {cuda}")
+            reasons.append(_("{name}: kept as written ({spec}); torch tier {tier} is CUDA {cuda}").format(
+                name=name, spec=repr(spec), tier=plan.tier, cuda=cuda))
 
     torch_from_conda = conda.torch_source == "conda"
     if torch_from_conda:
         specs += _conda_torch_specs(plan, cuda, legacy, reasons, file)
         wants_cuda_version = wants_cuda_version or (cuda is not None and not legacy)
     else:
-        reasons.append(f"torch stack from the {plan.tier} wheel index (the venv engine's rules), installed "
-                       f"into the prefix's Python; conda packages: Python and [conda] packages only")
+        reasons.append(_("torch stack from the {tier} wheel index (the venv engine's rules), installed into the "
+                         "prefix's Python; conda packages: Python and [conda] packages only").format(tier=plan.tier))
     if wants_cuda_version and cuda and not legacy and not any(spec_name(s) == "cuda-version" for s in user):
         specs.append(f"cuda-version {cuda}.*")
-        reasons.append(f"cuda-version {cuda}.* keeps every CUDA package in the prefix at CUDA {cuda} "
-                       f"(torch tier {plan.tier})")
+        reasons.append(_("cuda-version {cuda}.* keeps every CUDA package in the prefix at CUDA {cuda} (torch tier "
+                         "{tier})").format(cuda=cuda, tier=plan.tier))
     specs += user
     return CondaRequest(channels=channels, specs=tuple(specs), torch_from_conda=torch_from_conda,
                         reasons=tuple(reasons))
@@ -109,12 +110,14 @@ def _conda_torch_specs(plan: Plan, cuda: str | None, legacy: bool, reasons: list
                               hint=_('drop "pytorch"/"nvidia" from [conda] channels (conda-forge has newer '
                                      "builds), or ask for torch <= 2.5 (--torch 2.5)"))
         variant = f"pytorch-cuda {cuda}.*" if cuda else "cpuonly"
-        reasons.append(f"legacy `-c pytorch` scheme (torch <= 2.5): pytorch {version} with {variant.split()[0]}"
-                       f"{' ' + cuda if cuda else ''}")
+        reasons.append(_("legacy `-c pytorch` scheme (torch <= 2.5): pytorch {version} with {variant}").format(
+            version=version, variant=variant.split()[0] + (" " + cuda if cuda else "")))
         return [f"pytorch =={version}", variant, *companions]
     build = "cuda*" if cuda else "cpu*"
-    reasons.append(f"pytorch {version} {build} from {', '.join(channel_name(c) for c in plan.intent.conda.channels)}"
-                   f" (torch-source = \"conda\"; tier {plan.tier})")
+    reasons.append(_("pytorch {version} {build} from {channels} (torch-source = \"conda\"; tier {tier})").format(
+        version=version, build=build, channels=", ".join(channel_name(c) for c in plan.intent.conda.channels),
+        tier=plan.tier))
     if companions:
-        reasons.append(f"{', '.join(companions)}: versions chosen by the conda solver to match pytorch {version}")
+        reasons.append(_("{packages}: versions chosen by the conda solver to match pytorch {version}").format(
+            packages=", ".join(companions), version=version))
     return [f"pytorch =={version} {build}", *companions]

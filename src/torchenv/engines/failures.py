@@ -35,47 +35,47 @@ class EngineFailure:
 
 
 RULES: tuple[FailureRule, ...] = (
-    FailureRule("read-only filesystem", r"Read-only file system|os error 30|\[Errno 30\]",
+    FailureRule(N_("read-only filesystem"), r"Read-only file system|os error 30|\[Errno 30\]",
                 N_("{path_or} is on a read-only filesystem; point the cache at a writable folder "
                    "(TORCHENV_CACHE_DIR or UV_CACHE_DIR, e.g. `export TORCHENV_CACHE_DIR=$HOME/.cache/torchenv`), "
                    "or set [env] path to a writable place")),
-    FailureRule("permission denied", r"Permission denied|os error 13|\[Errno 13\]",
+    FailureRule(N_("permission denied"), r"Permission denied|os error 13|\[Errno 13\]",
                 N_("you may not write {path_or}; run as the user who owns it, fix its ownership "
                    "(`ls -ld` shows the owner), or set [env] path / TORCHENV_CACHE_DIR to a folder you own")),
-    FailureRule("host name not found",
+    FailureRule(N_("host name not found"),
                 r"dns error|failed to lookup address|Name or service not known|Temporary failure in name "
                 r"resolution|nodename nor servname|getaddrinfo failed|No address associated with hostname",
                 N_("the index's host name does not resolve: check the URL in your pip config / [mirror] "
                    "(`torchenv mirror test`), your DNS and proxy settings (HTTPS_PROXY), or work offline with "
                    "`torchenv up --offline --from BUNDLE`")),
-    FailureRule("connection refused", r"Connection refused|os error 111|\[Errno 111\]",
+    FailureRule(N_("connection refused"), r"Connection refused|os error 111|\[Errno 111\]",
                 N_("nothing answers at the index's address: is the mirror or proxy running and the port right? "
                    "Check the URL in your pip config / [mirror] (`torchenv mirror test`) and HTTPS_PROXY")),
-    FailureRule("network unreachable",
+    FailureRule(N_("network unreachable"),
                 r"timed out|Network is unreachable|os error 101|Connection reset|error sending request",
                 N_("the index could not be reached: check the network, proxy (HTTPS_PROXY) and the index URL "
                    "(`torchenv mirror test`), or work offline with `torchenv up --offline --from BUNDLE`")),
-    FailureRule("corrupt wheel",
+    FailureRule(N_("corrupt wheel"),
                 r"invalid package format|Failed to read from zip|Invalid zip file|Failed to extract archive|"
                 r"end of central directory|BadZipFile|"
                 r"is not a zip file|is not a valid wheel|Wheel '.*' located at .* is invalid",
                 N_("a wheel file is damaged (partly downloaded or overwritten): delete it from your local wheel "
                    "folder (find-links) or clear the cache (`uv cache clean`), fetch it again and re-run")),
-    FailureRule("package not found",
+    FailureRule(N_("package not found"),
                 r"was not found in the (?:provided package locations|package registry)",
                 N_("no configured index has that package: check its spelling in your requirements, and that your "
                    "index (pip config, [mirror]) carries it")),
-    FailureRule("no matching wheel",
+    FailureRule(N_("no matching wheel"),
                 r"has no wheels with a matching|no wheels (?:are )?available|only has wheels for",
                 N_("the package has no wheel for this Python version or platform: pick another Python with "
                    "`--python X.Y` / [torch] python, or another version of the package")),
-    FailureRule("no matching distribution",     # pip says this both for a missing package and for no wheel
+    FailureRule(N_("no matching distribution"),     # pip says this both for a missing package and for no wheel
                 r"No matching distribution found|Could not find a version that satisfies",
                 N_("no configured index has a file of that package for this Python/platform: check the name in "
                    "your requirements, that your index (pip config, [mirror]) carries it, and that it ships a "
                    "wheel for this Python (`--python X.Y` picks another); pip says the same when the index could "
                    "not be reached at all: `torchenv mirror test` checks that")),
-    FailureRule("conflicting requirements",
+    FailureRule(N_("conflicting requirements"),
                 r"requirements are unsatisfiable|ResolutionImpossible|conflicting dependencies|"
                 r"No solution found when resolving",
                 N_("your requirements contradict each other (the lines above name the packages and pins): relax "

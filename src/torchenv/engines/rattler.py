@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from .. import i18n
 from ..conda.engine import CondaEngine
 from ..conda.records import CondaRecord, records_from_lock  # noqa: F401  (re-exported for callers)
 from ..errors import BackendError, HashMismatch, SourceError, TorchenvError
@@ -133,7 +134,7 @@ def _call(op: str, args: dict[str, Any]) -> Any:
         return _OPS[op](**args)
     with tempfile.TemporaryDirectory(prefix="torchenv-rattler-") as tmp:
         request, result = Path(tmp) / "request.json", Path(tmp) / "result.json"
-        request.write_text(json.dumps({"op": op, "args": args}))
+        request.write_text(json.dumps({"op": op, "args": args, "languages": list(i18n.languages())}))
         proc = subprocess.run([sys.executable, "-m", "torchenv.engines.rattler", str(request), str(result)],
                               capture_output=True, text=True)
         if not result.exists():
@@ -218,9 +219,10 @@ def _source_error(exc: Exception, channels: list[str]) -> SourceError | None:
             "error sending request" not in text and "failed to fetch" not in text.lower():
         return None
     url = next((c for c in channels if c in text or c.rstrip("/") in text), channels[0] if channels else None)
-    return SourceError(f"could not fetch conda repodata from {url}: {text.strip().splitlines()[0]}", url=url,
-                       hint="check the channel URL and your network or proxy; a mirror can be set with "
-                            "[mirror] conda = { \"conda-forge\" = \"https://mirror/...\" } in torchenv.toml")
+    return SourceError(_("could not fetch conda repodata from {url}: {error}").format(
+        url=url, error=text.strip().splitlines()[0]), url=url,
+        hint=_("check the channel URL and your network or proxy; a mirror can be set with "
+               "[mirror] conda = {{ \"conda-forge\" = \"https://mirror/...\" }} in torchenv.toml").format())
 
 
 def _solve_error(exc: Exception, specs: list[str], channels: list[str], vpkgs: list[str]) -> BackendError:
@@ -232,15 +234,18 @@ def _solve_error(exc: Exception, specs: list[str], channels: list[str], vpkgs: l
     found = [(text.find(s.split()[0].split("=")[0] + " "), s) for s in specs]
     named = sorted((pos, s) for pos, s in found if pos >= 0)
     first = named[0][1] if named else specs[0]
-    hint = (f"check that `{first}` exists in channels {', '.join(channel_name(c) for c in channels)} "
-            f"for this platform, loosen its version, or add the channel that has it to [conda] channels")
+    hint = _("check that `{spec}` exists in channels {channels} for this platform, loosen its version, or add "
+             "the channel that has it to [conda] channels").format(
+        spec=first, channels=", ".join(channel_name(c) for c in channels))
     if "__cuda" in text:
-        hint = (f"`{first}` needs a CUDA driver (`__cuda`), and the target machine has "
-                f"{'none' if not any(v.startswith('__cuda') for v in vpkgs) else describe([v for v in vpkgs if v.startswith('__cuda')])}: "
-                "plan for a GPU with --assume-driver VERSION, or ask for the CPU build with --cuda cpu")
-    return BackendError(f"the conda solver found no set of packages satisfying `{first}` "
-                        f"(asked for: {', '.join(specs)}; machine: {describe(vpkgs) or 'no virtual packages'}):\n"
-                        f"{text}", hint=hint)
+        cuda = [v for v in vpkgs if v.startswith("__cuda")]
+        hint = _("`{spec}` needs a CUDA driver (`__cuda`), and the target machine has {cuda}: plan for a GPU with "
+                 "--assume-driver VERSION, or ask for the CPU build with --cuda cpu").format(
+            spec=first, cuda=describe(cuda) if cuda else _("none"))
+    return BackendError(_("the conda solver found no set of packages satisfying `{spec}` (asked for: {specs}; "
+                          "machine: {machine}):\n{error}").format(
+        spec=first, specs=", ".join(specs), machine=describe(vpkgs) or _("no virtual packages"), error=text),
+        hint=hint)
 
 
 async def _solve(channels: list[str], specs: list[str], platform: str, virtual_packages: list[str],
@@ -263,7 +268,8 @@ async def _solve(channels: list[str], specs: list[str], platform: str, virtual_p
             raise source from None
         if type(exc).__name__ == "SolverError":
             raise _solve_error(exc, specs, channels, virtual_packages) from None
-        raise BackendError(f"the conda engine failed to solve {', '.join(specs)}: {exc}") from None
+        raise BackendError(_("the conda engine failed to solve {specs}: {error}").format(
+            specs=", ".join(specs), error=exc)) from None
     return [_to_plain(r, mirrors) for r in recs]
 
 
@@ -280,14 +286,16 @@ async def _install(records: list[dict[str, Any]], prefix: str, cache_dir: str, m
         text = str(exc).strip()
         bad = next((r for r in records if r["url"].rsplit("/", 1)[-1] in text), None)
         if "hash" in text.lower() or "sha256" in text.lower() or "mismatch" in text.lower():
-            raise HashMismatch(f"conda package {bad['url'] if bad else ''} does not match the sha256 in the lock: "
-                               f"{text.splitlines()[0]}", url=bad["url"] if bad else None,
-                               hint="the channel or mirror serves different bytes; re-lock with "
-                                    "`torchenv lock` only if you trust the new file") from None
+            raise HashMismatch(_("conda package {url} does not match the sha256 in the lock: {error}").format(
+                url=bad["url"] if bad else "", error=text.splitlines()[0]), url=bad["url"] if bad else None,
+                hint=_("the channel or mirror serves different bytes; re-lock with "
+                       "`torchenv lock` only if you trust the new file")) from None
         if bad is not None:
-            raise SourceError(f"could not install conda package {bad['url']}: {text.splitlines()[0]}",
-                              url=bad["url"], hint="check the channel/mirror is reachable") from None
-        raise BackendError(f"the conda engine failed to install into {prefix}: {text}") from None
+            raise SourceError(_("could not install conda package {url}: {error}").format(
+                url=bad["url"], error=text.splitlines()[0]), url=bad["url"],
+                hint=_("check the channel/mirror is reachable")) from None
+        raise BackendError(_("the conda engine failed to install into {prefix}: {error}").format(
+            prefix=prefix, error=text)) from None
 
 
 def _worker_ops() -> dict[str, Any]:
@@ -314,6 +322,7 @@ _OPS: dict[str, Any] = _LazyOps()
 
 def _main(request: str, result: str) -> int:
     req = json.loads(Path(request).read_text())
+    i18n.use(req.get("languages") or ())        # its messages in the language of the torchenv that asked
     try:
         out: dict[str, Any] = {"result": _OPS[req["op"]](**req["args"])}
     except TorchenvError as exc:
@@ -321,7 +330,8 @@ def _main(request: str, result: str) -> int:
         out = {"error": {"type": kind, "message": exc.message, "hint": exc.hint,
                          "url": getattr(exc, "url", None)}}
     except Exception as exc:
-        out = {"error": {"type": "BackendError", "message": f"the conda engine failed: {type(exc).__name__}: {exc}"}}
+        out = {"error": {"type": "BackendError", "message": _("the conda engine failed: {kind}: {error}").format(
+            kind=type(exc).__name__, error=exc)}}
     tmp = Path(result + ".part")
     tmp.write_text(json.dumps(out))
     os.replace(tmp, result)

@@ -93,7 +93,7 @@ def run_tool(cmd: list[str], *, what: str, env: dict[str, str] | None = None,
         out = (proc.stderr.strip() or proc.stdout.strip())
         tail = "\n".join(out.splitlines()[-25:])
         failure = classify(out)
-        kind = f"; {failure.kind}" if failure else ""
+        kind = f"; {_(failure.kind)}" if failure else ""   # the kind is an id; shown in the user's language
         raise error(_("{what} failed (exit {code}{kind}):").format(what=what, code=proc.returncode, kind=kind)
                     + f"\n{tail}",
                     hint=failure.hint if failure else hint)

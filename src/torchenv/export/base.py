@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
+from ..i18n import N_
+
 if TYPE_CHECKING:
     from ..lock.model import LockedWheel, Lockfile, LockTarget
 
@@ -32,24 +34,24 @@ class ExportKind:
 
 
 KINDS: dict[str, ExportKind] = {k.name: k for k in (
-    ExportKind("pylock", "pylock:render", "PEP 751 pylock.toml (uv pip install -r pylock.toml, uv pip sync)"),
+    ExportKind("pylock", "pylock:render", N_("PEP 751 pylock.toml (uv pip install -r pylock.toml, uv pip sync)")),
     ExportKind("requirements", "requirements:render",
-               "requirements.txt for pip install --require-hashes -r (index lines per tier, hashes)"),
-    ExportKind("uv", "uvproject:render", "pyproject.toml block: [[tool.uv.index]] per tier + [tool.uv.sources]"),
-    ExportKind("pixi", "pixi:render", "pixi.toml: platform, CUDA system requirement, pypi dependencies"),
-    ExportKind("conda-env", "condaenv:render", "environment.yml: conda packages + a pip: section"),
-    ExportKind("dockerfile", "container:dockerfile", "Dockerfile on the tier's nvidia/cuda (or python) base"),
-    ExportKind("apptainer", "container:apptainer", "Apptainer/Singularity definition file"),
-    ExportKind("modulefile", "modulefile:tcl", "Tcl modulefile for Environment Modules (and Lmod)",
+               N_("requirements.txt for pip install --require-hashes -r (index lines per tier, hashes)")),
+    ExportKind("uv", "uvproject:render", N_("pyproject.toml block: [[tool.uv.index]] per tier + [tool.uv.sources]")),
+    ExportKind("pixi", "pixi:render", N_("pixi.toml: platform, CUDA system requirement, pypi dependencies")),
+    ExportKind("conda-env", "condaenv:render", N_("environment.yml: conda packages + a pip: section")),
+    ExportKind("dockerfile", "container:dockerfile", N_("Dockerfile on the tier's nvidia/cuda (or python) base")),
+    ExportKind("apptainer", "container:apptainer", N_("Apptainer/Singularity definition file")),
+    ExportKind("modulefile", "modulefile:tcl", N_("Tcl modulefile for Environment Modules (and Lmod)"),
                file_in_dir="{name}/{target}"),
-    ExportKind("modulefile-lua", "modulefile:lua", "Lua modulefile for Lmod", file_in_dir="{name}/{target}.lua"),
-    ExportKind("github-actions", "ci:github", "GitHub Actions workflow: cache, up --frozen, verify (+ GPU job)",
+    ExportKind("modulefile-lua", "modulefile:lua", N_("Lua modulefile for Lmod"), file_in_dir="{name}/{target}.lua"),
+    ExportKind("github-actions", "ci:github", N_("GitHub Actions workflow: cache, up --frozen, verify (+ GPU job)"),
                multi_target=True),
-    ExportKind("gitlab-ci", "ci:gitlab", "GitLab CI pipeline: cache, up --frozen, verify (+ GPU job)",
+    ExportKind("gitlab-ci", "ci:gitlab", N_("GitLab CI pipeline: cache, up --frozen, verify (+ GPU job)"),
                multi_target=True),
-    ExportKind("conda-lock", "condalock:conda_lock", "conda-lock.yml v1 (conda-lock install, micromamba create -f)",
+    ExportKind("conda-lock", "condalock:conda_lock", N_("conda-lock.yml v1 (conda-lock install, micromamba create -f)"),
                default_output="conda-lock.yml", conda_only=True, multi_target=True),
-    ExportKind("explicit", "condalock:explicit", "an @EXPLICIT list (conda create --file)", conda_only=True),
+    ExportKind("explicit", "condalock:explicit", N_("an @EXPLICIT list (conda create --file)"), conda_only=True),
 )}
 
 
@@ -81,7 +83,7 @@ class ExportRequest:
 
 
 def renderer(kind: ExportKind) -> Callable[[ExportRequest], str]:
-    module, _, func = kind.renderer.partition(":")
+    module, _sep, func = kind.renderer.partition(":")
     return cast("Callable[[ExportRequest], str]", getattr(importlib.import_module(f"torchenv.export.{module}"), func))
 
 

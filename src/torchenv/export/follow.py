@@ -12,6 +12,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..i18n import _
+
 if TYPE_CHECKING:
     from ..intent.model import Intent
 
@@ -28,9 +30,10 @@ class Followed:
     with_: tuple[str, ...] = ()
 
     def sentence(self) -> str:
-        tier = f", tier {self.tier}" if self.tier else ""
-        py = f", Python {self.python}" if self.python else ""
-        return f"following {self.file} (no torchenv.toml): torch {self.torch}{tier}{py}"
+        tier = _(", tier {tier}").format(tier=self.tier) if self.tier else ""
+        py = _(", Python {python}").format(python=self.python) if self.python else ""
+        return _("following {file} (no torchenv.toml): torch {torch}{tier}{python}").format(
+            file=self.file, torch=self.torch, tier=tier, python=py)
 
 
 def _tier(version: str, index: str | None) -> str | None:

@@ -86,7 +86,10 @@ def answer(argv: list[str]) -> int | None:
         _ = _translator()
         sys.stdout.write(_("{env} is up to date with {lock} (target {target})").format(
             env=_rel(stamp["env"]), lock=stamp["lock"], target=stamp["target"]) + "\n")
-        sys.stderr.write("".join(f"{_('warning:')} {w}\n" for w in stamp["warnings"]))
+        if stamp["warnings"]:             # English data (requirement-file notes), shown as the full path shows them
+            from ..ui import warning_shown
+
+            sys.stderr.write("".join(f"{_('warning:')} {warning_shown(w)}\n" for w in stamp["warnings"]))
     except (OSError, ValueError, KeyError, TypeError):
         return None
     return 0

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import IntentError
+from ..i18n import _
 
 if TYPE_CHECKING:
     from ..intent.model import Intent
@@ -142,7 +143,8 @@ def _run_locked(project_dir: Path, options: LockOptions, ui: Ui) -> list[str]:
         written.append(target.name)
     assert lock is not None
     write_lock(project.lock_path, lock)
-    ui.step(f"wrote {project.lock_path} ({', '.join(written)}; targets now: {', '.join(t.name for t in lock.targets)})")
+    ui.step(_("wrote {lock} ({written}; targets now: {targets})").format(
+        lock=project.lock_path, written=", ".join(written), targets=", ".join(t.name for t in lock.targets)))
     return written
 
 
@@ -152,7 +154,7 @@ def _machine_plans(project: Project, options: LockOptions, ui: Ui) -> list[Plan]
     from ..intent import requirements as reqmod
     from .stages import plan_for
 
-    with ui.progress("planning (probe + resolve)"):
+    with ui.progress(_("planning (probe + resolve)")):
         plans = cluster_plans(project.intent, options.machine, options.sources)
     if plans is None:
         return [plan_for(project, options, ui)]

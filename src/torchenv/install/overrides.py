@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import IntentError
+from ..i18n import _
 from ..intent.load import INTENT_FLAG_KEYS
 
 if TYPE_CHECKING:
@@ -67,8 +68,9 @@ def remembered(overrides: IntentOverrides, base: Intent, lock: Lockfile | None, 
 def said(kept: dict[str, Any]) -> str:
     """One sentence for the output: which flags were kept, and how to change that."""
     flags = " ".join(_flag_words(attr, value) for attr, value in kept.items())
-    return (f"kept {flags} from the last `torchenv up` (torchenv.lock remembers them); "
-            "`--save` writes them into torchenv.toml, `--reset-overrides` plans from torchenv.toml alone")
+    return _("kept {flags} from the last `torchenv up` (torchenv.lock remembers them); "
+             "`--save` writes them into torchenv.toml, `--reset-overrides` plans from torchenv.toml alone").format(
+        flags=flags)
 
 
 def _flag_words(attr: str, value: Any) -> str:

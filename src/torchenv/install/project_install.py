@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..i18n import _
+
 if TYPE_CHECKING:
     from ..lock.model import Lockfile
     from ..resolve.plan import Plan
@@ -132,11 +134,11 @@ def sync_project(env: Path, python: Path, plan: Plan, project_dir: Path, ui: Any
     st._write_json(st.marker_dir(env) / RECORD, record)
     _refresh_state(env)
     if error is not None:
-        ui.warn(f"the project itself could not be installed into {env} ({error}); its dependencies are installed. "
-                "It is tried again when pyproject.toml/setup.py/setup.cfg change; to try it by hand: "
-                "`torchenv run -- python -m pip install --no-deps -e .`")
+        ui.warn(_("the project itself could not be installed into {env} ({error}); its dependencies are installed. "
+                  "It is tried again when pyproject.toml/setup.py/setup.cfg change; to try it by hand: "
+                  "`torchenv run -- python -m pip install --no-deps -e .`").format(env=env, error=error))
         return None
-    ui.step(f"installed the project itself into {env} (editable, as `pip install -e .` does)")
+    ui.step(_("installed the project itself into {env} (editable, as `pip install -e .` does)").format(env=env))
     return "installed"
 
 
@@ -185,7 +187,7 @@ def _run_install(python: Path, plan: Plan, project_dir: Path, ui: Any) -> str | 
         cmd = [str(python), "-m", "pip", "install", "--quiet", "--no-deps", *sources.args, "-e", str(project_dir)]
         env = {**pip_environ(), **sources.env}
     try:
-        with ui.progress("installing the project itself (editable)"):
+        with ui.progress(_("installing the project itself (editable)")):
             run_tool(cmd, what=f"installing {project_dir} into the env (editable)", env=env)
     except TorchenvError as exc:
         return _failure_line(exc.message)

@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from ..i18n import _
 from ..paths import STATE_DIR
 
 LOCK_NAME = "up.lock"
@@ -94,7 +95,8 @@ def project_lock(project_dir: Path, ui: Any = None, *, timeout: float = -1) -> I
         except OSError:
             holder = "?"
         if ui is not None:
-            ui.warn(f"another torchenv (PID {holder}) is working in {project_dir}; waiting for it to finish")
+            ui.warn(_("another torchenv (PID {pid}) is working in {project}; waiting for it to finish").format(
+                pid=holder, project=project_dir))
         try:
             lock.acquire(timeout=timeout)
         except Timeout:

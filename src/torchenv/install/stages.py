@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..i18n import _
+
 if TYPE_CHECKING:
     from ..backends.base import Backend
     from ..intent.model import Intent
@@ -96,7 +98,8 @@ def _kept_overrides(up: UpOptions, base: Intent, src: Path, lock: Lockfile | Non
     if up.save and flags:
         path = save_to_toml(src, flags)
         if ui is not None:
-            ui.step(f"wrote {', '.join(flags)} into {path.name}".replace("with_", "with"))
+            ui.step(_("wrote {flags} into {file}").format(flags=", ".join(flags).replace("with_", "with"),
+                                                          file=path.name))
     return overrides, ({} if up.save else record(overrides, base))
 
 
@@ -105,7 +108,7 @@ def plan_for(project: Project, options: Any, ui: Ui) -> Plan:
     from ..intent import requirements as reqmod
     from . import up
 
-    with ui.progress("planning (probe + resolve)"):
+    with ui.progress(_("planning (probe + resolve)")):
         plan = up.make_plan(project.intent, options)
     reqmod.check_against_plan(list(project.reqs), plan)
     return plan
@@ -115,5 +118,5 @@ def lock_with(backend: Backend, plan: Plan, project: Project, ui: Ui) -> LockTar
     """Exact files with sha256 for ``plan`` (the backend's engine resolves; nothing is installed)."""
     from ..intent import requirements as reqmod
 
-    with ui.progress(f"locking {plan.target_name} ({plan.installer})"):
+    with ui.progress(_("locking {target} ({installer})").format(target=plan.target_name, installer=plan.installer)):
         return backend.lock_target(requirements=reqmod.as_lines(list(project.reqs)))

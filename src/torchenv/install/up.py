@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import EnvError, LockError
+from ..i18n import _
 
 if TYPE_CHECKING:
     from ..backends.base import Backend
@@ -143,8 +144,9 @@ def new_lockfile(old: Lockfile | None, intent: Intent, reqs: list[ProjectRequire
     elif old is not None:
         stale = sorted(t.name for t in old.targets if t.name != target.name)
         if stale:
-            ui.warn(f"torchenv.toml or the requirements changed: dropped targets {', '.join(stale)} from the lock; "
-                    + "re-add them with " + ", ".join(f"`torchenv lock --target {n}`" for n in stale))
+            ui.warn(_("torchenv.toml or the requirements changed: dropped targets {targets} from the lock; re-add "
+                      "them with {commands}").format(targets=", ".join(stale),
+                                                     commands=", ".join(f"`torchenv lock --target {n}`" for n in stale)))
     facts = machine_facts(plan)
     if plan.machine.assumed and old is not None and old.machine and not old.machine.get("assumed"):
         facts = old.machine   # keep the real machine's facts when adding a target for another one
@@ -180,14 +182,15 @@ def _aside(env: Path, project_dir: Path, force: bool, ui: Ui) -> Iterator[None]:
             safety.remove_half_built(env, project_dir)
             old.rename(env)
         except OSError as exc:
-            ui.warn(f"the new environment failed and could not be cleared ({exc}); your previous one is at {old}")
+            ui.warn(_("the new environment failed and could not be cleared ({error}); your previous one is at "
+                      "{old}").format(error=exc, old=old))
             raise
-        ui.warn(f"the new environment failed; your previous one is back in place at {env}")
+        ui.warn(_("the new environment failed; your previous one is back in place at {env}").format(env=env))
         raise
     try:
         safety.remove_env(old, project_dir, force=force, made_at=env)
     except safety.EnvRefused as exc:
-        ui.warn(f"kept the previous environment at {old}: {exc.message}")
+        ui.warn(_("kept the previous environment at {old}: {why}").format(old=old, why=exc.message))
 
 
 def _create(backend: Backend, env: Path, project_dir: Path, found: EnvClaim, ui: Ui) -> None:
@@ -207,7 +210,8 @@ def _create(backend: Backend, env: Path, project_dir: Path, found: EnvClaim, ui:
                 if found.kind == safety.EMPTY:
                     env.mkdir()
             except (OSError, safety.EnvRefused) as exc:
-                ui.warn(f"could not clear the half-made {env} ({exc}); remove it before the next `torchenv up`")
+                ui.warn(_("could not clear the half-made {env} ({error}); remove it before the next `torchenv up`").format(
+                    env=env, error=exc))
         raise
     safety.write_owner(env, project_dir, backend=backend.plan.backend)
 
@@ -248,11 +252,13 @@ def _hand_changes(before: dict[str, str], target: LockTarget, keep: frozenset[st
         if name in keep:
             continue
         if want is None:
-            out.append(f"{name} {version} was added by hand (not in torchenv.lock; add it to your requirements to keep it)")
+            out.append(_("{name} {version} was added by hand (not in torchenv.lock; add it to your requirements to "
+                         "keep it)").format(name=name, version=version))
         elif want.version.lower() != version.lower() and want.version.replace("-", "_") != version:
-            out.append(f"{name} {version} was changed by hand (the lock has {want.version})")
+            out.append(_("{name} {version} was changed by hand (the lock has {locked})").format(
+                name=name, version=version, locked=want.version))
     for name in sorted(set(locked) - set(before)):
-        out.append(f"{name} {locked[name].version} was removed by hand")
+        out.append(_("{name} {version} was removed by hand").format(name=name, version=locked[name].version))
     return out
 
 
@@ -328,7 +334,7 @@ class OfflineSources(OnlineSources):
 
         prep = prepare_offline(choice.target, from_path=self.from_path, plan_sources=choice.plan.sources, ui=ui)
         for note in prep.notes:
-            ui.step(f"offline: {note}, all hash-checked against torchenv.lock")
+            ui.step(_("offline: {note}, all hash-checked against torchenv.lock").format(note=note))
         if self.borrowed is not None:
             adopt_project_files(self.borrowed, project.dir, ui)
         return dataclasses.replace(choice, plan=dataclasses.replace(choice.plan, sources=prep.sources),
@@ -453,8 +459,8 @@ def _announce_changes(old: Lockfile | None, target: LockTarget, ui: Ui) -> tuple
     previous = old.target(target.name) or next(
         (t for t in old.targets if t.os == target.os and t.arch == target.arch), None)
     changes = diff_targets(previous, target)
-    ui.step("torchenv.toml or the requirements changed; the new lock differs in:")
-    for line in changes or ["(no package changes)"]:
+    ui.step(_("torchenv.toml or the requirements changed; the new lock differs in:"))
+    for line in changes or [_("(no package changes)")]:
         ui.info(f"    {line}")
     return tuple(changes)
 
@@ -468,7 +474,7 @@ def _record(project: Project, choice: TargetChoice, ui: Ui) -> None:
 
     write_lock(project.lock_path, new_lockfile(project.lock, project.intent, list(project.reqs), choice.target,
                                                choice.plan, ui, lock_entry(project.dir), project.remembered))
-    ui.step(f"wrote {project.lock_path.name} (target {choice.target.name})")
+    ui.step(_("wrote {lock} (target {target})").format(lock=project.lock_path.name, target=choice.target.name))
 
 
 def _verify_if_needed(status: str, env: Path, python: Path, target: LockTarget, plan: Plan, project_dir: Path,
@@ -490,7 +496,7 @@ def _verify_if_needed(status: str, env: Path, python: Path, target: LockTarget, 
         if last is None:
             once()
             return status, None
-        ui.step(f"{env}: its last verify {last}; verifying again")
+        ui.step(_("{env}: its last verify {problem}; verifying again").format(env=env, problem=_(last)))
         status = "verified"
     from ..verify import bytecode
 
@@ -543,10 +549,11 @@ class EnvSeen:
         """Why the env must be built anew (``None``: keep it); the words ``up`` prints."""
         if not self.exists:
             return None
-        rules = ((not self.ours, "replacing (--force)"),
-                 (self.python_now != target.python, f"rebuilding (Python {self.python_now} -> {target.python})"),
-                 (self.broken_python is not None, f"rebuilding ({self.broken_python})"),
-                 (force, "rebuilding (--force)"))
+        rules = ((not self.ours, _("replacing (--force)")),
+                 (self.python_now != target.python,
+                  _("rebuilding (Python {was} -> {python})").format(was=self.python_now, python=target.python)),
+                 (self.broken_python is not None, _("rebuilding ({why})").format(why=self.broken_python)),
+                 (force, _("rebuilding (--force)")))
         return next((words for applies, words in rules if applies), None)
 
 
@@ -559,7 +566,7 @@ def _look(env: Path, project_dir: Path, force: bool) -> EnvSeen:
     exists = found.kind not in (safety.ABSENT, safety.EMPTY)
     broken = st.interpreter_problem(env, st.read_state(env)) if ours else None
     if ours and broken is None and not st.env_python(env).exists():
-        broken = "broken interpreter"
+        broken = _("broken interpreter")
     return EnvSeen(found, ours, exists, st.env_python_version(env) if exists else None, broken)
 
 
@@ -568,27 +575,28 @@ def _in_place_action(backend: Backend, env: Path, target: LockTarget, ui: Ui) ->
     from ..backends import state as st
 
     if st.in_progress(env):
-        ui.step(f"{env}: a previous install did not finish; repairing (re-installing every locked file)")
+        ui.step(_("{env}: a previous install did not finish; repairing (re-installing every locked file)").format(
+            env=env))
         return "repair"
     state = st.read_state(env)
     if state is None or state.target != target.name or state.lock_digest != st.target_digest(target) \
             or state.engine != backend.engine_name:
-        ui.step(f"syncing {env} to target {target.name}")
+        ui.step(_("syncing {env} to target {target}").format(env=env, target=target.name))
         return "sync"
     fp = st.fingerprint(env, target.python)
     damage = _damage(env, state, fp)
     if damage is not None:
-        ui.step(f"{env}: {damage}; repairing (re-installing every locked file)")
+        ui.step(_("{env}: {damage}; repairing (re-installing every locked file)").format(env=env, damage=damage))
         backend.forget_cached(st.damaged_distributions(env, state))
         return "reinstall"
     if fp == state.fingerprint:
-        ui.step(f"{env} is up to date")
+        ui.step(_("{env} is up to date").format(env=env))
         return "up-to-date"
     from .project_install import kept_names
 
     for line in _hand_changes(st.distributions(fp), target, backend.kept_packages | kept_names(env)):
         ui.warn(f"{env}: {line}")
-    ui.step(f"{env}: restoring the locked packages")
+    ui.step(_("{env}: restoring the locked packages").format(env=env))
     return "restore"
 
 
@@ -628,13 +636,14 @@ def sync_env(backend: Backend, env: Path, target: LockTarget, plan: Plan, ui: Ui
         reinstall, status = _IN_PLACE[action]
         _install(backend, env, target, files, reinstall=reinstall)
         return status
-    why = why or "creating"
-    ui.step(f"{why} {env} with Python {target.python} ({plan.installer})")
+    created = why is None
+    ui.step(_("{why} {env} with Python {python} ({installer})").format(
+        why=why or _("creating"), env=env, python=target.python, installer=plan.installer))
     with _aside(env, project_dir, force, ui):
         _create(backend, env, project_dir, seen.claim, ui)
         st.mark_created(env)
         _install(backend, env, target, files, reinstall=False)
-    return "installed" if why == "creating" else "rebuilt"
+    return "installed" if created else "rebuilt"
 
 
 def _install(backend: Backend, env: Path, target: LockTarget, files: list[Path] | None, *,
@@ -662,7 +671,7 @@ def _damage(env: Path, state: Any, fp: tuple[str, ...]) -> str | None:
     if fp != state.fingerprint:
         return None
     if state.schema < st.STATE_SCHEMA:
-        return "it was installed by an older torchenv that did not record its files"
+        return _("it was installed by an older torchenv that did not record its files")
     return st.files_problem(env, state)
 
 
@@ -711,7 +720,7 @@ def verify_env(python: Path, target: LockTarget, plan: Plan, project_dir: Path, 
         running = start_verify(python, expected=expected_from_target(target), expects_gpu=expects_gpu)
     try:
         meanwhile()
-        with ui.progress("verifying (import torch, devices, a small computation)"):
+        with ui.progress(_("verifying (import torch, devices, a small computation)")):
             report = running.result()
     except BaseException:
         running.stop()

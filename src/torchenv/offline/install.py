@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import LockError
+from ..i18n import _
 
 if TYPE_CHECKING:
     from ..lock.model import LockTarget
@@ -99,22 +100,24 @@ def prepare_offline(target: LockTarget, *, from_path: Path | None, plan_sources:
 
     from_path = Path(from_path) if from_path else None
     if from_path is not None and not from_path.exists():
-        raise BundleError(f"{from_path}: no such bundle or folder",
-                          hint="pass the tar made by `torchenv bundle`, its unpacked folder, or a folder of wheels")
+        raise BundleError(_("{path}: no such bundle or folder").format(path=from_path),
+                          hint=_("pass the tar made by `torchenv bundle`, its unpacked folder, or a folder of wheels"))
     located = locate_target(target, from_path, ui)
     if located.problems:
         head = located.problems[:12]
-        more = f"\n  … and {len(located.problems) - 12} more" if len(located.problems) > 12 else ""
+        more = _("\n  … and {count} more").format(count=len(located.problems) - 12) if len(located.problems) > 12 else ""
         raise _incomplete_class()(
-            f"cannot install target {target.name} offline: {len(located.problems)} file(s) missing or different"
-            " (nothing was changed):\n  " + "\n  ".join(head) + more, url=str(from_path) if from_path else None,
-            hint="make a bundle for this target where there is network (`torchenv bundle --target "
-                 f"{target.name}`), or add the listed files to the folder; files must match torchenv.lock")
+            _("cannot install target {target} offline: {count} file(s) missing or different (nothing was changed):"
+              "\n  {files}").format(target=target.name, count=len(located.problems), files="\n  ".join(head)) + more,
+            url=str(from_path) if from_path else None,
+            hint=_("make a bundle for this target where there is network (`torchenv bundle --target {target}`), or "
+                   "add the listed files to the folder; files must match torchenv.lock").format(target=target.name))
     conda = tuple(dataclasses.replace(c, url=located.found[c.url.rsplit("/", 1)[-1]].resolve().as_uri())
                   for c in target.conda)
     local_target = dataclasses.replace(target, conda=conda)
-    notes = (f"{located.from_cache} file(s) from the cache, {located.from_source} from {from_path}"
-             if from_path else f"{located.from_cache} file(s) from the cache",)
+    notes = (_("{cached} file(s) from the cache, {found} from {folder}").format(
+        cached=located.from_cache, found=located.from_source, folder=from_path) if from_path
+        else _("{cached} file(s) from the cache").format(cached=located.from_cache),)
     return OfflinePrep(offline_sources(located.found, from_path, plan_sources), local_target,
                        dict(located.found), notes)
 
@@ -169,7 +172,8 @@ def adopt_project_files(src: Path, project_dir: Path, ui: Ui) -> None:
         dest = project_dir / rel
         if not dest.exists():
             write_text_atomic(dest, f.read_text(encoding="utf-8"))
-    ui.step(f"copied the bundle's torchenv.toml, torchenv.lock and requirement files into {project_dir}")
+    ui.step(_("copied the bundle's torchenv.toml, torchenv.lock and requirement files into {path}").format(
+        path=project_dir))
 
 
 def no_lock_error(lock_path: Path, from_path: Path | None, plan: Any) -> LockError:
@@ -179,7 +183,8 @@ def no_lock_error(lock_path: Path, from_path: Path | None, plan: Any) -> LockErr
         from .localdir import check_dir_against_plan
 
         problems = check_dir_against_plan(from_path, plan)
-    listing = ("; the folder lacks:\n  " + "\n  ".join(problems)) if problems else ""
-    return LockError(f"{lock_path}: no lock file, and an offline install cannot resolve one" + listing,
-                     hint="run `torchenv lock --target " + plan.target_name + "` (or `torchenv bundle`) where there "
-                          "is network and copy torchenv.lock (or the bundle) here")
+    listing = _("; the folder lacks:\n  {files}").format(files="\n  ".join(problems)) if problems else ""
+    return LockError(_("{path}: no lock file, and an offline install cannot resolve one").format(path=lock_path)
+                     + listing,
+                     hint=_("run `torchenv lock --target {target}` (or `torchenv bundle`) where there is network and "
+                            "copy torchenv.lock (or the bundle) here").format(target=plan.target_name))

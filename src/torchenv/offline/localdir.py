@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..i18n import _
 from .layout import CONDA, FILES, Bundle
 
 if TYPE_CHECKING:
@@ -93,8 +94,8 @@ def index_dir(directory: Path) -> dict[str, list[Path]]:
 
 
 def _mismatch(where: str, item: Needed, got: str, target: str) -> str:
-    return (f"{where}: sha256 differs from torchenv.lock (expected {short(item.sha256)}, file has {short(got)}), "
-            f"needed by target {target}")
+    return _("{where}: sha256 differs from torchenv.lock (expected {expected}, file has {got}), needed by target "
+             "{target}").format(where=where, expected=short(item.sha256), got=short(got), target=target)
 
 
 def _into_cache(path: Path, item: Needed) -> Path:
@@ -146,7 +147,7 @@ def import_from_tar(items: list[Needed], bundle: Bundle, target: str, result: Lo
     by_name = {i.filename: i for i in items}
     root = paths.wheel_cache()
     total = sum(1 for _ in items)
-    progress = ui.progress(f"reading {bundle.path.name}", total=total) if ui is not None else None
+    progress = ui.progress(_("reading {file}").format(file=bundle.path.name), total=total) if ui is not None else None
     advance = progress.__enter__() if progress is not None else (lambda n=1, total=None: None)
     try:
         with bundle.walk() as members:
@@ -164,8 +165,8 @@ def import_from_tar(items: list[Needed], bundle: Bundle, target: str, result: Lo
                             out.write(block)
                             h.update(block)
                     if h.hexdigest() != item.sha256:
-                        result.problems.append(_mismatch(f"{member.path} in {bundle.path.name}", item,
-                                                         h.hexdigest(), target))
+                        where = _("{member} in {bundle}").format(member=member.path, bundle=bundle.path.name)
+                        result.problems.append(_mismatch(where, item, h.hexdigest(), target))
                         result.mismatched.add(item.filename)
                         continue
                     os.replace(tmp, final)
@@ -199,8 +200,11 @@ def locate_target(target: LockTarget, from_path: Path | None, ui: Any = None) ->
             locate_in_dir(rest, from_path, target.name, result)
     for item in rest:
         if item.filename not in result.found and item.filename not in result.mismatched:
-            where = f" in {from_path} or the cache" if from_path is not None else " in the cache (no --from given)"
-            result.problems.append(f"missing: {item.label} ({item.filename}), needed by target {target.name}{where}")
+            result.problems.append(
+                _("missing: {label} ({file}), needed by target {target} in {folder} or the cache").format(
+                    label=item.label, file=item.filename, target=target.name, folder=from_path) if from_path is not None
+                else _("missing: {label} ({file}), needed by target {target} in the cache (no --from given)").format(
+                    label=item.label, file=item.filename, target=target.name))
     return result
 
 
@@ -219,5 +223,6 @@ def check_dir_against_plan(directory: Path, plan: Plan) -> list[str]:
         if name not in torch_family():
             continue
         if best_file(files, name, pkg.version, tier=plan.tier, ranking=ranking, allow_local=True) is None:
-            out.append(f"missing: {name} {pkg.version} for {py} {plat} in {directory}")
+            out.append(_("missing: {name} {version} for {python} {platform} in {folder}").format(
+                name=name, version=pkg.version, python=py, platform=plat, folder=directory))
     return out

@@ -116,6 +116,22 @@ REASONS = (
     N_("no build carries code for every GPU of this machine: plan for some of them by hiding the others "
        "with CUDA_VISIBLE_DEVICES"),
     N_("known releases: {releases}"),
+    N_("torchenv's recipes do not know tier {tier} for {which} (newest known release {version})"),
+    N_("torchenv's recipes do not know tier {tier} for {which} (newest known release {version}); would work "
+       "instead: {alternatives}"),
+    N_("any torch release"),
+    N_("tiers the recipes know for {which} on {platform}: {tiers}"),
+    N_("if the {tier} index has this release, `torchenv recipes refresh --tier {tier}` records it "
+       "(recipes/releases.toml holds the shipped facts); otherwise pick a known tier"),
+    N_("if the {tier} index has this release, `torchenv recipes refresh --tier {tier}` records it "
+       "(recipes/releases.toml holds the shipped facts); otherwise pick a known tier, e.g. {flags}"),
+    N_("{tier} skipped: torchenv's recipes do not know tier {tier} (recipes/tiers.toml)"),
+    N_("torchenv's recipes do not know a torch release matching {spec} (they know {first} to {last}); this says "
+       "nothing about the machine"),
+    N_("torchenv's recipes do not know a torch release matching {spec} (they know {first} to {last}); this says "
+       "nothing about the machine; would work instead: {alternatives}"),
+    N_("if it is released, `torchenv recipes refresh` (or `--from` a mirror or folder) teaches torchenv its builds; "
+       "otherwise pin a known release"),
     N_("no torch build for {what} runs on this machine ({platform}); would work instead: {alternatives}"),
     N_("no torch build for {what} runs on this machine ({platform}); no nearby alternative passes every "
        "check either"),
@@ -137,4 +153,49 @@ REASONS = (
     N_("torch {version} with {tier}"),
     N_("try {flags}"),
     N_("see the reasons above; `torchenv plan --json` lists them"),
+    # reachable: the candidates a fallback skipped and why (their files cannot be had from here), and its refusals
+    N_("the same build for another Python"), N_("{wheel} in {folder}"), N_("PyPI's own build of torch {version}"),
+    N_("reachable builds: chose torch {version} ({tier}) for Python {python}, {why}, because {how}"),
+    N_("reachable builds: chose torch {version} ({tier}) for Python {python}, {why}, because {how}; "
+       "skipped {skipped}"),
+    N_("reachable builds: chose torch {version} ({tier}) for Python {python}, {why}, because {how}; "
+       "skipped {skipped} (and {count} more)"),
+    N_("reachable builds: the resolve pulled in {name}, which the source of torch {version} ({tier}) "
+       "does not serve ({message})"),
+    N_("its files are on this machine"), N_("it can be fetched from here"),
+    N_("skipped {what}"),
+    N_("skipped: {what}"),
+    N_("torch {version} ({tier}) for Python {python}: {why}"),
+    N_("--{flags} ({candidate}): {why}"),
+    N_("--{flags} ({candidate})"),
+    N_("does not fit this machine ({why})"),
+    N_("your pip configuration's constraint file allows only {requirement} ({where}), and pip/uv apply it to "
+       "every install"),
+    N_("no {name} {version} wheel for Python {python} on {platform} in the torch source ({tried})"),
+    N_("no {name} {version} wheel for Python {python} on {platform} in the PyPI side ({tried})"),
+    N_("no source configured"),
+    N_("{url}: no {name} {version} wheel for Python {python} on {platform}"),
+    N_("{url}: no {name} wheel for Python {python}"),
+    N_("{url}: skipped ({why})"),
+    N_("{url}: skipped"),
+    N_("{url}: {why}"),
+    N_("cannot reach index {url}: {reason}"),
+    N_("index {url} answered HTTP {code}"),
+    N_("{url} not contacted: torchenv is offline (TORCHENV_OFFLINE=1)"),
+    N_("not on this machine; local files are tried first"),
+    N_("{host}: {why} earlier in this run"),
+    N_("could not get {file}: no usable source ({why})"),
+    N_("could not get {file} ({why})"),
+    N_("none given"),
+    N_("the project's requirements name {name}, which no reachable source of this plan serves ({tried})"),
+    N_("no torch build that runs here can be fetched from here; {tier} needs {why}"),
+    N_("check your network/proxy, pick a working mirror (`torchenv mirror test`), or put the wheels in a folder "
+       "listed in pip's find-links"),
+    N_("torch {version} ({tier}), as torchenv.toml asks ({explicit}), cannot be fetched from here: {why}; "
+       "reachable instead: {alternatives}"),
+    N_("none found"),
+    N_("the {name} mirror carries {tier}"),
+    N_("change torchenv.toml (or pass the flags) to one of these, or make the source reachable (network/proxy, "
+       "`torchenv mirror test`)"),
+    N_("host name not found (DNS)"), N_("timed out"), N_("connection refused"), N_("connection dropped"),
 )

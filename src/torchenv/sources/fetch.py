@@ -208,7 +208,7 @@ def _stream(url: str, filename: str, expected: str | None, out: Any, resp: Any, 
         with (resp if resp is not None else open_url(url, timeout=timeout)) as resp:
             length = resp.headers.get("Content-Length")
             total = int(length) if length and length.isdigit() else None
-            with _progress(ui, f"{filename} from {_label(url)}", total) as advance:
+            with _progress(ui, _("{file} from {host}").format(file=filename, host=_label(url)), total) as advance:
                 for block in iter(lambda: resp.read(CHUNK), b""):
                     out.write(block)
                     h.update(block)

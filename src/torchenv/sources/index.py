@@ -202,7 +202,7 @@ def fetch_page(url: str, timeout: float) -> list[IndexFile]:
         raise SourceError(_("index {url} answered HTTP {code}").format(url=url, code=exc.code), url=url,
                           hint=_hint(url)) from None
     except OSError as exc:
-        raise SourceError(_("cannot reach index {url}: {reason}").format(url=url, reason=describe(exc)), url=url,
+        raise SourceError(_("cannot reach index {url}: {reason}").format(url=url, reason=_(describe(exc))), url=url,
                           hint=_hint(url)) from None
     if "json" in ctype or body[:1] == b"{":
         try:
