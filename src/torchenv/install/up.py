@@ -626,7 +626,8 @@ def sync_env(backend: Backend, env: Path, target: LockTarget, plan: Plan, ui: Ui
         if action == "up-to-date":
             return action
     if seen.claim.kind == safety.ABSENT and backend.name == "venv":
-        ui.step(f"creating {env} with Python {target.python} ({plan.installer})")
+        ui.step(_("{why} {env} with Python {python} ({installer})").format(
+            why=_("creating"), env=env, python=target.python, installer=plan.installer))
         files = _create_while_fetching(backend, env, project_dir, seen.claim, target, ui)
         st.mark_created(env)
         _install(backend, env, target, files, reinstall=False)
