@@ -216,3 +216,23 @@ def remove_half_built(env: Path, project_root: Path) -> None:
                               f"remove what the link points to yourself, or {_hint_other_path()}"))
     if found is None:
         shutil.rmtree(path)
+
+
+def remove_scratch(path: Path, *, inside: Path) -> bool:
+    """Remove ``path``, a folder torchenv made for its own work, only when it lies strictly inside ``inside``.
+
+    Why a guard for scratch too: a temp folder or a replaced cache entry is computed from
+    other values (a pid, a hash, an environment variable); a wrong value must cost a stray
+    folder, never a walk through the user's files. Refuses symbolic links and anything
+    outside ``inside`` (returns ``False``); never raises for a folder already gone (``True``: allowed).
+    """
+    path = Path(path)
+    try:
+        where = path.parent.resolve(strict=True) / path.name
+        root = Path(inside).resolve(strict=True)
+    except OSError:
+        return False
+    if path.is_symlink() or root not in where.parents:
+        return False
+    shutil.rmtree(where, ignore_errors=True)
+    return True

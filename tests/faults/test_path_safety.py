@@ -461,3 +461,23 @@ def test_the_removal_function_refuses_everything_else(case, how, observed):
         if found.kind == safety.NEVER or (found.link and found.kind != safety.EMPTY):
             assert refused, (case, found)
     observed("as expected")
+
+
+def test_scratch_is_removed_only_inside_its_own_folder(tmp_path):
+    """A temp folder or replaced cache entry goes through ``safety.remove_scratch``: a path computed wrongly
+    (outside the folder it belongs in, the folder itself, or a link out of it) removes nothing."""
+    from torchenv.safety import remove_scratch
+
+    store, user = tmp_path / "store", tmp_path / "user-files"
+    (store / ".entry.1.tmp" / "pkg").mkdir(parents=True)
+    (user / "notes").mkdir(parents=True)
+    (user / "notes" / "thesis.tex").write_text("years of work")
+    (store / "link-out").symlink_to(user)
+    before = tree_digest(user)
+    assert not remove_scratch(user, inside=store)                  # outside
+    assert not remove_scratch(store, inside=store)                 # the folder itself
+    assert not remove_scratch(store / "link-out", inside=store)    # a link out of it
+    assert not remove_scratch(store / ".." / "user-files", inside=store)
+    assert tree_digest(user) == before and (store / "link-out").is_symlink()
+    assert remove_scratch(store / ".entry.1.tmp", inside=store) and not (store / ".entry.1.tmp").exists()
+    assert remove_scratch(store / "gone", inside=store)            # already gone: no error

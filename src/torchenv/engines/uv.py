@@ -227,13 +227,13 @@ class UvEngine(WheelEngine):
 
     def _settle(self, *, kill: bool = False) -> None:
         """Wait for (or end) the background unpacking; its outcome does not matter, the install checks everything."""
-        import shutil
+        from ..safety import remove_scratch
 
         for proc, tmp in self._warming:
             if kill:
                 proc.kill()
             proc.wait()
-            shutil.rmtree(tmp, ignore_errors=True)
+            remove_scratch(Path(tmp), inside=Path(tempfile.gettempdir()))
         self._warming = []
 
     def create_venv(self, *, python: str, path: Path) -> None:

@@ -16,10 +16,11 @@ Where links cannot be made (another filesystem), nothing is lent and Python comp
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from ..safety import remove_scratch
 
 if TYPE_CHECKING:
     from ..lock.model import LockTarget
@@ -150,10 +151,10 @@ def _link_all(site: Path, files: list[str], final: Path) -> int:
         if final.exists():                       # kept for another copy of the wheel: replaced
             old = final.with_name(f".{final.name}.{os.getpid()}.old")
             final.rename(old)
-            shutil.rmtree(old, ignore_errors=True)
+            remove_scratch(old, inside=final.parent)
         tmp.rename(final)
     except OSError:
-        shutil.rmtree(tmp, ignore_errors=True)   # another filesystem, or another run got there first
+        remove_scratch(tmp, inside=final.parent)   # another filesystem, or another run got there first
         return 0
     return len(files)
 
