@@ -85,7 +85,7 @@ def test_an_unexpected_error_is_one_line_naming_it(sh, project):
     lines = [line for line in quiet.stderr.splitlines() if line.strip()]
     assert len(lines) == 1, quiet.stderr
     assert "torchenv plan: unexpected ZeroDivisionError: division by zero" in lines[0]
-    assert "torchenv/commands/plan.py:" in lines[0] and "set TORCHENV_DEBUG=1 for the traceback" in lines[0]
+    assert "torchenv/resolve/reachable.py:" in lines[0] and "set TORCHENV_DEBUG=1 for the traceback" in lines[0]
     loud = subprocess.run([sys.executable, "-c", BUG, *argv], cwd=project, env={**env, "TORCHENV_DEBUG": "1"},
                           capture_output=True, text=True)
     assert loud.returncode == 1 and "Traceback (most recent call last)" in loud.stderr

@@ -33,8 +33,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..resolve.reachable import available_plan
-    from ..resolve.resolver import resolve
+    from ..resolve.reachable import reachable_plan
     from ..ui import Ui
 
     intent = _options.intent_from_args(args)
@@ -49,9 +48,7 @@ def run(args: argparse.Namespace) -> int:
             show_cluster_plan(ui, found)
         return 0
     try:
-        machine, overrides = _options.machine_from_args(args), _options.source_overrides(args)
-        plan = resolve(intent, machine, sources_overrides=overrides, check_index=True)
-        plan = available_plan(plan, intent, machine, overrides)   # as `up` does: what runs here and can be fetched
+        plan = reachable_plan(intent, _options.machine_from_args(args), _options.source_overrides(args))
     except Exception as exc:
         from ..errors import PlanRefused
 

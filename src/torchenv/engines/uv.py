@@ -133,11 +133,12 @@ def index_for(url: str, pypi: PypiSide) -> str:
     return pypi.index_url or OFFICIAL_PYPI
 
 
-# flag -> (uv variable, pip variable, separator per tool): where a source list goes when it carries a login
+# tool -> flag -> (variable, separator): where a source list goes when it carries a login
 _SOURCE_VARS = {
-    "--index-url": (("UV_INDEX_URL", " "), ("PIP_INDEX_URL", " ")),
-    "--extra-index-url": (("UV_EXTRA_INDEX_URL", " "), ("PIP_EXTRA_INDEX_URL", " ")),
-    "--find-links": (("UV_FIND_LINKS", ","), ("PIP_FIND_LINKS", " ")),
+    "uv": {"--index-url": ("UV_INDEX_URL", " "), "--extra-index-url": ("UV_EXTRA_INDEX_URL", " "),
+           "--find-links": ("UV_FIND_LINKS", ",")},
+    "pip": {"--index-url": ("PIP_INDEX_URL", " "), "--extra-index-url": ("PIP_EXTRA_INDEX_URL", " "),
+            "--find-links": ("PIP_FIND_LINKS", " ")},
 }
 
 
@@ -166,7 +167,7 @@ def source_flags(pypi: PypiSide, find_links: list[str], *, tool: str = "uv") -> 
     env: dict[str, str] = {}
     for flag, values in lists.items():
         logged = [with_credentials(v) for v in values]
-        var, sep = _SOURCE_VARS[flag][0 if tool == "uv" else 1]
+        var, sep = _SOURCE_VARS[tool][flag]
         secret = any(strip_secrets(v) != v for v in logged)
         if secret and not any(sep in v for v in logged):
             env[var] = sep.join(logged)

@@ -61,7 +61,7 @@ def make_plan(intent: Intent, options: UpOptions | LockOptions) -> Plan:
     from ..cluster.hooks import plan_on_node
     from ..options import UpOptions
     from ..probe.assume import machine_for
-    from ..resolve.reachable import available_plan
+    from ..resolve.reachable import reachable_plan
     from ..resolve.resolver import resolve
 
     on_node = plan_on_node(intent, options.machine, options.sources)   # --machine cluster.json: this node's type
@@ -73,9 +73,8 @@ def make_plan(intent: Intent, options: UpOptions | LockOptions) -> Plan:
         recipes_only = resolve(intent, machine, sources_overrides=options.sources)
         if locked_files_at_hand(recipes_only, lock):
             return recipes_only
-    plan = resolve(intent, machine, sources_overrides=options.sources, check_index=True)
     offline = isinstance(options, UpOptions) and options.is_offline
-    return available_plan(plan, intent, machine, options.sources, offline=offline)   # cuda = "auto": fetchable
+    return reachable_plan(intent, machine, options.sources, offline=offline)   # cuda = "auto": fetchable
 
 
 def locked_files_at_hand(plan: Plan, lock: Lockfile) -> bool:

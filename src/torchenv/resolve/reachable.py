@@ -80,6 +80,17 @@ class Candidate:
         return " ".join(w for w in words if w)
 
 
+def reachable_plan(intent: Intent, machine: Machine, overrides: SourceOverrides | None = None,
+                   *, offline: bool = False) -> Plan:
+    """The plan ``plan``, ``up`` and ``lock`` act on: resolved (the tier index checked when it answers), then
+    narrowed to what can be fetched from here (``available_plan``). One function, so ``plan`` never shows
+    another build than the one ``up`` installs."""
+    from .resolver import resolve
+
+    plan = resolve(intent, machine, sources_overrides=overrides, check_index=True)
+    return available_plan(plan, intent, machine, overrides, offline=offline)
+
+
 def available_plan(plan: Plan, intent: Intent, machine: Machine, overrides: SourceOverrides | None = None,
                    *, offline: bool = False, also_needed: frozenset[str] = frozenset()) -> Plan:
     """``plan`` when its torch-family files can be fetched; else (``auto`` only) the first reachable candidate.
