@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import secrets
 from pathlib import Path
+from typing import Any
 
 
 def write_atomic(path: Path | str, data: str | bytes, *, durable: bool = True) -> Path:
@@ -46,3 +47,12 @@ def _create_temp(path: Path) -> tuple[int, Path]:
         except FileExistsError:
             continue
     raise FileExistsError(f"could not create a temporary file beside {path}")
+
+
+def tomllib_module() -> Any:
+    """stdlib ``tomllib``, or ``tomli`` on Python 3.10 (same API; ``Any``: no stubs where mypy targets 3.10)."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    return tomllib

@@ -9,22 +9,16 @@ from __future__ import annotations
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any, cast
 
+from ..fileio import tomllib_module
+
 if TYPE_CHECKING:
     from pathlib import Path
-
-
-def _tomllib() -> Any:   # the tomllib/tomli module: no stubs where mypy targets Python 3.10
-    try:
-        import tomllib  # Python >= 3.11
-    except ModuleNotFoundError:  # pragma: no cover - Python 3.10
-        import tomli as tomllib
-    return tomllib
 
 
 @cache
 def recipe(name: str) -> dict[str, Any]:
     """The parsed ``recipes/<name>.toml``. Raises ``FileNotFoundError`` for an unknown name."""
-    return cast("dict[str, Any]", _tomllib().loads(_read(f"{name}.toml").decode("utf-8")))
+    return cast("dict[str, Any]", tomllib_module().loads(_read(f"{name}.toml").decode("utf-8")))
 
 
 def overlay_path() -> Path:
@@ -49,7 +43,7 @@ def overlay() -> dict[str, Any]:
     except OSError:
         return {}
     try:
-        return cast("dict[str, Any]", _tomllib().loads(raw.decode("utf-8")))
+        return cast("dict[str, Any]", tomllib_module().loads(raw.decode("utf-8")))
     except (ValueError, UnicodeDecodeError) as exc:
         raise TorchenvError(f"{path}: not a valid recipe overlay ({exc})",
                             hint="run `torchenv recipes refresh` again, or delete that file") from None

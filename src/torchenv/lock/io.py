@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import LockError
+from ..fileio import tomllib_module as tomllib_module  # callers import it from here too
 from ..i18n import _
 from .model import LOCK_VERSION, LockedCondaPackage, LockedWheel, Lockfile, LockTarget
 
@@ -118,15 +119,6 @@ def read_lock(path: Path) -> Lockfile:
         raise LockError(_("{path}: no such lock file").format(path=path),
                         hint=_("create it with `torchenv lock` (or `torchenv up`)")) from None
     return loads_lock(text, path=path)
-
-
-def tomllib_module() -> Any:
-    """stdlib ``tomllib``, or ``tomli`` on Python 3.10 (same API)."""
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib
-    return tomllib
 
 
 def loads_lock(text: str, *, path: Path | str = "torchenv.lock") -> Lockfile:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import IntentError
+from ..fileio import tomllib_module
 from ..i18n import _
 
 if TYPE_CHECKING:
@@ -53,14 +54,6 @@ class Preset:
         return bool(self.pypi if kind == "pypi" else self.torch if kind == "torch" else self.conda)
 
 
-def _tomllib() -> Any:   # the tomllib/tomli module: no stubs where mypy targets Python 3.10
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # pragma: no cover - Python 3.10
-        import tomli as tomllib
-    return tomllib
-
-
 def parse_presets(data: dict[str, Any]) -> dict[str, Preset]:
     """Presets from a mirrors.toml-shaped document (also used for ``--candidates-file``)."""
     from .credentials import remember  # a candidates file may hold logins: kept aside, never in a Preset
@@ -89,13 +82,13 @@ def presets() -> dict[str, Preset]:
     from importlib.resources import files
 
     text = files("torchenv.recipes").joinpath("mirrors.toml").read_text(encoding="utf-8")
-    return parse_presets(_tomllib().loads(text))
+    return parse_presets(tomllib_module().loads(text))
 
 
 def load_candidates(path: Path) -> dict[str, Preset]:
     """Presets from a user/test file in the mirrors.toml schema."""
     try:
-        return parse_presets(_tomllib().loads(Path(path).read_text(encoding="utf-8")))
+        return parse_presets(tomllib_module().loads(Path(path).read_text(encoding="utf-8")))
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise IntentError(_("cannot read mirror candidates: {error}").format(error=exc), file=str(path),
                           hint=_("use the schema of torchenv's recipes/mirrors.toml: "
@@ -163,7 +156,7 @@ def _user_layer() -> Layer | None:
     except OSError:
         return None
     try:
-        table = _tomllib().loads(text).get("mirror") or {}
+        table = tomllib_module().loads(text).get("mirror") or {}
     except ValueError as exc:
         raise IntentError(_("not valid TOML: {error}").format(error=exc), file=str(path),
                           hint=_("fix or delete the file; `torchenv mirror use NAME` rewrites [mirror]")) from None
