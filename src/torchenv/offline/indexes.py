@@ -109,7 +109,9 @@ def conda_repodata(packages: list[tuple[Any, Path]], *, work_dir: Path, ui: Any 
                 ui.warn(f"could not index the conda packages with the rattler engine ({exc}); "
                         "writing repodata.json from torchenv.lock's records instead")
         finally:
-            shutil.rmtree(stage, ignore_errors=True)
+            from ..safety import remove_scratch
+
+            remove_scratch(stage, inside=work_dir)
     out = {}
     for sub in subdirs:
         data = repodata_from_lock(sub, [pkg for pkg, _ in packages if pkg.subdir == sub])
