@@ -28,13 +28,19 @@ ARGPARSE_TEXTS = (N_("usage: "), N_("options"), N_("positional arguments"), N_("
                   N_("not allowed with argument %s"), N_("ambiguous option: %(option)s could match %(matches)s"))
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line; ``only``: just that verb's sub-parser (what ``main`` needs to run it).
+
+    Why ``only``: each verb's module and its flags cost a few ms to import and register, and a run
+    of one verb parses only its own flags; ``torchenv --help``, an unknown verb and ``completion``
+    get every verb.
+    """
     parser = argparse.ArgumentParser(
         prog="torchenv",
         description=_("A verified, reproducible PyTorch + CUDA environment for this project, in one command."))
     parser.add_argument("--version", action="version", version=f"torchenv {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
+    for name in (only,) if only in COMMANDS else COMMANDS:
         module = importlib.import_module(f"torchenv.commands.{name}")
         module.register(sub)
     return parser
@@ -60,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
 
     i18n.activate()                     # --help and usage errors in the user's language too
     argparse._ = _  # type: ignore[attr-defined]   # argparse's own words ("usage: ", "options", its errors) too
-    parser = build_parser()
+    parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
     i18n.activate({} if getattr(args, "json", False) else None)   # --json output stays English
     if not getattr(args, "command", None):

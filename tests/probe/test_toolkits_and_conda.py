@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from probe_fakes import Recorded
 
 NVCC_12_4 = ("nvcc: NVIDIA (R) Cuda compiler driver\nCopyright (c) 2005-2024 NVIDIA Corporation\n"
@@ -49,3 +50,25 @@ def test_conda_mamba_micromamba_deduplicated_with_versions_from_conda_meta(probe
                    "CONDA_EXE": "/opt/miniforge3/bin/conda"})
     assert [(c.kind, c.version) for c in m.conda] == [("conda", "24.9.2"), ("mamba", "1.5.10"),
                                                       ("micromamba", None)]
+
+
+def test_planning_for_up_and_lock_runs_no_nvcc(monkeypatch):
+    """``nvcc --version`` (a subprocess per toolkit) is no input to a plan: ``up``/``lock`` probe without it;
+    ``torchenv probe`` still lists the toolkits."""
+    import torchenv.probe.cuda_toolkits as toolkits
+    from torchenv.install.up import make_plan
+    from torchenv.intent.model import Intent
+    from torchenv.options import UpOptions
+    from torchenv.probe.assume import machine_for
+
+    class Stop(Exception):
+        pass
+
+    asked: list[str] = []
+    monkeypatch.setattr(toolkits, "probe_cuda_toolkits", lambda ctx: asked.append("nvcc") or [])
+    monkeypatch.setattr("torchenv.resolve.reachable.reachable_plan", lambda *a, **k: (_ for _ in ()).throw(Stop()))
+    with pytest.raises(Stop):
+        make_plan(Intent(), UpOptions())
+    assert asked == []
+    machine_for(UpOptions().machine)
+    assert asked == ["nvcc"]

@@ -67,7 +67,7 @@ def make_plan(intent: Intent, options: UpOptions | LockOptions) -> Plan:
     on_node = plan_on_node(intent, options.machine, options.sources)   # --machine cluster.json: this node's type
     if on_node is not None:
         return on_node
-    machine = machine_for(options.machine)
+    machine = machine_for(options.machine, toolkits=False)   # `nvcc --version` is no input to a plan
     lock = LOCK_IN_USE.get()
     if lock is not None:
         recipes_only = resolve(intent, machine, sources_overrides=options.sources)

@@ -47,11 +47,14 @@ def _guarded(ctx: ProbeContext, what: str, fn: Callable[[], T], default: T) -> T
 
 def probe_machine(*, environ: Mapping[str, str] | None = None, root: str | os.PathLike[str] = "/",
                   run: Runner | None = None, system: str | None = None, machine: str | None = None,
-                  nvml: Any = None) -> Machine:
+                  nvml: Any = None, toolkits: bool = True) -> Machine:
     """Probe the machine. Never raises for missing/broken drivers or tools: those are findings.
 
     ``system``/``machine`` override ``platform.system()``/``platform.machine()`` and ``nvml`` a
     pynvml-like module (False: skip NVML) — for tests, like ``root``, ``environ`` and ``run``.
+    ``toolkits=False`` leaves out the CUDA toolkits (``nvcc --version`` is a subprocess per
+    toolkit): no plan depends on them (torch wheels bring their own CUDA runtime), so ``up`` and
+    ``lock`` skip them; ``probe``, ``plan`` and ``doctor`` show them.
     """
     from ..machine import Machine
     from .apple import probe_apple
@@ -71,12 +74,13 @@ def probe_machine(*, environ: Mapping[str, str] | None = None, root: str | os.Pa
     apple = _guarded(ctx, "Apple silicon", lambda: probe_apple(ctx, osinfo.arch), None)
     conda: list[CondaExe] = _guarded(ctx, "conda", lambda: probe_conda(ctx), [])
     pythons: list[PythonInstall] = _guarded(ctx, "Pythons", lambda: probe_pythons(ctx, conda), [])
-    toolkits: list[CudaToolkit] = _guarded(ctx, "CUDA toolkits", lambda: probe_cuda_toolkits(ctx), [])
+    found_toolkits: list[CudaToolkit] = _guarded(ctx, "CUDA toolkits", lambda: probe_cuda_toolkits(ctx), []) \
+        if toolkits else []
     if osinfo.wsl and nvidia is None:
         ctx.note("WSL2 without a usable NVIDIA GPU: install or update the NVIDIA driver on Windows "
                  "(never a Linux driver inside WSL); WSL exposes it under /usr/lib/wsl/lib")
     return Machine(os=osinfo.os, arch=osinfo.arch, glibc=osinfo.glibc, wsl=osinfo.wsl, nvidia=nvidia,
-                   rocm=rocm, apple=apple, pythons=pythons, conda=conda, cuda_toolkits=toolkits,
+                   rocm=rocm, apple=apple, pythons=pythons, conda=conda, cuda_toolkits=found_toolkits,
                    cuda_visible_devices=ctx.environ.get("CUDA_VISIBLE_DEVICES"), findings=list(ctx.findings))
 
 

@@ -36,8 +36,9 @@ _GLIBC = re.compile(r"^2\.\d{1,2}$")
 _GFX = re.compile(r"^gfx[0-9]{1,2}[0-9a-f]{2}$")
 
 
-def machine_for(spec: MachineSpec) -> Machine:
-    """``--machine FILE`` (+ any ``--assume-*`` on top), else ``--assume-*`` alone, else the probe."""
+def machine_for(spec: MachineSpec, *, toolkits: bool = True) -> Machine:
+    """``--machine FILE`` (+ any ``--assume-*`` on top), else ``--assume-*`` alone, else the probe
+    (``toolkits=False``: without the CUDA toolkits, which no plan reads)."""
     if spec.machine:
         return apply_assumptions(Machine.load(spec.machine), spec, fresh=False)
     if spec.has_assumptions:
@@ -46,7 +47,7 @@ def machine_for(spec: MachineSpec) -> Machine:
         return apply_assumptions(base, spec, fresh=True)
     from . import probe_machine
 
-    return probe_machine()
+    return probe_machine(toolkits=toolkits)
 
 
 def _bad(flag: str, value: object, problem: str, hint: str) -> MachineFileError:
