@@ -15,6 +15,8 @@ of a shared machine falls on both; the ratio is of the medians.
 (d) a project-sized stack (60+ packages: an LLM / vision project's requirements.txt) from a local
     wheelhouse only (``pip download``ed from PyPI once, kept in the user's cache folder): cold,
     warm and no-op, each against uv.
+Every uv baseline creates its venv from the interpreter's real path (as torchenv does; a pyenv shim
+would cost uv ~0.13 s per venv) and installs pip's wheel with the files (torchenv seeds every venv with it).
 Needs the torch 2.13.0+cpu cp311 wheel in a find-links folder of your pip configuration (or a reachable
 download.pytorch.org); uv is the one torchenv depends on.
 """
@@ -42,6 +44,31 @@ def timed(cmd: list[str] | str, env: dict[str, str], cwd: Path | None = None) ->
     if proc.returncode != 0:
         raise SystemExit(f"failed: {cmd}\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
     return took
+
+
+def real_interpreter(python: str) -> str:
+    """The interpreter itself, as torchenv hands it to ``uv venv``, not a launcher in front of it.
+
+    Why: a pyenv shim (``~/.pyenv/shims/python3.11``) is a shell script that runs ``pyenv`` on every
+    start; given it, ``uv venv`` spends ~0.13 s in the shim, which torchenv (it finds the real
+    binary) never pays. The baseline must create the same venv from the same binary.
+    """
+    out = subprocess.run([python, "-c", "import sys; print(sys.executable)"], capture_output=True, text=True)
+    return os.path.realpath(out.stdout.strip() or python)
+
+
+def _pip_seed() -> str:
+    """pip's wheel, which torchenv installs into every venv beside the locked files (``engines/seed.py``):
+    the uv baseline installs it too, so both do the same work and hold the same packages."""
+    from torchenv.engines.seed import pip_wheel
+
+    found = pip_wheel("3.11")
+    if found is None:
+        raise SystemExit("virtualenv's bundled pip wheel is missing: install torchenv with its dependencies")
+    return str(found[0])
+
+
+SEED = _pip_seed()
 
 
 def du_mib(*paths: Path) -> float:
@@ -217,7 +244,7 @@ def main() -> int:
     ap.add_argument("--cold-only", action="store_true",
                     help="only the cold pair (--cold-runs of each, ABAB), printed as medians; nothing written")
     opts = ap.parse_args()
-    python = shutil.which("python3.11") or sys.executable
+    python = real_interpreter(shutil.which("python3.11") or sys.executable)
     work = Path(tempfile.mkdtemp(prefix="torchenv-bench-"))
     env = dict(os.environ, TORCHENV_HOME=str(work / "home"))
     env.pop("UV_CACHE_DIR", None)
@@ -230,8 +257,8 @@ def main() -> int:
 
     proj = b.project("p0")
     cold = b.up(proj)   # the first `up` with verify: locks, fills the caches
-    files = locked_files(proj)
-    torch_args = " ".join(plan_sources(b.torchenv, proj, b.tenv)) + " torch==2.13.0+cpu"
+    files = locked_files(proj) + [SEED]
+    torch_args = " ".join(plan_sources(b.torchenv, proj, b.tenv)) + f" torch==2.13.0+cpu {SEED}"
     res: dict[str, list[float]] = {}
     res["cold_up"], res["cold_uv"] = b.cold(opts.cold_runs, "", torch_args)
 
@@ -249,7 +276,8 @@ def main() -> int:
         if i < opts.pip_runs:
             p = b.fresh("a-pip") / "venv"
             res.setdefault("pip", []).append(
-                timed(f"{python} -m venv {p} && {p}/bin/pip install -q --no-deps --no-index " + " ".join(files), env))
+                timed(f"{python} -m venv {p} && {p}/bin/pip install -q --no-deps --no-index "
+                      + " ".join(f for f in files if f != SEED), env))   # the venv has its own pip
             shutil.rmtree(p.parent, ignore_errors=True)
     up_envs = sorted(work.glob("a-up-*"), key=lambda p: int(p.name.rsplit("-", 1)[1]))
     verify_alone = [timed([sys.executable, "-c", VERIFY.format(python=f"{d}/.venv/bin/python")], env)
@@ -269,8 +297,8 @@ def main() -> int:
         reqs = "".join(f"{r}\n" for r in PROJECT_REQUIREMENTS)
         bigproj = b.project("big", reqs)
         b.up(bigproj, "--no-verify", extra=only_house)
-        big_files = locked_files(bigproj, [house])
-        uv_args = f"--no-index --find-links {house} torch==2.13.0+cpu " + " ".join(PROJECT_REQUIREMENTS)
+        big_files = locked_files(bigproj, [house]) + [SEED]
+        uv_args = f"--no-index --find-links {house} torch==2.13.0+cpu {SEED} " + " ".join(PROJECT_REQUIREMENTS)
         big["n"] = len(big_files)
         big["cold_up"], big["cold_uv"] = b.cold(opts.cold_runs, reqs, uv_args, only_house)
         big["warm_up"], big["warm_uv"] = b.warm(opts.cold_runs, bigproj, big_files, only_house)
@@ -293,7 +321,7 @@ def main() -> int:
 def cold_only(b: Bench, runs: int, work: Path) -> int:
     """The cold pair alone: what a change to the cold path is measured with, in minutes, not the whole bench."""
     proj = b.project("p0")
-    torch_args = " ".join(plan_sources(b.torchenv, proj, b.tenv)) + " torch==2.13.0+cpu"
+    torch_args = " ".join(plan_sources(b.torchenv, proj, b.tenv)) + f" torch==2.13.0+cpu {SEED}"
     ours, theirs = b.cold(runs, "", torch_args)
     print(f"cold `up --no-verify`: {med(ours)} s; `uv venv` + `uv pip install`: {med(theirs)} s; "
           f"ratio of medians {ratio(ours, theirs):.2f}x")

@@ -234,7 +234,7 @@ def test_plan_shows_the_build_up_will_install(here, tmp_path, monkeypatch, capsy
 
     machine, args, folder = here
     make_wheel(folder, "torch", "2.13.0+cpu", tag=TAG)
-    monkeypatch.setattr(importlib.import_module("torchenv.probe.assume"), "machine_for", lambda spec: machine)
+    monkeypatch.setattr(importlib.import_module("torchenv.probe.assume"), "machine_for", lambda spec, **_kw: machine)
     project = tmp_path / "proj"
     project.mkdir()
     (project / "torchenv.toml").write_text('[torch]\ncuda = "auto"\n')

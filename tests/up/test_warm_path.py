@@ -58,7 +58,7 @@ def _real_planner(world, monkeypatch, plan_kwargs: dict | None = None) -> list[t
     module = importlib.import_module   # (``torchenv.probe.assume`` is also a function's name in its package)
     monkeypatch.setattr(module("torchenv.resolve.resolver"), "resolve", resolve)
     monkeypatch.setattr(module("torchenv.resolve.reachable"), "available_plan", available_plan)
-    monkeypatch.setattr(module("torchenv.probe.assume"), "machine_for", lambda _spec: Machine(os="linux", arch="x86_64"))
+    monkeypatch.setattr(module("torchenv.probe.assume"), "machine_for", lambda _spec, **_kw: Machine(os="linux", arch="x86_64"))
     monkeypatch.setattr("torchenv.install.up.make_plan", world.real_make_plan)
     return calls
 

@@ -14,10 +14,12 @@ if TYPE_CHECKING:
 
 
 def cluster_arg(spec: MachineSpec) -> Cluster | None:
+    path = spec.machine
+    if not path:          # the usual run: no --machine file, and no cluster model to import
+        return None
     from .model import is_cluster_file, load_cluster
 
-    path = spec.machine
-    return load_cluster(path) if path and is_cluster_file(path) else None
+    return load_cluster(path) if is_cluster_file(path) else None
 
 
 def cluster_plan(intent: Intent, spec: MachineSpec, sources: SourceOverrides | None = None) -> ClusterPlan | None:

@@ -80,6 +80,8 @@ def _rel(path: Path | str) -> str:
 
 
 def _activation_hint(result: UpResult, ui: Ui) -> None:
+    if ui.quiet:          # ui.info prints nothing then: no activation line to work out
+        return
     try:
         import os
 

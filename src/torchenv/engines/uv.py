@@ -86,10 +86,10 @@ def run_tool(cmd: list[str], *, what: str, env: dict[str, str] | None = None,
 
     ``hint`` is the caller's guess, used only when ``engines.failures`` does not recognise the output.
     """
-    from .failures import classify
-
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
+        from .failures import classify
+
         out = (proc.stderr.strip() or proc.stdout.strip())
         tail = "\n".join(out.splitlines()[-25:])
         failure = classify(out)

@@ -32,10 +32,14 @@ def load_intent(project_dir: Path, overrides: IntentOverrides, ui: Ui | None = N
 
 def _file_intent(project_dir: Path, ui: Ui | None) -> Intent:
     """torchenv.toml as written (or the followed pylock.toml/uv.lock pin), before any flag."""
-    from ..export.follow import follow_existing_lock
     from ..intent.load import load_project_intent
 
-    intent, followed = follow_existing_lock(load_project_intent(project_dir), project_dir)
+    intent = load_project_intent(project_dir)
+    if intent.file is not None:      # torchenv.toml states the intent: no other lock file is followed
+        return intent
+    from ..export.follow import follow_existing_lock
+
+    intent, followed = follow_existing_lock(intent, project_dir)
     if followed is not None and ui is not None:
         ui.step(followed.sentence())
     return intent

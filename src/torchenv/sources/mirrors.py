@@ -79,10 +79,9 @@ def parse_presets(data: dict[str, Any]) -> dict[str, Preset]:
 @cache
 def presets() -> dict[str, Preset]:
     """The shipped presets (parsed once per process)."""
-    from importlib.resources import files
+    from ..kb.load import recipe
 
-    text = files("torchenv.recipes").joinpath("mirrors.toml").read_text(encoding="utf-8")
-    return parse_presets(tomllib_module().loads(text))
+    return parse_presets(recipe("mirrors"))
 
 
 def load_candidates(path: Path) -> dict[str, Preset]:
