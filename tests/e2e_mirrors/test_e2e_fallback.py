@@ -64,7 +64,9 @@ def test_dead_torch_mirror_with_fallback_falls_back_says_so_and_succeeds(e2e, e2
         assert file_hits(f.hits, TORCH_FILE), f.hits
         assert family_hits(b.hits) == []
     assert run.elapsed < 30
-    assert dead in run.text and "trying the next source" in run.text, run.text
+    # named either as it fails, or (found dead by the plan's probe a moment before) as it is skipped
+    assert dead.removeprefix("http://") in run.text and ("trying the next source" in run.text
+                                                   or "not asking it again" in run.text), run.text
     assert e2e.origin() == "genuine" and e2e.installed_version("torch") == TORCH
     lock = e2e.read_lock().target(f"linux-x86_64-{TIER}")
     assert lock.wheel("torch").url.startswith(f"https://download.pytorch.org/whl/{TIER}/")
@@ -176,10 +178,10 @@ def test_hanging_torch_mirror_with_fallback_is_asked_once_per_stage_not_per_file
         run = e2e.up()
     assert_ok(run)
     assert e2e.origin() == "genuine"
-    # counted, not timed: the hanging mirror is asked once by the plan's reachability probe and once by the
-    # lock, then remembered dead for the run, never once per file (torch and torchvision both live there)
+    # counted, not timed: the hanging mirror is asked once, by the plan's reachability probe, then remembered
+    # dead for the run (the lock starts from that memory), never once per stage or per file
     hung = [line for line in connects.read_text().splitlines() if line == hang.removeprefix("http://")]
-    assert 1 <= len(hung) <= 2, f"{len(hung)} connects to the hanging mirror:\n{run.text}"
+    assert len(hung) == 1, f"{len(hung)} connects to the hanging mirror:\n{run.text}"
 
 
 def test_install_from_lock_with_dead_preferred_mirror_says_it_fell_back(e2e, e2e_wheels):

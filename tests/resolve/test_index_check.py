@@ -179,3 +179,25 @@ def test_an_index_whose_connects_hang_costs_one_short_probe(capsys, tmp_path):
         took = time.perf_counter() - start
     assert (code, data["tier"]) == (0, "cu132") and took < PROBE_S + 0.5        # not the 2 s page timeout per tier
     assert any("could not check the tier index" in r and "timed out" in r for r in data["reasons"])
+
+
+def test_the_lock_and_install_start_from_the_hosts_the_plan_found_dead():
+    """The plan's reachability probe remembers an unreachable host; the backend that locks and fetches next
+    starts from that memory instead of paying the host's connect timeout once more."""
+    import json
+
+    from torchenv.backends.getfile import DEAD_HOST_TTL_S, SourceMemory
+    from torchenv.backends.venv import WheelLocker
+    from torchenv.paths import cache_dir
+    from torchenv.resolve.index_check import dead_host_memory, remember_dead
+
+    memory = dead_host_memory()
+    memory.failed("http://10.9.9.9:81/whl/cu130/torch/", "timed out")
+    remember_dead(memory, set())
+    stored = json.loads((cache_dir() / "index-check" / "dead-hosts.json").read_text())
+    assert stored["10.9.9.9:81"][1] <= time.time() + DEAD_HOST_TTL_S
+    locker = WheelLocker(plan=None, engine=None, ui=None)    # what `up`/`lock` lock and fetch with
+    assert not locker.memory.usable("http://10.9.9.9:81/whl/cu130/torchvision/")
+    assert locker.memory.usable("http://10.9.9.8:81/whl/")
+    (cache_dir() / "index-check" / "dead-hosts.json").write_text(json.dumps({"10.9.9.9:81": ["timed out", 1.0]}))
+    assert SourceMemory.recent().usable("http://10.9.9.9:81/whl/"), "an expired entry is forgotten"

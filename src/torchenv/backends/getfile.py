@@ -37,15 +37,56 @@ def host_of(url: str) -> str | None:
     return urllib.parse.urlsplit(url).netloc or None
 
 
+DEAD_HOST_TTL_S = 15 * 60     # how long a host the plan found unreachable is not asked again
+
+
+def dead_hosts_path() -> Path:
+    """Where the hosts found unreachable in the last minutes are kept (``resolve.index_check`` writes it)."""
+    from ..paths import cache_dir
+
+    return cache_dir() / "index-check" / "dead-hosts.json"
+
+
 class SourceMemory:
     """Hosts that could not be reached during this run; later requests skip them."""
 
     def __init__(self, ui: Any = None) -> None:
         self.ui = ui
         self.dead: dict[str, str] = {}      # host -> why
+        self.unsaid: set[str] = set()       # dead hosts from the recent memory, not yet named to the user
+
+    @classmethod
+    def recent(cls, ui: Any = None) -> SourceMemory:
+        """A memory seeded with the hosts found unreachable within ``DEAD_HOST_TTL_S``.
+
+        Why: ``up`` plans (the reachability probe asks each torch source) and then locks and
+        fetches; a mirror that hung for the plan a moment ago would cost the lock one more
+        connect timeout. Seeded from the same file, every stage of a run asks a dead host once.
+        """
+        import json
+        import time
+
+        memory = cls(ui)
+        try:
+            known = json.loads(dead_hosts_path().read_text())
+        except (OSError, ValueError):
+            return memory
+        now = time.time()
+        for host, entry in known.items() if isinstance(known, dict) else ():
+            if isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], (int, float)) and entry[1] > now:
+                memory.dead[host] = str(entry[0])
+                memory.unsaid.add(host)
+        return memory
 
     def usable(self, url: str) -> bool:
-        return host_of(url) not in self.dead
+        host = host_of(url)
+        if host not in self.dead:
+            return True
+        if host in self.unsaid:      # skipped from the recent memory: said once, as a fresh failure is
+            self.unsaid.discard(host)
+            if self.ui is not None:
+                self.ui.warn(f"{host} failed a moment ago ({self.dead[host]}); not asking it again during this run")
+        return False
 
     def failed(self, url: str, reason: str, *, unreachable: bool | None = None) -> None:
         """Note a failure; an unreachable host is skipped (with one warning) for the rest of the run."""

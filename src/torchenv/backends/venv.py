@@ -79,7 +79,7 @@ class WheelLocker:
         from .getfile import SourceMemory
 
         self.plan, self.engine, self.ui = plan, engine, ui
-        self.memory = SourceMemory(ui)   # hosts that failed in this run (lock and install share it)
+        self.memory = SourceMemory.recent(ui)   # hosts that failed in this run (lock and install share it)
         self.found: dict[str, str] = {}  # file name -> where locating listed it (fetched from there first)
         self._scratch_dir: Any = None
         self._pool: Any = None

@@ -27,6 +27,7 @@ WARNING_TEXTS = (
     N_("{url} failed while looking for {name} {version}; trying the next source"),
     N_("{url} failed while looking for {file}: {why}; trying the next source"),
     N_("{host} failed ({why}); not asking it again during this run"),
+    N_("{host} failed a moment ago ({why}); not asking it again during this run"),
 )
 
 # a warning's values (what a fallback skipped, why a file could not be had) are plan reasons' texts

@@ -34,7 +34,6 @@ if TYPE_CHECKING:
 
 PAGE_TIMEOUT_S = 2.0
 PROBE_S = 0.25                  # the connect probe that keeps an unreachable index cheap
-DEAD_HOST_TTL_S = 15 * 60
 DEFAULT_TTL_S = 6 * 3600
 _TORCH_WHEEL = re.compile(r"^torch-(?P<version>[^-+]+)(?:\+[^-]+)?-(?P<py>[^-]+)-(?P<abi>[^-]+)-(?P<platform>[^-]+)"
                           r"(?:-[^-]+)?\.whl$")        # the optional last part: a wheel-variant label
@@ -164,19 +163,16 @@ def dead_host_memory() -> SourceMemory:
     """The run's SourceMemory, seeded with hosts that failed within DEAD_HOST_TTL_S."""
     from ..backends.getfile import SourceMemory
 
-    memory = SourceMemory()
-    now = time.time()
-    for host, (reason, until) in (_load_json(_state_dir() / "dead-hosts.json") or {}).items():
-        if until > now:
-            memory.dead[host] = reason
-    return memory
+    return SourceMemory.recent()
 
 
 def remember_dead(memory: SourceMemory, before: set[str]) -> None:
+    from ..backends.getfile import DEAD_HOST_TTL_S, dead_hosts_path
+
     new = {h: r for h, r in memory.dead.items() if h not in before}
     if not new:
         return
-    path = _state_dir() / "dead-hosts.json"
+    path = dead_hosts_path()
     known = {h: v for h, v in (_load_json(path) or {}).items() if v[1] > time.time()}
     until = time.time() + DEAD_HOST_TTL_S
     _save_json(path, {**known, **{h: [r, until] for h, r in new.items()}})
