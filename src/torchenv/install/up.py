@@ -61,7 +61,6 @@ def make_plan(intent: Intent, options: UpOptions | LockOptions) -> Plan:
     from ..cluster.hooks import plan_on_node
     from ..options import UpOptions
     from ..probe.assume import machine_for
-    from ..resolve.reachable import reachable_plan
     from ..resolve.resolver import resolve
 
     on_node = plan_on_node(intent, options.machine, options.sources)   # --machine cluster.json: this node's type
@@ -74,6 +73,8 @@ def make_plan(intent: Intent, options: UpOptions | LockOptions) -> Plan:
         if locked_files_at_hand(recipes_only, lock):
             return recipes_only
     offline = isinstance(options, UpOptions) and options.is_offline
+    from ..resolve.reachable import reachable_plan  # not on the warm path: the locked files are at hand
+
     return reachable_plan(intent, machine, options.sources, offline=offline)   # cuda = "auto": fetchable
 
 

@@ -57,24 +57,21 @@ def probe_machine(*, environ: Mapping[str, str] | None = None, root: str | os.Pa
     ``lock`` skip them; ``probe``, ``plan`` and ``doctor`` show them.
     """
     from ..machine import Machine
-    from .apple import probe_apple
     from .conda import probe_conda
-    from .cuda_toolkits import probe_cuda_toolkits
     from .nvidia.detect import probe_nvidia
     from .osinfo import OsInfo, normalise_arch, normalise_os, probe_os
     from .pythons import probe_pythons
-    from .rocm import probe_rocm
 
     ctx = make_context(environ=environ, root=root, run=run, system=system, machine=machine)
     fallback_os = normalise_os(ctx.system)
     osinfo = _guarded(ctx, "the OS", lambda: probe_os(ctx),
                       OsInfo(fallback_os, normalise_arch(ctx.machine, fallback_os), None, False))
     nvidia = _guarded(ctx, "NVIDIA GPUs", lambda: probe_nvidia(ctx, nvml), None)
-    rocm = _guarded(ctx, "AMD GPUs", lambda: probe_rocm(ctx), None) if osinfo.os == "linux" else None
-    apple = _guarded(ctx, "Apple silicon", lambda: probe_apple(ctx, osinfo.arch), None)
+    rocm = _guarded(ctx, "AMD GPUs", lambda: _rocm(ctx), None) if osinfo.os == "linux" else None
+    apple = _guarded(ctx, "Apple silicon", lambda: _apple(ctx, osinfo.arch), None) if ctx.system == "Darwin" else None
     conda: list[CondaExe] = _guarded(ctx, "conda", lambda: probe_conda(ctx), [])
     pythons: list[PythonInstall] = _guarded(ctx, "Pythons", lambda: probe_pythons(ctx, conda), [])
-    found_toolkits: list[CudaToolkit] = _guarded(ctx, "CUDA toolkits", lambda: probe_cuda_toolkits(ctx), []) \
+    found_toolkits: list[CudaToolkit] = _guarded(ctx, "CUDA toolkits", lambda: _toolkits(ctx), []) \
         if toolkits else []
     if osinfo.wsl and nvidia is None:
         ctx.note("WSL2 without a usable NVIDIA GPU: install or update the NVIDIA driver on Windows "
@@ -82,6 +79,24 @@ def probe_machine(*, environ: Mapping[str, str] | None = None, root: str | os.Pa
     return Machine(os=osinfo.os, arch=osinfo.arch, glibc=osinfo.glibc, wsl=osinfo.wsl, nvidia=nvidia,
                    rocm=rocm, apple=apple, pythons=pythons, conda=conda, cuda_toolkits=found_toolkits,
                    cuda_visible_devices=ctx.environ.get("CUDA_VISIBLE_DEVICES"), findings=list(ctx.findings))
+
+
+def _rocm(ctx: ProbeContext) -> Any:
+    from .rocm import probe_rocm  # each source imported only where it can find something
+
+    return probe_rocm(ctx)
+
+
+def _apple(ctx: ProbeContext, arch: str) -> Any:
+    from .apple import probe_apple
+
+    return probe_apple(ctx, arch)
+
+
+def _toolkits(ctx: ProbeContext) -> list[CudaToolkit]:
+    from .cuda_toolkits import probe_cuda_toolkits
+
+    return probe_cuda_toolkits(ctx)
 
 
 def probe_pythons_only(*, environ: Mapping[str, str] | None = None, root: str | os.PathLike[str] = "/",
