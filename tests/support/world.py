@@ -25,6 +25,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import connects
 from .cli import MACHINE, Ran, finish, popen_cli, run_cli, user_shell
 from .packages import build_index, make_wheel
 from .project import ProjectView
@@ -34,6 +35,7 @@ HOOK_RUNNER = Path(__file__).with_name("hooked_cli.py")
 TORCH_TAG = "cp311-cp311-linux_x86_64"
 TOML = '[torch]\nversion = "2.4"\ncuda = "cpu"\npython = "3.11"\n'
 TORCH_FILE = f"torch-2.4.1+cpu-{TORCH_TAG}.whl"
+SIX_FILE = "six-1.16.0-py3-none-any.whl"
 
 
 def build_mirrors(root: Path, *, torch_payload: int = 200_000) -> tuple[Path, Path]:
@@ -122,14 +124,14 @@ class World(ProjectView):
 
     # -- servers ---------------------------------------------------------------------------
     def serve(self, *, delay: float = 0, fail: dict | None = None, drop_after: dict | None = None,
-              pypi_delay: float = 0) -> None:
-        """(Re)start both mirrors with the given misbehaviour."""
+              pypi_delay: float = 0, slow: dict | None = None, pypi_slow: dict | None = None) -> None:
+        """(Re)start both mirrors with the given misbehaviour (``slow``: per-file delays, see ``serve_dir``)."""
         assert self.torch_dir is not None and self.pypi_dir is not None, "a world with served mirrors (new_world)"
         self._stack.close()
         self._stack = ExitStack()
         self.torch_srv = self._stack.enter_context(serve_dir(self.torch_dir, delay=delay, fail=fail,
-                                                             drop_after=drop_after))
-        self.pypi_srv = self._stack.enter_context(serve_dir(self.pypi_dir, delay=pypi_delay))
+                                                             drop_after=drop_after, slow=slow))
+        self.pypi_srv = self._stack.enter_context(serve_dir(self.pypi_dir, delay=pypi_delay, slow=pypi_slow))
         self.torch_url, self.pypi_url = str(self.torch_srv), self.pypi_srv + "/simple"
 
     def close(self) -> None:
@@ -157,7 +159,7 @@ class World(ProjectView):
         if hook:
             environ.update(FAULT_HOOK=hook, FAULT_MARKER=str(self.marker))
         return popen_cli(*self.argv(verb, *extra, mirrors=mirrors), cwd=self.root, env=environ,
-                         runner=HOOK_RUNNER if hook else None)
+                         runner=HOOK_RUNNER if hook or connects.LOG in environ else None)
 
     def up(self, *extra: str, verb: str = "up", timeout: float = 120, **kw) -> Ran:
         """``torchenv VERB`` (default ``up``) through the CLI against the served mirrors, to the end."""
@@ -256,5 +258,5 @@ def file_world(root: Path, installer: str) -> World:
                  pypi_index=pypi.as_uri())
 
 
-__all__ = ["MACHINE", "TORCH_FILE", "Ran", "World", "build_mirrors", "copy_mirrors", "file_world", "new_world",
+__all__ = ["MACHINE", "SIX_FILE", "TORCH_FILE", "Ran", "World", "build_mirrors", "copy_mirrors", "file_world", "new_world",
            "signal"]
