@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import connects
-from .cli import MACHINE, Ran, finish, popen_cli, run_cli, user_shell
+from .cli import MACHINE, Ran, finish, parse_args, popen_cli, run_cli, user_shell
 from .packages import build_index, make_wheel
 from .project import ProjectView
 from .server import serve_dir
@@ -77,12 +77,10 @@ class World(ProjectView):
     # -- in-process ------------------------------------------------------------------------
     def args(self, *extra: str, verb: str = "up"):
         """The argparse namespace of ``torchenv VERB -C project *extra`` (``up`` without verify unless asked)."""
-        from torchenv.cli import build_parser
-
         base = [verb, "-C", str(self.project)]
         if verb == "up" and "--verify" not in extra:
             base.append("--no-verify")
-        return build_parser().parse_args(base + [e for e in extra if e != "--verify"])
+        return parse_args(*base, *[e for e in extra if e != "--verify"])
 
     def plan(self, intent, *, torch_url: str | None = None, tier: str = "cpu", platform: str = "linux-x86_64",
              version: str = "2.4.1+cpu"):
