@@ -15,7 +15,6 @@ Fake wheels (``tests.support.make_wheel``) keep both fast; the real torch runs o
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -228,14 +227,6 @@ def new_world(root: Path, mirrors: tuple[Path, Path]) -> World:
     return w
 
 
-def copy_mirrors(src: tuple[Path, Path], dest: Path) -> tuple[Path, Path]:
-    """A private copy a test may damage (a lying mirror)."""
-    t, p = dest / "torch", dest / "pypi"
-    shutil.copytree(src[0], t)
-    shutil.copytree(src[1], p)
-    return t, p
-
-
 def file_world(root: Path, installer: str) -> World:
     """A project whose torch index (cpu, cu121 and a Windows build of 2.4.1) and PyPI side (filelock, six, and a
     PyPI torch without a local tag, which must never be picked for the cpu tier) are file:// indexes."""
@@ -256,5 +247,5 @@ def file_world(root: Path, installer: str) -> World:
                  pypi_index=pypi.as_uri())
 
 
-__all__ = ["MACHINE", "SIX_FILE", "TORCH_FILE", "Ran", "World", "build_mirrors", "copy_mirrors", "file_world", "new_world",
+__all__ = ["MACHINE", "SIX_FILE", "TORCH_FILE", "Ran", "World", "build_mirrors", "file_world", "new_world",
            "signal"]
