@@ -6,8 +6,11 @@ preset (``[torch.e2e-fallback]``) by tests/e2e_mirrors/run_torchenv.py.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from tests.support import closed_port_url, serve_dir, sha256_of
+from tests.support.connects import read_log
 
 from .conftest import TIER, TORCH, TORCH_FILE, assert_ok, family_hits, file_hits, pypi_tree, torch_mirror_tree
 
@@ -153,15 +156,37 @@ def test_fresh_up_downloads_each_torch_wheel_once(e2e, e2e_wheels, layout):
         assert len(file_hits(a.hits, TORCH_FILE)) == 1, a.hits
 
 
+CUT_S = 0.3    # how long a hanging connect really waits in these tests
+
+
+def _watch_connects(e2e) -> Path:
+    """Log each connect's asked timeout and cut a hanging one to ``CUT_S`` (tests/support/connects.py), so a
+    test counts what the hang costs instead of waiting it out."""
+    from tests.support.connects import CAP, LOG
+
+    log = e2e.root / "connects.log"
+    e2e.extra_env.update({LOG: str(log), CAP: str(CUT_S)})
+    return log
+
+
+def _asked_briefly(asked: list[float | None]) -> bool:
+    """Each connect was given a short connect timeout (at most 5 s), not the read timeout or none."""
+    return all(t is not None and t <= 5 for t in asked)
+
+
 def test_hanging_torch_mirror_without_fallback_fails_within_seconds(e2e, e2e_wheels):
     from tests.support import blackhole_url
 
     pypi_tree(e2e.root / "B", e2e_wheels)
     with blackhole_url() as hang, serve_dir(e2e.root / "B") as b:
         e2e.write_toml(f'torch = "{hang}"\npypi = "{b}/simple"\n')
+        log = _watch_connects(e2e)
         run = e2e.up()
     assert run.rc != 0 and hang in run.text, run.text
-    assert run.elapsed < 15, f"took {run.elapsed:.1f} s"
+    asked = read_log(log, hang.removeprefix("http://"))
+    assert len(asked) == 1 and _asked_briefly(asked), f"connect timeouts asked: {asked}\n{run.text}"
+    uncut = run.elapsed + sum(t - CUT_S for t in asked)     # what the run takes with the timeouts asked
+    assert uncut < 15, f"took {run.elapsed:.1f} s, {uncut:.1f} s uncut"
     assert not e2e.env.exists() and not e2e.lock.exists()
 
 
@@ -173,15 +198,14 @@ def test_hanging_torch_mirror_with_fallback_is_asked_once_per_stage_not_per_file
     with blackhole_url() as hang, serve_dir(e2e.root / "F") as f, serve_dir(e2e.root / "B") as b:
         e2e.add_presets(f'[torch.e2e-fallback]\nbase = "{f}"\nlayout = "index"\n')
         e2e.write_toml(f'torch = "{hang}"\npypi = "{b}/simple"\nfallback = ["e2e-fallback"]\n')
-        connects = e2e.root / "connects.log"
-        e2e.extra_env["TORCHENV_E2E_CONNECTS"] = str(connects)
+        log = _watch_connects(e2e)
         run = e2e.up()
     assert_ok(run)
     assert e2e.origin() == "genuine"
     # counted, not timed: the hanging mirror is asked once, by the plan's reachability probe, then remembered
     # dead for the run (the lock starts from that memory), never once per stage or per file
-    hung = [line for line in connects.read_text().splitlines() if line == hang.removeprefix("http://")]
-    assert len(hung) == 1, f"{len(hung)} connects to the hanging mirror:\n{run.text}"
+    hung = read_log(log, hang.removeprefix("http://"))
+    assert len(hung) == 1 and _asked_briefly(hung), f"connect timeouts asked: {hung}:\n{run.text}"
 
 
 def test_install_from_lock_with_dead_preferred_mirror_says_it_fell_back(e2e, e2e_wheels):

@@ -10,20 +10,25 @@ import signal
 from dataclasses import dataclass
 
 import pytest
+from tests.support.world import SIX_FILE, TORCH_FILE
 
 from torchenv.lock.io import read_lock
+
+# the one file whose download a kill must land in: only its answer waits, the index pages do not
+SLOW_SIX = {f"files/{SIX_FILE}": 1.0}
+SLOW_TORCH = {f"files/{TORCH_FILE}": 1.0}
 
 
 @dataclass(frozen=True)
 class Point:
     label: str
     hook: str | None          # pause point in tests/support/hooked_cli.py, or None: poll for a file
-    slow_pypi: float = 0.0    # seconds the PyPI mirror waits per request
+    slow_pypi: dict | None = None    # {file: seconds} the PyPI mirror waits before answering
     verify: bool = False
 
 
 POINTS = [
-    Point("download (partial file in the cache)", None, slow_pypi=2.0),
+    Point("download (partial file in the cache)", None, slow_pypi=SLOW_SIX),
     Point("install (one package in, the rest not)", "install-partial"),
     Point("lock write (temp file written, not renamed)", "lock-write"),
     Point("verify (after install and lock)", "verify", verify=True),
@@ -53,7 +58,7 @@ def test_interrupted_up_is_finished_by_the_next_up(guard, point, sig, observed):
     old_lock = world.lock.read_bytes()
     (world.project / "requirements.txt").write_text("six\n")
     guard.before["project"] = guard._take()["project"]      # the user's edit is part of "before"
-    world.serve(pypi_delay=point.slow_pypi)
+    world.serve(pypi_slow=point.slow_pypi)
     extra = ("--verify",) if point.verify else ()
     proc = world.popen(*extra, hook=point.hook)
     killed = world.kill_when(proc, _reached(world, point), sig.sig)
@@ -83,7 +88,7 @@ def test_interrupted_up_is_finished_by_the_next_up(guard, point, sig, observed):
 @pytest.mark.fault("kill -9 during the first `up`'s download", where="fresh project, slow torch mirror",
                    expect="no lock written; next `up` repairs the half-made env and writes the lock")
 def test_killed_first_up_is_finished_by_the_next(world, observed):
-    world.serve(delay=1.0)
+    world.serve(slow=SLOW_TORCH)
     proc = world.popen()
     world.kill_when(proc, lambda: bool(world.cache_partials()), signal.SIGKILL)
     assert not world.lock.exists(), "a lock was written before the install finished"
@@ -102,7 +107,7 @@ def test_stale_partial_downloads_do_not_pile_up(world, observed):
     import os
     import time
 
-    world.serve(delay=1.0)
+    world.serve(slow=SLOW_TORCH)
     proc = world.popen()
     world.kill_when(proc, lambda: bool(world.cache_partials()), signal.SIGKILL)
     partials = world.cache_partials()

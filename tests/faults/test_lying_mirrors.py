@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import hashlib
 import re
+import shutil
 from urllib.parse import quote
 
 import pytest
-from tests.support.world import TORCH_FILE, copy_mirrors
+from tests.support.world import TORCH_FILE
 
 from torchenv.lock.io import read_lock
 
@@ -47,7 +48,7 @@ LIES = [pytest.param("index lists a wrong sha256 for torch", wrong_hash, ["sha25
                    expect="refused naming the torch file; no lock, torch not installed; an honest mirror "
                           "then finishes the job")
 def test_lying_mirror_is_refused(world, mirrors, tmp_path, label, lie, words, observed):
-    world.torch_dir, world.pypi_dir = copy_mirrors(mirrors, tmp_path / "lying")
+    world.torch_dir = shutil.copytree(mirrors[0], tmp_path / "lying")    # a private torch mirror to damage
     world.serve(**lie(world.torch_dir))
     r = world.up()
     flat = " ".join(r.err.split())
@@ -58,7 +59,7 @@ def test_lying_mirror_is_refused(world, mirrors, tmp_path, label, lie, words, ob
     assert not (world.site() / "torch").exists()
     assert world.cache_partials() == []
 
-    world.torch_dir, world.pypi_dir = mirrors
+    world.torch_dir = mirrors[0]
     world.serve()
     again = world.up()
     assert again.rc == 0, again.text

@@ -10,6 +10,7 @@ import signal
 import pytest
 from tests.faults.tools.mounts import small_tmpfs
 from tests.support import closed_port_url
+from tests.support.world import SIX_FILE
 
 
 def unreachable(world, tmp_path):
@@ -19,7 +20,7 @@ def unreachable(world, tmp_path):
 
 
 def ctrl_c_mid_download(world, tmp_path):
-    world.serve(pypi_delay=2.0)
+    world.serve(pypi_slow={f"files/{SIX_FILE}": 1.0})     # only the new package's file waits
     proc = world.popen()
     return world.kill_when(proc, lambda: bool(world.cache_partials()), signal.SIGINT)
 

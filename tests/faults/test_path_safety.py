@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from tests.faults.conftest import sanitize
 from tests.faults.tools.snapshot import diff, tree_digest
+from tests.support.cli import parse_args
 from tests.support.world import MACHINE, TOML
 
 
@@ -289,14 +290,13 @@ def _up(project: Path, env_path: str | None, *, force=False, python="3.11", back
 
     ``env_path``: written to torchenv.toml first (``None``: the file is as the test left it).
     """
-    from torchenv.cli import build_parser
     from torchenv.commands._options import up_options
     from torchenv.install.up import run_up
     from torchenv.ui import Ui
 
     if env_path is not None:
         _write_env_path(project, env_path)
-    args = build_parser().parse_args(["up", "-C", str(project), "--no-verify", *(["--force"] if force else [])])
+    args = parse_args("up", "-C", str(project), "--no-verify", *(["--force"] if force else []))
     with pytest.MonkeyPatch.context() as mp, _fake_world(mp, python, backend, fail):
         return run_up(project, up_options(args), Ui(quiet=True))
 

@@ -5,9 +5,11 @@ import time
 
 import pytest
 from tests.faults.tools.mounts import read_only, small_tmpfs
-from tests.support import blackhole_url, closed_port_url
+from tests.support import blackhole_url, closed_port_url, connects
 
 from torchenv.lock.io import read_lock
+
+CUT_S = 0.3     # how long a hanging connect really waits here (tests/support/connects.py)
 
 
 @pytest.mark.fault("disk full while installing into the env", where="[env] path on a 14 MB tmpfs (the env's own pip takes about 8); a 12 MB package added",
@@ -80,10 +82,12 @@ def test_read_only_project_with_work_to_do(guard, observed):
 @pytest.mark.fault("unreachable index ({kind})", where="both mirrors point at a dead 127.0.0.1 port",
                    expect="fails within 30 s, the message names the URL; no lock, no env")
 def test_unreachable_index_fails_fast_naming_the_url(world, kind, observed):
+    log = world.root / "connects.log"    # each connect's asked timeout; a hanging one cut to CUT_S
+
     def run(url):
         world.torch_url, world.pypi_url = url, url + "/simple"
         t0 = time.monotonic()
-        r = world.up(timeout=120)
+        r = world.up(timeout=120, env={connects.LOG: str(log), connects.CAP: str(CUT_S)})
         return r, time.monotonic() - t0
 
     if kind == "closed port":
@@ -92,6 +96,9 @@ def test_unreachable_index_fails_fast_naming_the_url(world, kind, observed):
     else:
         with blackhole_url() as url:
             r, took = run(url)
+            asked = connects.read_log(log, url.removeprefix("http://"))
+            assert asked and all(t is not None and t <= 5 for t in asked), f"connect timeouts asked: {asked}"
+            took += sum(t - CUT_S for t in asked)      # what the run takes with the timeouts torchenv asked for
     flat = " ".join(r.err.split())
     assert r.rc != 0 and url in flat and "Traceback" not in r.text, r.text
     assert took < 30, f"took {took:.0f} s"

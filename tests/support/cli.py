@@ -7,9 +7,13 @@ a ``PIP_`` index, an active ``VIRTUAL_ENV``) made a test depend on the machine i
     env = user_shell(home=h, torchenv_home=h / "torchenv", COLUMNS="80")
     ran = run_cli("plan", "-C", str(project), cwd=project, env=env)
     ran.rc, ran.out, ran.err, ran.text, ran.elapsed
+
+``parse_args("up", "-C", dir)`` is the argparse namespace the CLI builds, for in-process runs.
 """
 from __future__ import annotations
 
+import argparse
+import functools
 import os
 import re
 import subprocess
@@ -23,6 +27,19 @@ REPO = Path(__file__).resolve().parents[2]
 # what a developer's shell may carry that a user's would not, or that would redirect torchenv's tools
 SCRUBBED = ("PIP_", "UV_", "XDG_", "CONDA", "VIRTUAL_ENV", "TORCHENV_", "PYTHONIO", "PYTHONPATH")
 MACHINE = ("--assume-os", "linux", "--assume-arch", "x86_64", "--assume-no-gpu", "--assume-python", "3.11")
+
+
+@functools.cache
+def _parser() -> argparse.ArgumentParser:
+    from torchenv.cli import build_parser
+
+    return build_parser()
+
+
+def parse_args(*argv: str) -> argparse.Namespace:
+    """``torchenv ARGV`` as the CLI parses it. The parser is built once per process: building it takes
+    ~10 ms, and the in-process ``up`` of a property test runs hundreds of times."""
+    return _parser().parse_args(list(argv))
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,8 @@
 Why: a kill must land at a known point of ``up`` (mid-install, between writing the lock's
 temp file and renaming it, during verify). The product offers no injection variable, so
 this runner wraps one product function, touches ``FAULT_MARKER`` when the point is reached
-and sleeps there until the test kills it. Everything else is the real CLI.
+and sleeps there until the test kills it. With ``TEST_CONNECTS_LOG`` set it also logs (and may cut)
+each TCP connect (``connects.py``, beside this file). Everything else is the real CLI.
 """
 from __future__ import annotations
 
@@ -12,6 +13,9 @@ import sys
 import time
 from pathlib import Path
 
+from connects import watch_from_environ  # tests/support/connects.py: this folder is sys.path[0]
+
+watch_from_environ()
 HOOK = os.environ.get("FAULT_HOOK", "")
 MARKER = Path(os.environ.get("FAULT_MARKER", "/nonexistent"))
 

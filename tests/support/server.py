@@ -43,9 +43,11 @@ def login_refused(handler: BaseHTTPRequestHandler, auth: str | None) -> bool:
 
 
 def _handler(root: Path, delay: float, fail: dict[str, int], drop_after: dict[str, int],
-             hits: list[str], auth: str | None = None) -> type[SimpleHTTPRequestHandler]:
+             hits: list[str], auth: str | None = None,
+             slow: dict[str, float] | None = None) -> type[SimpleHTTPRequestHandler]:
     fail = {k.lstrip("/"): v for k, v in fail.items()}
     drop_after = {k.lstrip("/"): v for k, v in drop_after.items()}
+    slow = {k.lstrip("/"): v for k, v in (slow or {}).items()}
 
     class Handler(SimpleHTTPRequestHandler):
         protocol_version = "HTTP/1.0"
@@ -57,9 +59,10 @@ def _handler(root: Path, delay: float, fail: dict[str, int], drop_after: dict[st
             hits.append(self.path)
             if login_refused(self, auth):
                 return
-            if delay:
-                time.sleep(delay)
             key = _key(self.path)
+            wait = slow.get(key, delay)
+            if wait:
+                time.sleep(wait)
             if key in fail:
                 self.send_error(fail[key])
                 return
@@ -93,10 +96,12 @@ class _QuietServer(ThreadingHTTPServer):
 @contextmanager
 def serve_dir(path: Path | str, *, delay: float = 0, fail: dict[str, int] | None = None,
               drop_after: dict[str, int] | None = None,
-              auth: tuple[str, str] | None = None) -> Iterator[ServedUrl]:
+              auth: tuple[str, str] | None = None, slow: dict[str, float] | None = None) -> Iterator[ServedUrl]:
     """Serve ``path`` on 127.0.0.1 until the block ends; yields the base URL.
 
     ``delay``: seconds to wait before answering each request (a slow mirror).
+    ``slow``: ``{relative path: seconds}``: wait that long before answering that path instead (one slow
+    file, so a test can catch its download in flight without every index page waiting too).
     ``fail``: ``{relative path: status}``, e.g. ``{"files/torch-...whl": 403}``.
     ``drop_after``: ``{relative path: nbytes}``: send a full Content-Length, then only
     ``nbytes`` and close the connection (a mirror that drops mid-file).
@@ -107,7 +112,7 @@ def serve_dir(path: Path | str, *, delay: float = 0, fail: dict[str, int] | None
     """
     hits: list[str] = []
     expected = "Basic " + base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode() if auth else None
-    handler = _handler(Path(path), delay, fail or {}, drop_after or {}, hits, expected)
+    handler = _handler(Path(path), delay, fail or {}, drop_after or {}, hits, expected, slow)
     server = _QuietServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()

@@ -15,7 +15,6 @@ Fake wheels (``tests.support.make_wheel``) keep both fast; the real torch runs o
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -25,7 +24,8 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .cli import MACHINE, Ran, finish, popen_cli, run_cli, user_shell
+from . import connects
+from .cli import MACHINE, Ran, finish, parse_args, popen_cli, run_cli, user_shell
 from .packages import build_index, make_wheel
 from .project import ProjectView
 from .server import serve_dir
@@ -34,6 +34,7 @@ HOOK_RUNNER = Path(__file__).with_name("hooked_cli.py")
 TORCH_TAG = "cp311-cp311-linux_x86_64"
 TOML = '[torch]\nversion = "2.4"\ncuda = "cpu"\npython = "3.11"\n'
 TORCH_FILE = f"torch-2.4.1+cpu-{TORCH_TAG}.whl"
+SIX_FILE = "six-1.16.0-py3-none-any.whl"
 
 
 def build_mirrors(root: Path, *, torch_payload: int = 200_000) -> tuple[Path, Path]:
@@ -75,12 +76,10 @@ class World(ProjectView):
     # -- in-process ------------------------------------------------------------------------
     def args(self, *extra: str, verb: str = "up"):
         """The argparse namespace of ``torchenv VERB -C project *extra`` (``up`` without verify unless asked)."""
-        from torchenv.cli import build_parser
-
         base = [verb, "-C", str(self.project)]
         if verb == "up" and "--verify" not in extra:
             base.append("--no-verify")
-        return build_parser().parse_args(base + [e for e in extra if e != "--verify"])
+        return parse_args(*base, *[e for e in extra if e != "--verify"])
 
     def plan(self, intent, *, torch_url: str | None = None, tier: str = "cpu", platform: str = "linux-x86_64",
              version: str = "2.4.1+cpu"):
@@ -122,14 +121,14 @@ class World(ProjectView):
 
     # -- servers ---------------------------------------------------------------------------
     def serve(self, *, delay: float = 0, fail: dict | None = None, drop_after: dict | None = None,
-              pypi_delay: float = 0) -> None:
-        """(Re)start both mirrors with the given misbehaviour."""
+              pypi_delay: float = 0, slow: dict | None = None, pypi_slow: dict | None = None) -> None:
+        """(Re)start both mirrors with the given misbehaviour (``slow``: per-file delays, see ``serve_dir``)."""
         assert self.torch_dir is not None and self.pypi_dir is not None, "a world with served mirrors (new_world)"
         self._stack.close()
         self._stack = ExitStack()
         self.torch_srv = self._stack.enter_context(serve_dir(self.torch_dir, delay=delay, fail=fail,
-                                                             drop_after=drop_after))
-        self.pypi_srv = self._stack.enter_context(serve_dir(self.pypi_dir, delay=pypi_delay))
+                                                             drop_after=drop_after, slow=slow))
+        self.pypi_srv = self._stack.enter_context(serve_dir(self.pypi_dir, delay=pypi_delay, slow=pypi_slow))
         self.torch_url, self.pypi_url = str(self.torch_srv), self.pypi_srv + "/simple"
 
     def close(self) -> None:
@@ -157,7 +156,7 @@ class World(ProjectView):
         if hook:
             environ.update(FAULT_HOOK=hook, FAULT_MARKER=str(self.marker))
         return popen_cli(*self.argv(verb, *extra, mirrors=mirrors), cwd=self.root, env=environ,
-                         runner=HOOK_RUNNER if hook else None)
+                         runner=HOOK_RUNNER if hook or connects.LOG in environ else None)
 
     def up(self, *extra: str, verb: str = "up", timeout: float = 120, **kw) -> Ran:
         """``torchenv VERB`` (default ``up``) through the CLI against the served mirrors, to the end."""
@@ -228,14 +227,6 @@ def new_world(root: Path, mirrors: tuple[Path, Path]) -> World:
     return w
 
 
-def copy_mirrors(src: tuple[Path, Path], dest: Path) -> tuple[Path, Path]:
-    """A private copy a test may damage (a lying mirror)."""
-    t, p = dest / "torch", dest / "pypi"
-    shutil.copytree(src[0], t)
-    shutil.copytree(src[1], p)
-    return t, p
-
-
 def file_world(root: Path, installer: str) -> World:
     """A project whose torch index (cpu, cu121 and a Windows build of 2.4.1) and PyPI side (filelock, six, and a
     PyPI torch without a local tag, which must never be picked for the cpu tier) are file:// indexes."""
@@ -256,5 +247,5 @@ def file_world(root: Path, installer: str) -> World:
                  pypi_index=pypi.as_uri())
 
 
-__all__ = ["MACHINE", "TORCH_FILE", "Ran", "World", "build_mirrors", "copy_mirrors", "file_world", "new_world",
+__all__ = ["MACHINE", "SIX_FILE", "TORCH_FILE", "Ran", "World", "build_mirrors", "file_world", "new_world",
            "signal"]
