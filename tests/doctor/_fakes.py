@@ -5,9 +5,8 @@ import json
 import os
 from pathlib import Path
 
-from tests.support.assets import find_wheel, need, shared_uv_cache
+from tests.support.assets import find_wheel, need
 
-UV_CACHE = shared_uv_cache()     # the run's one cache, shared with the other real-torch tests: builds are links
 TORCH_DEPS = ["filelock", "sympy", "networkx", "jinja2", "fsspec", "typing-extensions", "setuptools", "mpmath",
               "markupsafe", "numpy", "pillow"]
 

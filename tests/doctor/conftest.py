@@ -12,8 +12,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from tests.doctor._fakes import TORCH_DEPS, UV_CACHE, tv_wheel
-from tests.support.assets import cpu_torch_wheel, uv, uv_source_args
+from tests.doctor._fakes import TORCH_DEPS, tv_wheel
+from tests.support.assets import cpu_torch_wheel, shared_uv_cache, uv, uv_source_args
 
 
 @pytest.fixture(autouse=True)
@@ -30,7 +30,9 @@ def real_mismatch_env(tmp_path_factory) -> Path:
     """torch 2.13.0+cpu + torchvision 0.29.1 (PyPI, cu130, torch>=2.14.0), built once per session."""
     torch_wheel, tv, uv_bin = cpu_torch_wheel(), tv_wheel(), str(uv())
     env = tmp_path_factory.mktemp("real") / "env"
-    uv_env = {**os.environ, "UV_CACHE_DIR": str(UV_CACHE), "UV_NO_CONFIG": "1"}
+    # the run's one cache, shared with the other real-torch tests (builds are links); asked for here, not at
+    # import: a conftest named on the command line is imported before pytest_configure points it into the run
+    uv_env = {**os.environ, "UV_CACHE_DIR": str(shared_uv_cache()), "UV_NO_CONFIG": "1"}
     for cmd in ([uv_bin, "venv", "-q", "-p", "3.11", str(env)],
                 [uv_bin, "pip", "install", "-q", "-p", str(env), "--no-deps", str(torch_wheel), str(tv)],
                 [uv_bin, "pip", "install", "-q", "-p", str(env), *uv_source_args(), *TORCH_DEPS]):
@@ -43,5 +45,5 @@ def real_mismatch_env(tmp_path_factory) -> Path:
 def uv_on_path(monkeypatch):
     """Fix commands say ``uv``; put the dev venv's uv first on PATH so a test can run them as printed."""
     monkeypatch.setenv("PATH", f"{uv().parent}:/usr/bin:/bin")
-    monkeypatch.setenv("UV_CACHE_DIR", str(UV_CACHE))
+    monkeypatch.setenv("UV_CACHE_DIR", str(shared_uv_cache()))
     assert shutil.which("uv")

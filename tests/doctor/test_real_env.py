@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from tests.doctor._fakes import by_id, run_doctor, tv_wheel
@@ -27,9 +28,10 @@ def _sh(cmd: str) -> None:
 
 def test_real_mismatch_is_found_explained_and_fixed(real_mismatch_env, tmp_path, capsys, uv_on_path):
     env = real_mismatch_env
-    assert "operator torchvision::nms does not exist" in _py(env, "import torchvision").stderr
-
+    pool = ThreadPoolExecutor(1)     # a plain import of the env runs while doctor reads the same env
+    imported = pool.submit(_py, env, "import torchvision")
     rc, data = run_doctor(capsys, "--env", str(env), "--assume-no-gpu")
+    assert "operator torchvision::nms does not exist" in imported.result().stderr
     assert rc == 1
     [f] = by_id(data, "companion-mismatch")
     assert "torchvision==0.28.0+cpu" in f["fix"] and "https://download.pytorch.org/whl/cpu" in f["fix"]
@@ -45,8 +47,9 @@ def test_real_mismatch_is_found_explained_and_fixed(real_mismatch_env, tmp_path,
     # 1) the removal, exactly as printed
     [remove] = [a for a in f["alternatives"] if "uninstall" in a]
     _sh(remove)
-    assert _py(env, "import torch; print(torch.ones(2).sum().item())").stdout.strip() == "2.0"
+    imported = pool.submit(_py, env, "import torch; print(torch.ones(2).sum().item())")
     rc, data = run_doctor(capsys, "--env", str(env), "--assume-no-gpu")
+    assert imported.result().stdout.strip() == "2.0"
     assert rc == 0 and data["ok"] and not by_id(data, "companion-mismatch")
 
     # 2) break it again, then the pair install as printed, from a local stand-in of the cpu index
@@ -60,7 +63,9 @@ def test_real_mismatch_is_found_explained_and_fixed(real_mismatch_env, tmp_path,
     [f] = by_id(data, "companion-mismatch")
     assert f["fix"].endswith(f"--index-url {(tmp_path / 'mirror').as_uri()}/cpu")
     _sh(f["fix"])
-    assert _py(env, "import torchvision; print(torchvision.__version__)").stdout.strip() == "0.28.0+cpu"
+    imported = pool.submit(_py, env, "import torchvision; print(torchvision.__version__)")
     rc, data = run_doctor(capsys, "--env", str(env), "--assume-no-gpu")
+    pool.shutdown()
+    assert imported.result().stdout.strip() == "0.28.0+cpu"
     assert rc == 0 and data["ok"], data["findings"]
     assert shutil.which("uv")

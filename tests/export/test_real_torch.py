@@ -5,6 +5,7 @@ without one these tests fail in CI and skip elsewhere, saying so.
 """
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -48,6 +49,12 @@ def real_project(tmp_path_factory) -> Path:
     return project
 
 
+@pytest.fixture(scope="module")
+def house(real_project) -> Path:
+    """The lock's files as one wheelhouse, shared read-only by both installs (pip and uv only read it)."""
+    return _wheelhouse(real_project, real_project.parent / "house")
+
+
 def _site(env: Path) -> Path:
     return env / "lib" / "python3.11" / "site-packages"
 
@@ -63,22 +70,32 @@ def _wheelhouse(project: Path, house: Path) -> Path:
     """Every file the lock names, hash-checked, in one folder: the local torch wheel, the rest from their URLs.
 
     Why fetch rather than copy from the pip config's folders: the PyPI side resolves to whatever PyPI
-    serves today, which a local folder need not hold; the lock's URL and sha256 always find it.
+    serves today, which a local folder need not hold; the lock's URL and sha256 always find it. Fetched
+    through the home ``up`` filled (``real_project``), so the PyPI files come from its cache, not the network;
+    hard-linked, not copied (the torch wheel is hundreds of MB; nothing writes to the house).
     """
     from torchenv.lock.io import read_lock
     from torchenv.sources.fetch import fetch
 
     house.mkdir()
-    for wheel in read_lock(project / "torchenv.lock").targets[0].wheels:
-        local = TORCH_DIR / wheel.filename
-        found = fetch(wheel.filename, wheel.sha256, [str(local)] if local.is_file() else [wheel.url])
-        shutil.copy(found, house / wheel.filename)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TORCHENV_HOME", str(project.parent / "torchenv-home"))
+        for wheel in read_lock(project / "torchenv.lock").targets[0].wheels:
+            local = TORCH_DIR / wheel.filename
+            found = fetch(wheel.filename, wheel.sha256, [str(local)] if local.is_file() else [wheel.url])
+            _link_or_copy(found, house / wheel.filename)
     return house
 
 
-def test_uv_installs_the_real_pylock_byte_identical_to_up(real_project, tmp_path):
+def _link_or_copy(found: Path, dest: Path) -> None:
+    try:
+        os.link(found, dest)
+    except OSError:      # another filesystem (the pip config's folder elsewhere)
+        shutil.copy(found, dest)
+
+
+def test_uv_installs_the_real_pylock_byte_identical_to_up(real_project, house, tmp_path):
     out = tmp_path / "pylock.toml"
-    house = _wheelhouse(real_project, tmp_path / "house")
     assert export(real_project, "pylock", "-o", str(out), "--wheels", str(house)) == 0
     env = tmp_path / "fresh"
     assert uv("venv", "--no-config", "--quiet", "--python", sys.executable, str(env)).returncode == 0
@@ -89,12 +106,13 @@ def test_uv_installs_the_real_pylock_byte_identical_to_up(real_project, tmp_path
     assert _import_torch(env) == "2.13.0+cpu"
 
 
-def test_pip_installs_the_real_requirements_with_hashes(real_project, tmp_path):
-    house = _wheelhouse(real_project, tmp_path / "house")   # the files the lock names, as a wheelhouse for pip
+def test_pip_installs_the_real_requirements_with_hashes(real_project, house, tmp_path):
     req = tmp_path / "requirements.txt"
     assert export(real_project, "requirements", "-o", str(req)) == 0
     env = tmp_path / "fresh"
-    done = pip_install(env, "--require-hashes", "--no-index", "--find-links", str(house), "-r", str(req))
+    # --no-compile: what is under test is the export pip reads, not pip's byte-code (``records`` leaves it out)
+    done = pip_install(env, "--no-compile", "--require-hashes", "--no-index", "--find-links", str(house),
+                       "-r", str(req))
     assert done.returncode == 0, done.stderr
     assert records(_site(env)) == records(_site(real_project / ".venv"))
     assert _import_torch(env) == "2.13.0+cpu"

@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -73,13 +74,15 @@ def test_init_and_up_with_no_flags_run_the_projects_console_script(tmp_path, mon
     assert up.returncode == 0, up.stdout + up.stderr
     assert "installed the project itself" in up.stdout + up.stderr
 
-    script = _torchenv("run", "--", "vision-demo", cwd=project)
+    with ThreadPoolExecutor(3) as pool:     # three reads of the built env, each importing torch: at once
+        script_run = pool.submit(_torchenv, "run", "--", "vision-demo", cwd=project)
+        elsewhere_run = pool.submit(_torchenv, "run", "-C", str(project), "--", "python", "-c",
+                                    "import vision_demo.cli as c; c.main()", cwd=tmp_path)
+        pip_run = pool.submit(subprocess.run, [str(project / ".venv" / "bin" / "python"), "-m", "pip", "--version"],
+                              capture_output=True, text=True)
+    script, elsewhere, pip = script_run.result(), elsewhere_run.result(), pip_run.result()
     assert script.returncode == 0 and "vision-demo ok" in script.stdout, script.stdout + script.stderr
-    elsewhere = _torchenv("run", "-C", str(project), "--", "python", "-c", "import vision_demo.cli as c; c.main()",
-                          cwd=tmp_path)
     assert "vision-demo ok" in elsewhere.stdout, elsewhere.stdout + elsewhere.stderr
-    pip = subprocess.run([str(project / ".venv" / "bin" / "python"), "-m", "pip", "--version"],
-                         capture_output=True, text=True)
     assert pip.returncode == 0, pip.stderr
 
     start = time.perf_counter()

@@ -73,6 +73,15 @@ def cu130_env() -> Path:
     return real_torch_env("TORCHENV_TEST_CU130_ENV", "verify-env-cu130", f"torch=={CUDA_TORCH}", CUDA_TORCH)
 
 
+@pytest.fixture(scope="session")
+def cpu_report(cpu_env):
+    """verify of the real CPU env as a CPU lock expects it: one run (an ``import torch``) read by every test
+    that only looks at its checks."""
+    from torchenv.verify import run_verify
+
+    return run_verify(cpu_env, expected={"torch": CPU_TORCH, "cuda": "none"})
+
+
 def _make_venv(root: Path) -> Path:
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True)
     return root

@@ -30,12 +30,12 @@ def test_a_silent_import_stays_informational(fake_env):
     assert report.check("import torch").severity == "info"
 
 
-def test_real_torch_without_numpy_warns(cpu_env):
+def test_real_torch_without_numpy_warns(cpu_env, cpu_report):
     """The real CPU torch, installed without numpy (as its wheel allows), prints the NumPy warning."""
     import subprocess
 
     has_numpy = subprocess.run([str(cpu_env), "-c", "import numpy"], capture_output=True).returncode == 0
-    check = run_verify(cpu_env, expects_gpu=False).check("import torch")
+    check = cpu_report.check("import torch")     # verify of that env, expecting no GPU
     assert (check.severity == "warning") == (not has_numpy)
     if not has_numpy:
         assert "NumPy" in check.detail

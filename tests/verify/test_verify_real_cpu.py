@@ -7,16 +7,12 @@ import pytest
 
 from torchenv.cli import main
 from torchenv.verify import run_verify
+from torchenv.verify.runner import start_verify
 
 pytestmark = pytest.mark.integration
 
 CPU_CHECKS = ["import torch", "torch version", "torch build", "accelerator", "matmul cpu", "backward cpu",
               "autocast cpu", "conv2d cpu"]
-
-
-@pytest.fixture(scope="module")
-def cpu_report(cpu_env):
-    return run_verify(cpu_env, expected={"torch": "2.13.0+cpu", "cuda": "none"})
 
 
 def test_cpu_env_passes_every_layer(cpu_report):
@@ -89,12 +85,15 @@ def test_deep_trains_a_cnn_and_loss_falls(cpu_env):
 def test_real_cuda_build_without_a_device(cu130_env):
     """torch 2.14.1 (PyPI, CUDA 13.0) on this GPU-less machine: reported as exactly that."""
     python = cu130_env
-    info = run_verify(python, expected={"torch": "2.14.1", "cuda": "13.0"}, expects_gpu=False)
+    # both runs only read the env: started together, each waits on its own ``import torch``
+    loose = start_verify(python, expected={"torch": "2.14.1", "cuda": "13.0"}, expects_gpu=False)
+    expecting_gpu = start_verify(python, expected={"torch": "2.14.1", "cuda": "13.0"}, expects_gpu=True)
+    info = loose.result()
     assert info.ok, info.verdict()
     acc = info.check("accelerator")
     assert acc.severity == "warning" and acc.detail.startswith(
         "CUDA 13.0 build, no visible CUDA device (driver not loaded or CUDA_VISIBLE_DEVICES hides them)")
     assert info.check("torch version").detail == "2.14.1+cu130 (lock: 2.14.1)"
     assert info.facts["arch_list"][-1] == "sm_120"
-    strict = run_verify(python, expected={"torch": "2.14.1", "cuda": "13.0"}, expects_gpu=True)
+    strict = expecting_gpu.result()
     assert not strict.ok and strict.check("matmul cpu").skipped
