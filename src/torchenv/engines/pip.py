@@ -15,7 +15,9 @@ Choices made here:
 * Installs use ``--no-compile``, as the uv engine does not compile: byte-compiling every
   module costs more than the install itself (torch 2.13 cpu: ~17 s of ~23 s), and ``up``'s
   verify writes the ``.pyc`` that ``import torch`` needs (docs/benchmarks.md).
-* pip may write its own ``.pyc`` even where PYTHONDONTWRITEBYTECODE=1 is exported
+* The pip that installs is torchenv's own (compiled) pip run by the env's interpreter
+  (``installing_pip``), not the env's freshly seeded one, which would compile itself first;
+  and pip may write its own ``.pyc`` even where PYTHONDONTWRITEBYTECODE=1 is exported
   (``pip_tool_environ``): otherwise every pip run recompiles the modules pip imports.
 """
 from __future__ import annotations
@@ -81,8 +83,9 @@ def pip_tool_environ() -> dict[str, str]:
     Why: with PYTHONDONTWRITEBYTECODE=1 exported (common in containers and CI) every pip run
     compiled the ~200 modules it imports again (~0.4 s of a ~0.7 s install of small wheels).
     These runs compile nothing of what they install (``--no-compile``; ``--dry-run``), so the
-    only ``.pyc`` written are pip's: in the env's own pip (the env's tool) or the resolving pip.
-    Not for the editable project install, whose build may import the user's sources.
+    only ``.pyc`` written are pip's own: the resolving pip's, or the env's pip where that one
+    installs (``installing_pip``). Not for the editable project install, whose build may import
+    the user's sources.
     """
     env = pip_environ()
     env.pop("PYTHONDONTWRITEBYTECODE", None)
