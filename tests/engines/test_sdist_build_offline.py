@@ -53,8 +53,7 @@ def test_an_sdist_builds_from_the_locked_wheels_without_an_index(tmp_path, engin
     backend = make_wheel(files, "tinybackend", "1.0", extra_files={"tinybackend_impl.py": BACKEND})
     sdist = _sdist(files)
     env = tmp_path / "env"
-    bare = [] if engine is PipEngine else ["--without-pip"]      # the pip engine runs the env's own pip
-    subprocess.run([sys.executable, "-m", "venv", *bare, str(env)], check=True)
+    engine().create_venv(python=sys.executable, path=env)     # as `up` makes it (virtualenv seeds pip, no ensurepip)
     python = env / "bin" / "python"
     engine().install_files(env_python=python, files=[backend, sdist])
     out = subprocess.run([str(python), "-c", "import onlysdist; print(onlysdist.BUILT)"],

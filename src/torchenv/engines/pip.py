@@ -12,9 +12,17 @@ Choices made here:
   read them into ``Sources.pypi`` and may have replaced parts (``--pypi-mirror``).
 * Installs use ``--no-deps --no-index`` on files torchenv already hash-checked; then
   anything the lock does not name is uninstalled, except pip itself (the env's tool).
+* Installs use ``--no-compile``, as the uv engine does not compile: byte-compiling every
+  module costs more than the install itself (torch 2.13 cpu: ~17 s of ~23 s), and ``up``'s
+  verify writes the ``.pyc`` that ``import torch`` needs (docs/benchmarks.md).
+* The pip that installs is torchenv's own (compiled) pip run by the env's interpreter
+  (``installing_pip``), not the env's freshly seeded one, which would compile itself first;
+  and pip may write its own ``.pyc`` even where PYTHONDONTWRITEBYTECODE=1 is exported
+  (``pip_tool_environ``): otherwise every pip run recompiles the modules pip imports.
 """
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import os
@@ -69,6 +77,21 @@ def pip_environ() -> dict[str, str]:
     return env
 
 
+def pip_tool_environ() -> dict[str, str]:
+    """``pip_environ`` for the runs that install locked files or resolve: pip keeps the bytecode of its own modules.
+
+    Why: with PYTHONDONTWRITEBYTECODE=1 exported (common in containers and CI) every pip run
+    compiled the ~200 modules it imports again (~0.4 s of a ~0.7 s install of small wheels).
+    These runs compile nothing of what they install (``--no-compile``; ``--dry-run``), so the
+    only ``.pyc`` written are pip's own: the resolving pip's, or the env's pip where that one
+    installs (``installing_pip``). Not for the editable project install, whose build may import
+    the user's sources.
+    """
+    env = pip_environ()
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
 class PipEngine(WheelEngine):
     name = "pip"
     keeps = KEEP
@@ -112,24 +135,24 @@ class PipEngine(WheelEngine):
             sources = source_flags(pypi, find_links, tool="pip")
             cmd += [*sources.args, "-r", str(req)]
             run_tool(cmd, what=_("resolving the environment for {platform}, Python {python} ({tool})").format(
-                         platform=platform, python=python_version, tool="pip"), env={**pip_environ(), **sources.env},
+                         platform=platform, python=python_version, tool="pip"), env={**pip_tool_environ(), **sources.env},
                      hint=_("the lines above say what {tool} could not do; `torchenv plan` shows the sources "
                             "used").format(tool="pip"))
             return parse_report(report, pypi)
 
     def install_files(self, *, env_python: Path, files: list[Path],
                       hashes: dict[str, str] | None = None, reinstall: bool = False) -> None:
-        pip = [str(env_python), "-m", "pip"]
+        pip = installing_pip(env_python)
         with tempfile.TemporaryDirectory(prefix="torchenv-sync-") as tmp:
             req = Path(tmp) / "requirements.txt"
             req.write_text(requirements_lines(files, hashes))
-            cmd = [*pip, "install", "--quiet", "--no-deps", "--no-index", "-r", str(req),
+            cmd = [*pip, "install", "--quiet", "--no-deps", "--no-index", "--no-compile", "-r", str(req),
                    *build_requirement_links(files, Path(tmp) / "built-with")]
             if reinstall:
                 cmd.append("--force-reinstall")
             run_tool(cmd, what=_("installing {count} files into {path}").format(
                          count=len(files), path=env_python.parent.parent) + " (pip)",
-                     env=pip_environ())
+                     env=pip_tool_environ())
         self._remove_extraneous(env_python, files)
 
     def _remove_extraneous(self, env_python: Path, files: list[Path]) -> None:
@@ -141,9 +164,47 @@ class PipEngine(WheelEngine):
         version = _env_python_version(env)
         extra = sorted(set(distributions(fingerprint(env, version))) - wanted)
         if extra:
-            run_tool([str(env_python), "-m", "pip", "uninstall", "--yes", "--quiet", *extra],
+            run_tool([*installing_pip(env_python), "uninstall", "--yes", "--quiet", *extra],
                      what=_("removing packages the lock does not name ({names})").format(names=", ".join(extra)),
-                     env=pip_environ())
+                     env=pip_tool_environ())
+
+
+def installing_pip(env_python: Path) -> list[str]:
+    """The pip command that fills the env: torchenv's own pip run by the env's interpreter, else the env's pip.
+
+    Why: the pip that virtualenv puts in a new env has no bytecode yet, so its first run compiles
+    (and, unless PYTHONDONTWRITEBYTECODE=1, writes) the ~200 modules it imports: ~0.3-0.6 s on
+    every fresh env, and on every run where bytecode is not written. The pip torchenv resolves
+    with is installed compiled; ``__pip-runner__.py`` (what ``pip --python`` and pip's own build
+    environments run) executes exactly that copy of pip inside another interpreter, so the
+    install lands in the env as if its own pip had run. The env's pip is used where torchenv has
+    no pip, or one without the runner (pip < 22.3), or one that does not support the env's Python.
+    """
+    runner = _own_pip_runner(_env_python_version(env_python.parent.parent))
+    return [str(env_python), str(runner)] if runner is not None else [str(env_python), "-m", "pip"]
+
+
+@functools.cache
+def _own_pip_runner(python_version: str) -> Path | None:
+    """``__pip-runner__.py`` of torchenv's own pip when that pip supports Python ``python_version``."""
+    import importlib.metadata
+
+    spec = importlib.util.find_spec("pip")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    package = Path(next(iter(spec.submodule_search_locations)))
+    runner = package / "__pip-runner__.py"
+    dist = next(iter(importlib.metadata.distributions(name="pip", path=[str(package.parent)])), None)
+    if dist is None or not runner.is_file():
+        return None
+    requires = dist.metadata["Requires-Python"] or ""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    try:
+        supported = SpecifierSet(requires).contains(python_version, prereleases=True)
+    except InvalidSpecifier:
+        return None
+    return runner if supported else None
 
 
 def _env_python_version(env: Path) -> str:

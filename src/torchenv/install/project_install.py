@@ -182,9 +182,9 @@ def _run_install(python: Path, plan: Plan, project_dir: Path, ui: Any) -> str | 
                "-e", str(project_dir)]
         env = {**uv_environ(), **sources.env}
     else:
-        from ..engines.pip import pip_environ
+        from ..engines.pip import installing_pip, pip_environ
 
-        cmd = [str(python), "-m", "pip", "install", "--quiet", "--no-deps", *sources.args, "-e", str(project_dir)]
+        cmd = [*installing_pip(python), "install", "--quiet", "--no-deps", *sources.args, "-e", str(project_dir)]
         env = {**pip_environ(), **sources.env}
     try:
         with ui.progress(_("installing the project itself (editable)")):
