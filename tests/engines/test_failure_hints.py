@@ -199,3 +199,15 @@ def test_the_kind_of_failure_is_named_in_chinese(uv_env, local_index):
     first = err.message.splitlines()[0]
     assert "; 找不到包" in first, first
     assert not english_left(first + "\n" + (err.hint or "")), (first, err.hint)
+
+
+def test_the_uv_beside_torchenv_is_found_without_the_uv_package_lookup():
+    """In a venv the uv package's binary sits in the venv's scripts folder, where ``find_uv_bin`` looks first:
+    ``uv_bin`` finds the same binary there without importing ``uv`` (and ``sysconfig``) on every run."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from torchenv.engines.uv import uv_bin; from pathlib import Path; p = uv_bin(); "
+            "print('uv' in sys.modules); from uv import find_uv_bin; print(Path(p) == Path(find_uv_bin()))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.split() == ["False", "True"], out.stderr

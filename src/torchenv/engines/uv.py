@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import tempfile
 import urllib.parse
 from dataclasses import dataclass
@@ -54,7 +55,16 @@ _SCRUB = ("UV_INDEX", "UV_INDEX_URL", "UV_DEFAULT_INDEX", "UV_EXTRA_INDEX_URL", 
 
 
 def uv_bin() -> str:
-    """The uv binary torchenv depends on (the ``uv`` Python package), else ``uv`` on PATH."""
+    """The uv binary torchenv depends on (the ``uv`` Python package), else ``uv`` on PATH.
+
+    In a venv (how torchenv is installed: ``./bootstrap``, pipx, ``pip install`` in an env) that
+    package puts the binary in the venv's own scripts folder, the first place ``find_uv_bin``
+    looks; looked up there directly, ``sysconfig`` (~3 ms of imports on every ``up``) is not needed.
+    """
+    if sys.prefix != sys.base_prefix:
+        own = os.path.join(sys.prefix, *(("Scripts", "uv.exe") if os.name == "nt" else ("bin", "uv")))
+        if os.path.isfile(own):
+            return own
     try:
         from uv import find_uv_bin
 
