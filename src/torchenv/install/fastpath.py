@@ -6,8 +6,7 @@ lock and the requirements with tomllib, and the command line it runs behind impo
 installed), ``record`` writes down what it looked at: every file it opened and every folder it listed, the folders holding them (a file that
 appears beside them, such as a new ``requirements.txt`` or the in-progress marker, changes the
 folder's mtime), the interpreter link and the watched site-packages files, each with its
-(mtime_ns, size, inode), and one written within an mtime tick of the check by its contents
-too (``record``). ``answer`` repeats ``up``'s message when every one of them is unchanged;
+(mtime_ns, size, inode). ``answer`` repeats ``up``'s message when every one of them is unchanged;
 any difference, any flag it does not know, any error, and the full path decides. Standard
 library only, imported before anything else of torchenv.
 """
@@ -27,8 +26,7 @@ if TYPE_CHECKING:
 
 STAMP_DIR = ".torchenv"
 STAMP_FILE = "noop-stamp.json"
-SCHEMA = 3          # 2: a watched package folder is held by its presence alone, as the full check holds it;
-                    # 3: a racy path (written within a tick of the check) is held by its contents too
+SCHEMA = 2          # 2: a watched package folder is held by its presence alone, as the full check holds it
 PRESENT = "present"
 _BARE_FLAGS = {"-q": "quiet", "--quiet": "quiet", "--no-verify": "no_verify", "--frozen": "frozen"}
 
@@ -83,7 +81,7 @@ def answer(argv: list[str]) -> int | None:
             stamp = json.load(fh)
         if stamp.get("schema") != SCHEMA or stamp.get("torchenv") != _version():
             return None
-        if not all(map(_unchanged, stamp["paths"])):
+        if any(_held(path, follow) != sig for path, follow, sig in stamp["paths"]):
             return None
         _ = _translator()
         sys.stdout.write(_("{env} is up to date with {lock} (target {target})").format(
@@ -168,6 +166,7 @@ class _Seen:
 
 SETTLE_NS = 25_000_000            # mtimes lag the clock by up to a tick (1-10 ms on Linux)
 COARSE_SETTLE_NS = 2_000_000_000  # a filesystem that keeps whole seconds (FAT, HFS+, some network mounts)
+MAX_WAIT_NS = 60_000_000          # waited at most once, right after an install; longer: no stamp this time
 
 
 def watch(argv: list[str]) -> None:
@@ -211,12 +210,10 @@ def record(argv: list[str], project: str) -> None:
     Also right after an ``up`` that installed, so the very next ``up`` answers from the stamp:
     the check run here is the one that ``up`` would run, over the same files. Why that is
     safe (the "racy clean" case of git's index): a file may change again within its mtime
-    tick, keeping its size, and then look unchanged. So a path written less than a tick
-    before the check began (``_racy``: what an install has just written) is held by its
-    contents too, as git re-reads its racily clean entries: a small file by its sha256, a
-    folder by its listing, a link by its target. No waiting for the tick to pass, and no
-    second check. Never raises: the stamp only saves time, and a missing one means the full
-    check runs.
+    tick, keeping its size, and then look unchanged. So a stamp holds only paths older than
+    the check by more than a tick (``_settle_ns``); when some are fresher (an install just
+    wrote them) it waits that long once (under 60 ms) and checks again. Never raises: the
+    stamp only saves time, and a missing one means the full check runs.
     """
     from . import noop
 
@@ -229,50 +226,11 @@ def record(argv: list[str], project: str) -> None:
         noop.WATCH = None
 
 
-RACY_MAX_BYTES = 8 << 20    # a fresher file than this is not hashed: no stamp this time
-
-
-def _racy(paths: list[Any], check_ns: int) -> list[Any]:
-    """The entries whose mtime is within a tick before the check began (or after it: a clock step)."""
-    times = [sig[0] for _path, _follow, sig, *_ in paths if isinstance(sig, list)]
+def _settle_ns(paths: list[Any], check_ns: int) -> int:
+    """How much longer until every path is older than a tick before the check began (<= 0: already)."""
+    times = [sig[0] for _path, _follow, sig in paths if isinstance(sig, list)]
     margin = COARSE_SETTLE_NS if times and all(t % 1_000_000_000 == 0 for t in times) else SETTLE_NS
-    return [entry for entry in paths if isinstance(entry[2], list) and entry[2][0] + margin >= check_ns]
-
-
-def _contents(path: str, follow: bool | str) -> str | None:
-    """What a racy entry is also held by: a link's target, a folder's listing, a small file's sha256."""
-    import hashlib
-
-    if not follow and os.path.islink(path):
-        return "link:" + os.readlink(path)
-    if os.path.isdir(path):
-        return "list:" + hashlib.sha256("\0".join(sorted(os.listdir(path))).encode("utf-8", "surrogateescape")
-                                        ).hexdigest()
-    if os.path.getsize(path) > RACY_MAX_BYTES:
-        return None
-    with open(path, "rb") as fh:
-        return "sha256:" + hashlib.sha256(fh.read()).hexdigest()
-
-
-def _with_contents(paths: list[Any], check_ns: int) -> list[Any] | None:
-    """``paths`` with the racy entries' contents appended; ``None`` when one cannot be held that way."""
-    racy = {id(entry) for entry in _racy(paths, check_ns)}
-    out = []
-    for entry in paths:
-        if id(entry) in racy:
-            held = _contents(entry[0], entry[1])
-            if held is None:
-                return None
-            entry = [*entry[:3], held]
-        out.append(entry)
-    return out
-
-
-def _unchanged(entry: list[Any]) -> bool:
-    path, follow, sig, *contents = entry
-    if _held(path, follow) != sig:
-        return False
-    return not contents or _contents(path, follow) == contents[0]
+    return max(times, default=0) + margin + 1 - check_ns
 
 
 def _record(project: str) -> None:
@@ -283,17 +241,22 @@ def _record(project: str) -> None:
     created = not os.path.isdir(stamp_dir)
     os.makedirs(stamp_dir, exist_ok=True)          # before the stamps: creating it changes the project's mtime
     reused = None if created else _reusable(project)
-    if reused is not None:
-        done, paths, check_ns = reused
-    else:
+    if reused is not None and _settle_ns(reused[1], reused[2]) <= 0:
+        _write(project, *reused[:2])
+        return
+    for attempt in range(2):
         check_ns = time.time_ns()
         seen = _checked(project)
         if seen is None:
             return
         done, paths = seen
-    held = _with_contents(paths, check_ns)
-    if held is not None:
-        _write(project, done, held)
+        wait = _settle_ns(paths, check_ns)
+        if wait <= 0:
+            break
+        if attempt or wait > MAX_WAIT_NS:
+            return
+        time.sleep(wait / 1e9)
+    _write(project, done, paths)
 
 
 def _reusable(project: str) -> tuple[UpToDate, list[Any], int] | None:
