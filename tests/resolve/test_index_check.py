@@ -189,11 +189,9 @@ def test_the_lock_and_install_start_from_the_hosts_the_plan_found_dead():
     from torchenv.backends.getfile import DEAD_HOST_TTL_S, SourceMemory
     from torchenv.backends.venv import WheelLocker
     from torchenv.paths import cache_dir
-    from torchenv.resolve.index_check import dead_host_memory, remember_dead
-
-    memory = dead_host_memory()
+    memory = SourceMemory.recent()          # as the plan's reachability probe starts
     memory.failed("http://10.9.9.9:81/whl/cu130/torch/", "timed out")
-    remember_dead(memory, set())
+    memory.remember()
     stored = json.loads((cache_dir() / "index-check" / "dead-hosts.json").read_text())
     assert stored["10.9.9.9:81"][1] <= time.time() + DEAD_HOST_TTL_S
     locker = WheelLocker(plan=None, engine=None, ui=None)    # what `up`/`lock` lock and fetch with
@@ -201,3 +199,14 @@ def test_the_lock_and_install_start_from_the_hosts_the_plan_found_dead():
     assert locker.memory.usable("http://10.9.9.8:81/whl/")
     (cache_dir() / "index-check" / "dead-hosts.json").write_text(json.dumps({"10.9.9.9:81": ["timed out", 1.0]}))
     assert SourceMemory.recent().usable("http://10.9.9.9:81/whl/"), "an expired entry is forgotten"
+
+
+def test_a_dead_host_is_named_and_kept_without_its_login():
+    from torchenv.backends.getfile import SourceMemory, dead_hosts_path, host_of
+
+    assert host_of("https://alice:s3cret@mirror.example:8443/simple/torch/") == "mirror.example:8443"
+    memory = SourceMemory.recent()
+    memory.failed("https://alice:s3cret@mirror.example:8443/simple/torch/", "timed out")
+    memory.remember()
+    assert "s3cret" not in dead_hosts_path().read_text() and "alice" not in dead_hosts_path().read_text()
+    assert not SourceMemory.recent().usable("https://mirror.example:8443/simple/torchvision/")

@@ -16,6 +16,7 @@ it. Everything else comes from the PyPI side, whose file URLs are found by listi
 """
 from __future__ import annotations
 
+import json
 import urllib.parse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,20 +32,36 @@ _UNREACHABLE = ("timed out", "connection refused", "host name not found (DNS)", 
 
 
 def host_of(url: str) -> str | None:
-    """``host:port`` of a remote URL; None for local paths and ``file:`` URLs."""
+    """``host:port`` of a remote URL, never its login; None for local paths and ``file:`` URLs.
+
+    Why without the login: the host is shown in warnings and kept in the dead-host memory on disk.
+    """
     if "://" not in url or url.startswith("file:"):
         return None
-    return urllib.parse.urlsplit(url).netloc or None
+    return urllib.parse.urlsplit(url).netloc.rpartition("@")[2] or None
 
 
 DEAD_HOST_TTL_S = 15 * 60     # how long a host the plan found unreachable is not asked again
 
 
 def dead_hosts_path() -> Path:
-    """Where the hosts found unreachable in the last minutes are kept (``resolve.index_check`` writes it)."""
+    """Where the hosts found unreachable in the last minutes are kept (``SourceMemory.remember``/``recent``)."""
     from ..paths import cache_dir
 
     return cache_dir() / "index-check" / "dead-hosts.json"
+
+
+def _recent_dead_hosts() -> dict[str, tuple[str, float]]:
+    """host -> (why, until) for the entries of ``dead_hosts_path`` that have not expired (a bad file: none)."""
+    import time
+
+    try:
+        known = json.loads(dead_hosts_path().read_text())
+    except (OSError, ValueError):
+        return {}
+    now = time.time()
+    return {host: (str(entry[0]), float(entry[1])) for host, entry in (known.items() if isinstance(known, dict) else ())
+            if isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], (int, float)) and entry[1] > now}
 
 
 class SourceMemory:
@@ -54,6 +71,7 @@ class SourceMemory:
         self.ui = ui
         self.dead: dict[str, str] = {}      # host -> why
         self.unsaid: set[str] = set()       # dead hosts from the recent memory, not yet named to the user
+        self.seeded: frozenset[str] = frozenset()   # the hosts it was seeded with (``remember``)
 
     @classmethod
     def recent(cls, ui: Any = None) -> SourceMemory:
@@ -63,20 +81,33 @@ class SourceMemory:
         fetches; a mirror that hung for the plan a moment ago would cost the lock one more
         connect timeout. Seeded from the same file, every stage of a run asks a dead host once.
         """
-        import json
+        memory = cls(ui)
+        for host, (reason, _until) in _recent_dead_hosts().items():
+            memory.dead[host] = reason
+            memory.unsaid.add(host)
+        memory.seeded = frozenset(memory.unsaid)
+        return memory
+
+    def remember(self) -> None:
+        """Keep the hosts this run found unreachable for ``DEAD_HOST_TTL_S`` (what ``recent`` seeds from).
+
+        Only the plan's reachability probe and index check call this: a host that failed once while
+        files were fetched is skipped for the rest of that run, not for the next quarter hour.
+        """
         import time
 
-        memory = cls(ui)
+        from ..fileio import write_atomic
+
+        new = {h: r for h, r in self.dead.items() if h not in self.seeded}
+        if not new:
+            return
+        until = time.time() + DEAD_HOST_TTL_S
+        known = {h: [r, t] for h, (r, t) in _recent_dead_hosts().items()}
         try:
-            known = json.loads(dead_hosts_path().read_text())
-        except (OSError, ValueError):
-            return memory
-        now = time.time()
-        for host, entry in known.items() if isinstance(known, dict) else ():
-            if isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], (int, float)) and entry[1] > now:
-                memory.dead[host] = str(entry[0])
-                memory.unsaid.add(host)
-        return memory
+            write_atomic(dead_hosts_path(), json.dumps({**known, **{h: [r, until] for h, r in new.items()}}),
+                         durable=False)
+        except OSError:
+            pass        # a memory that cannot be written only costs a connect timeout next time
 
     def usable(self, url: str) -> bool:
         host = host_of(url)

@@ -159,25 +159,6 @@ def _save_json(path: Path, data: Any) -> None:
         pass        # a cache that cannot be written only costs a request next time
 
 
-def dead_host_memory() -> SourceMemory:
-    """The run's SourceMemory, seeded with hosts that failed within DEAD_HOST_TTL_S."""
-    from ..backends.getfile import SourceMemory
-
-    return SourceMemory.recent()
-
-
-def remember_dead(memory: SourceMemory, before: set[str]) -> None:
-    from ..backends.getfile import DEAD_HOST_TTL_S, dead_hosts_path
-
-    new = {h: r for h, r in memory.dead.items() if h not in before}
-    if not new:
-        return
-    path = dead_hosts_path()
-    known = {h: v for h, v in (_load_json(path) or {}).items() if v[1] > time.time()}
-    until = time.time() + DEAD_HOST_TTL_S
-    _save_json(path, {**known, **{h: [r, until] for h, r in new.items()}})
-
-
 def _cache_path(page: str) -> Path:
     import hashlib
 
@@ -284,10 +265,9 @@ def check(intent: Intent, cons: Constraints, mv: MachineView, overrides: Any = N
     """
     if not enabled():
         return None
-    from ..backends.getfile import host_of
+    from ..backends.getfile import SourceMemory, host_of
 
-    memory = dead_host_memory()
-    before = set(memory.dead)
+    memory = SourceMemory.recent()          # hosts that failed in the last minutes are not asked again
     per_tier = {t: _torch_source(intent, t, mv.platform, overrides) for t in tiers_to_check(cons, mv)}
     targets = {t: s for t, s in per_tier.items() if s is not None}
     pages = {t: _cached(f"{s.url.rstrip('/')}|{s.layout}") for t, s in targets.items()}
@@ -305,7 +285,7 @@ def check(intent: Intent, cons: Constraints, mv: MachineView, overrides: Any = N
 
         with ThreadPoolExecutor(max_workers=8) as pool:
             pages.update(zip(wanted, pool.map(lambda s: _read_page(s.url, s.layout, memory), wanted.values())))
-    remember_dead(memory, before)
+    memory.remember()
     listings = {t: listing for t, page in pages.items() if page is not None
                 if (listing := _listing(t, targets[t].url, *page, mv.platform)) is not None}
     dead = dict.fromkeys(h for h in (host_of(_shown(s.url)) for s in targets.values()) if h in memory.dead)

@@ -100,16 +100,15 @@ def available_plan(plan: Plan, intent: Intent, machine: Machine, overrides: Sour
     """
     if machine.assumed or plan.sources is None or offline:
         return plan
-    from .index_check import dead_host_memory, remember_dead
+    from ..backends.getfile import SourceMemory
 
-    memory = dead_host_memory()               # hosts that failed in the last minutes are not asked again
-    before = set(memory.dead)
+    memory = SourceMemory.recent()            # hosts that failed in the last minutes are not asked again
     token = _ALSO_NEEDED.set(also_needed)
     try:
         return _available(plan, intent, machine, overrides, memory)
     finally:
         _ALSO_NEEDED.reset(token)
-        remember_dead(memory, before)
+        memory.remember()
 
 
 def _available(plan: Plan, intent: Intent, machine: Machine, overrides: SourceOverrides | None,
