@@ -9,7 +9,8 @@ of a shared machine falls on both; the ratio is of the medians.
        from the same sources (the plan's index, extra indexes, find-links, constraints);
 (a) fresh env from an existing lock, warm caches: ``torchenv up --frozen`` (with and without
     verify) vs ``uv venv && uv pip install`` vs ``python -m venv && pip install`` of the very
-    files the lock names (``--no-deps --no-index``);
+    files the lock names (``--no-deps --no-index``), and ``front_end_floor.py``: the least any Python
+    command can do for this path (start, read the lock, the same two uv commands, a state file);
 (b) the no-op ``torchenv up`` vs ``uv pip sync`` of the same files into the same env;
 (c) disk: cache + five projects with the same stack vs cache + one (``du`` counts hardlinks once);
 (d) a project-sized stack (60+ packages: an LLM / vision project's requirements.txt) from a local
@@ -69,6 +70,7 @@ def _pip_seed() -> str:
 
 
 SEED = _pip_seed()
+FLOOR = Path(__file__).with_name("front_end_floor.py")
 
 
 def du_mib(*paths: Path) -> float:
@@ -116,6 +118,16 @@ def pair(runs: int, a, b) -> tuple[list[float], list[float]]:
         xs.append(t1 if first is a else t2)
         ys.append(t2 if first is a else t1)
     return xs, ys
+
+
+def rotate(runs: int, *fns) -> tuple[list[float], ...]:
+    """``runs`` rounds of every ``fn(i)``, each round starting one further along (ABC, BCA, CAB, ...)."""
+    out: list[list[float]] = [[] for _ in fns]
+    for i in range(runs):
+        for k in range(len(fns)):
+            j = (i + k) % len(fns)
+            out[j].append(fns[j](i))
+    return tuple(out)
 
 
 def ratio(xs: list[float], ys: list[float]) -> float:
@@ -205,8 +217,9 @@ class Bench:
         return pair(runs, ours, theirs)
 
     def warm(self, runs: int, proj: Path, files: list[str], extra: dict | None = None,
-             verify: bool = False) -> tuple[list, list]:
-        """A fresh env from an existing lock, warm caches: ``up --frozen --no-verify`` vs uv of the lock's files."""
+             verify: bool = False) -> tuple[list, list, list]:
+        """A fresh env from an existing lock, warm caches: ``up --frozen --no-verify`` vs uv of the lock's files,
+        and the least a Python command can do for it (``front_end_floor.py``), rotated."""
         def ours(_i: int) -> float:
             d = self.project("warm", (proj / "requirements.txt").read_text()
                              if (proj / "requirements.txt").exists() else "", lock_from=proj)
@@ -217,7 +230,17 @@ class Bench:
             took = self.uv_install(d, "--no-deps --no-index " + " ".join(files), self.uv_env(extra=extra))
             shutil.rmtree(d.parent, ignore_errors=True)
             return took
-        return pair(runs, ours, theirs)
+
+        listed = self.work / f"files-{proj.name}.txt"
+        listed.write_text("\n".join(files) + "\n")
+
+        def floor(_i: int) -> float:
+            d = self.fresh("floor") / "venv"
+            took = timed([sys.executable, str(FLOOR), str(proj / "torchenv.lock"), str(listed), str(d), self.uv,
+                          self.python], self.uv_env(extra=extra))
+            shutil.rmtree(d.parent, ignore_errors=True)
+            return took
+        return rotate(runs, ours, theirs, floor)
 
     def noop(self, runs: int, proj: Path, files: list[str], extra: dict | None = None) -> tuple[list, list]:
         """The env already matches: ``up`` on the project's env vs ``uv pip sync`` of the same files into an
@@ -263,7 +286,7 @@ def main() -> int:
     res["cold_up"], res["cold_uv"] = b.cold(opts.cold_runs, "", torch_args)
 
     # (a) warm: paired, alternating runs on fresh envs, with verify too, and pip on the same files
-    res["up_noverify"], res["uv"] = b.warm(opts.runs, proj, files)
+    res["up_noverify"], res["uv"], res["floor"] = b.warm(opts.runs, proj, files)
     res["up"], res["uv_verify"] = [], []
     for i in range(opts.runs):
         d = b.project("a-up", lock_from=proj)
@@ -301,7 +324,7 @@ def main() -> int:
         uv_args = f"--no-index --find-links {house} torch==2.13.0+cpu {SEED} " + " ".join(PROJECT_REQUIREMENTS)
         big["n"] = len(big_files)
         big["cold_up"], big["cold_uv"] = b.cold(opts.cold_runs, reqs, uv_args, only_house)
-        big["warm_up"], big["warm_uv"] = b.warm(opts.cold_runs, bigproj, big_files, only_house)
+        big["warm_up"], big["warm_uv"], big["warm_floor"] = b.warm(opts.cold_runs, bigproj, big_files, only_house)
         big["noop_up"], big["noop_uv"] = b.noop(opts.noop_runs, bigproj, big_files, only_house)
 
     text = report(res, big, cold, verify_alone, (one, five, n_five))
@@ -337,6 +360,7 @@ def report(res: dict, big: dict, cold: float, verify_alone: list[float], disk: t
         ("cold: `uv venv` + `uv pip install torch==2.13.0+cpu`, same sources, empty cache", res["cold_uv"]),
         ("warm: `torchenv up --frozen --no-verify` (fresh env, warm cache)", res["up_noverify"]),
         ("warm: `uv venv` + `uv pip install --no-deps` of the lock's files", res["uv"]),
+        ("warm: the least a Python command can do (`bench/front_end_floor.py`)", res["floor"]),
         ("`torchenv up --frozen` (fresh env, warm cache, incl. verify)", res["up"]),
         ("`python -m venv` + `pip install --no-deps` same files", res.get("pip", [])),
         ("verify of the fresh uv env (`run_verify`, first import)", res["uv_verify"]),
@@ -352,6 +376,7 @@ def report(res: dict, big: dict, cold: float, verify_alone: list[float], disk: t
             (f"project ({big['n']} packages) warm: `up --frozen --no-verify`", big["warm_up"]),
             (f"project ({big['n']} packages) warm: `uv venv` + `uv pip install --no-deps` of the lock's files",
              big["warm_uv"]),
+            (f"project ({big['n']} packages) warm: `bench/front_end_floor.py`", big["warm_floor"]),
             (f"project ({big['n']} packages) no-op: `torchenv up`", big["noop_up"]),
             (f"project ({big['n']} packages) no-op: `uv pip sync`", big["noop_uv"]),
         ]
@@ -361,10 +386,12 @@ def report(res: dict, big: dict, cold: float, verify_alone: list[float], disk: t
     lines += ["", "| path | torchenv / uv (medians, same run) | target |", "|---|---|---|",
               f"| cold | **{ratio(res['cold_up'], res['cold_uv']):.2f}x** | <= 1.1x |",
               f"| warm | **{ratio(res['up_noverify'], res['uv']):.2f}x** | <= 1.05x |",
+              f"| warm, the Python floor (`front_end_floor.py` / uv) | {ratio(res['floor'], res['uv']):.2f}x | |",
               f"| no-op | **{ratio(res['noop_up'], res['noop_uv']):.2f}x** | <= 1.5x |"]
     if big:
         lines += [f"| project cold ({big['n']} packages) | **{ratio(big['cold_up'], big['cold_uv']):.2f}x** | <= 1.1x |",
                   f"| project warm | **{ratio(big['warm_up'], big['warm_uv']):.2f}x** | <= 1.05x |",
+                  f"| project warm, the Python floor | {ratio(big['warm_floor'], big['warm_uv']):.2f}x | |",
                   f"| project no-op | **{ratio(big['noop_up'], big['noop_uv']):.2f}x** | <= 1.5x |"]
     lines += ["",
               f"- up (with verify) / (uv + verify of that env): **{m['up'] / (m['uv'] + m['uv_verify']):.2f}x**"

@@ -22,9 +22,16 @@ def _up(project, *extra):
     return proc.stdout, imported
 
 
+def _installed_and_settled(world):
+    """``up``, then a wait until its files are more than an mtime tick old, as they are by the time a
+    user's next ``up`` runs (a stamp holds only settled paths)."""
+    world.run_up()
+    time.sleep(2 * fastpath.SETTLE_NS / 1e9)
+
+
 @pytest.mark.parametrize("installer", ["uv"], indirect=True)
 def test_second_noop_up_answers_without_building_the_command_line(world):
-    world.run_up()
+    _installed_and_settled(world)
     first, imported_first = _up(world.project)        # the full no-op check, which writes the stamp
     second, imported_second = _up(world.project)
     assert "is up to date with torchenv.lock" in first and second == first
@@ -55,7 +62,7 @@ CHANGES = {
 @pytest.mark.parametrize("installer", ["uv"], indirect=True)
 @pytest.mark.parametrize("change", sorted(CHANGES))
 def test_any_change_the_full_check_would_see_sends_up_down_the_full_path(world, change, capsys):
-    world.run_up()
+    _installed_and_settled(world)
     argv = ["up", "-C", str(world.project)]
     fastpath.record(argv, str(world.project))
     assert fastpath.answer(argv) == 0
@@ -69,7 +76,7 @@ def test_any_change_the_full_check_would_see_sends_up_down_the_full_path(world, 
 @pytest.mark.parametrize("argv", [["up", "--python", "3.12"], ["up", "--force"], ["up", "--mirror", "x"],
                                   ["up", "--no-v"], ["lock"], ["up", "-C"]])
 def test_flags_the_stamp_cannot_answer_for_go_the_full_path(world, argv, capsys, monkeypatch):
-    world.run_up()
+    _installed_and_settled(world)
     fastpath.record(["up", "-C", str(world.project)], str(world.project))
     monkeypatch.chdir(world.project)     # and back: a removed tmp_path must not stay the worker's cwd
     assert fastpath.answer(argv) is None
@@ -78,7 +85,7 @@ def test_flags_the_stamp_cannot_answer_for_go_the_full_path(world, argv, capsys,
 
 @pytest.mark.parametrize("installer", ["uv"], indirect=True)
 def test_no_stamp_when_the_env_is_not_up_to_date(world):
-    world.run_up()
+    _installed_and_settled(world)
     (world.project / ".venv" / ".torchenv" / "verify-not-passed").write_text("{}")
     fastpath.record(["up", "-C", str(world.project)], str(world.project))
     assert not (world.project / ".torchenv" / fastpath.STAMP_FILE).exists()
@@ -87,48 +94,73 @@ def test_no_stamp_when_the_env_is_not_up_to_date(world):
 @pytest.mark.parametrize("installer", ["uv"], indirect=True)
 def test_stamp_keeps_no_login(world):
     (world.project / "requirements.txt").write_text("--extra-index-url https://bob:s3cret@example.org/simple\nsix\n")
-    world.run_up()
+    _installed_and_settled(world)
     fastpath.record(["up", "-C", str(world.project)], str(world.project))
     text = (world.project / ".torchenv" / fastpath.STAMP_FILE).read_text()
     assert "s3cret" not in text and json.loads(text)["warnings"]
 
 
+def _sleeps_of_fastpath(monkeypatch):
+    """The sleeps ``install.fastpath`` itself asks for (other modules' waits are not its business)."""
+    asked: list[float] = []
+    real = time.sleep
+
+    def sleep(seconds):
+        if sys._getframe(1).f_globals.get("__name__") == fastpath.__name__:
+            asked.append(seconds)
+        real(seconds)
+
+    monkeypatch.setattr(time, "sleep", sleep)
+    return asked
+
+
 @pytest.mark.parametrize("installer", ["uv"], indirect=True)
-def test_the_up_that_installed_writes_the_stamp_so_the_very_next_up_answers_from_it(world, capsys):
+def test_the_up_that_installed_does_not_wait_for_its_stamp_and_the_next_up_leaves_one(world, capsys, monkeypatch):
     from torchenv.cli import main
 
+    asked = _sleeps_of_fastpath(monkeypatch)
     stamp = world.project / ".torchenv" / fastpath.STAMP_FILE
     argv = ["up", "-q", "--no-verify", "-C", str(world.project)]
     assert main(argv) == 0
-    assert (world.project / ".venv" / ".torchenv" / "state.json").exists() and stamp.exists()
+    assert (world.project / ".venv" / ".torchenv" / "state.json").exists()
+    assert asked == [], "no sleeping out the mtime tick after an install"
+    if stamp.exists():                             # a slow machine: the check began a tick after the install
+        held = json.loads(stamp.read_text())["paths"]
+        assert max(sig[0] for _p, _f, sig in held if isinstance(sig, list)) + fastpath.SETTLE_NS \
+            < os.stat(stamp).st_mtime_ns
+    time.sleep(2 * fastpath.SETTLE_NS / 1e9)
+    assert main(argv) == 0 and stamp.exists(), "the next up's full check leaves the stamp"
     capsys.readouterr()
     assert fastpath.answer(argv) == 0
     assert "is up to date with torchenv.lock" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("installer", ["uv"], indirect=True)
-def test_a_stamp_holds_only_files_older_than_a_tick_before_its_check(world):
-    """A change within the same mtime tick, same size, would go unseen ("racy clean"): a file touched
-    just now is waited out before the check that the stamp records; one that cannot settle soon gets none."""
+def test_a_stamp_holds_only_files_older_than_a_tick_before_its_check(world, monkeypatch):
+    """A change within the same mtime tick, same size, would go unseen ("racy clean"): a file fresher than
+    a tick before the check gets no stamp (and no wait); once it is older, the stamp holds it."""
+    asked = _sleeps_of_fastpath(monkeypatch)
     world.run_up()
+    time.sleep(2 * fastpath.SETTLE_NS / 1e9)       # the install's own files are settled
     toml = world.project / "torchenv.toml"
     stamp = world.project / ".torchenv" / fastpath.STAMP_FILE
-    toml.write_text(toml.read_text())              # touched just now: its mtime is this tick's
+    stamp.unlink(missing_ok=True)
+    soon = time.time_ns() + 10**9
+    os.utime(toml, ns=(soon, soon))                # written "now" on a clock a little ahead (NFS), or a tick ago
+    fastpath.record(["up"], str(world.project))
+    assert not stamp.exists() and asked == []
+    past = time.time_ns() - 2 * fastpath.SETTLE_NS
+    os.utime(toml, ns=(past, past))
     fastpath.record(["up"], str(world.project))
     held = {path: sig for path, _follow, sig in json.loads(stamp.read_text())["paths"]}
-    assert held[str(toml)][0] + fastpath.SETTLE_NS < os.stat(stamp).st_mtime_ns
-    stamp.unlink()
-    soon = os.stat(toml).st_mtime_ns + 10**9
-    os.utime(toml, ns=(soon, soon))                # a clock step, or another machine writing over NFS
-    fastpath.record(["up"], str(world.project))
-    assert not stamp.exists()
+    assert held[str(toml)][0] == past
 
 
 @pytest.mark.parametrize("installer", ["uv"], indirect=True)
 def test_from_a_subdirectory_the_stamp_answers_and_says_where_the_project_is(world):
     sub = world.project / "src" / "models"
     sub.mkdir(parents=True)
-    world.run_up()
+    _installed_and_settled(world)
     cmd = [sys.executable, "-X", "importtime", "-m", "torchenv", "up"]
     full = subprocess.run(cmd, capture_output=True, text=True, cwd=sub)
     fast = subprocess.run(cmd, capture_output=True, text=True, cwd=sub)
@@ -146,7 +178,7 @@ def test_a_noop_up_checks_once_and_its_stamp_comes_from_that_check(world, monkey
     from torchenv.cli import main
     from torchenv.install import noop
 
-    world.run_up()
+    _installed_and_settled(world)
     (world.project / ".torchenv").mkdir(exist_ok=True)
     time.sleep(2 * fastpath.SETTLE_NS / 1e9)              # the install's files are more than a tick old now
     checks = []
@@ -165,7 +197,7 @@ def test_a_noop_up_checks_once_and_its_stamp_comes_from_that_check(world, monkey
 def test_running_the_project_once_keeps_the_stamp(world):
     """The first import of a package writes its __pycache__, changing the folder's mtime: the full check
     holds package folders by presence alone, and so does the stamp. A folder removed still counts."""
-    world.run_up()
+    _installed_and_settled(world)
     argv = ["up", "-C", str(world.project)]
     fastpath.record(argv, str(world.project))
     (_site(world) / "filelock" / "__pycache__").mkdir()
