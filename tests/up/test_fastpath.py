@@ -169,6 +169,13 @@ def test_from_a_subdirectory_the_stamp_answers_and_says_where_the_project_is(wor
     found = f"torchenv: using {world.project / 'torchenv.toml'} (found above the current directory)"
     assert found in full.stderr and found in fast.stderr
     assert "torchenv.commands" not in fast.stderr, "answered before the command line was built"
+    stamp = world.project / ".torchenv" / fastpath.STAMP_FILE
+    held = json.loads(stamp.read_text())
+    held["paths"][0][2] = [0, 0, 0]                  # a stamp that no longer holds: the full path answers
+    stamp.write_text(json.dumps(held))
+    stale = subprocess.run(cmd, capture_output=True, text=True, cwd=sub)
+    assert stale.returncode == 0 and "is up to date" in stale.stdout
+    assert stale.stderr.count(found) == 1, "said once, by the full path, not also by the stamp that did not answer"
     (sub / "torchenv.toml").write_text("")           # a nearer project now: the stamp does not answer for it
     assert fastpath.answer(["up", "-C", str(sub)]) is None
 

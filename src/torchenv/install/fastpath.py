@@ -74,9 +74,10 @@ def answer(argv: list[str]) -> int | None:
     if parsed is None:
         return None
     try:
-        project = _project_root(parsed[0], quiet=parsed[1])
-        if project is None:
+        found = _project_root(parsed[0], quiet=parsed[1])
+        if found is None:
             return None
+        project, found_above = found
         with open(_stamp_path(project), encoding="utf-8") as fh:
             stamp = json.load(fh)
         if stamp.get("schema") != SCHEMA or stamp.get("torchenv") != _version():
@@ -84,6 +85,7 @@ def answer(argv: list[str]) -> int | None:
         if any(_held(path, follow) != sig for path, follow, sig in stamp["paths"]):
             return None
         _ = _translator()
+        sys.stderr.write(found_above)     # only now: a stamp that does not answer leaves the line to the full path
         sys.stdout.write(_("{env} is up to date with {lock} (target {target})").format(
             env=_rel(stamp["env"]), lock=stamp["lock"], target=stamp["target"]) + "\n")
         if stamp["warnings"]:             # English data (requirement-file notes), shown as the full path shows them
@@ -95,22 +97,21 @@ def answer(argv: list[str]) -> int | None:
     return 0
 
 
-def _project_root(start: str, *, quiet: bool) -> str | None:
-    """The project the full path would use for ``start``: ``start`` itself when it holds torchenv.toml
-    (no walk, no import), else ``project.find_project``'s answer from a subdirectory, whose "found
-    above" line is said as the full path says it. ``None`` (full path) when locks without a
-    torchenv.toml were passed over: the full path names them."""
+def _project_root(start: str, *, quiet: bool) -> tuple[str, str] | None:
+    """The project the full path would use for ``start``, and the "found above" line the full path says
+    for it (empty when ``start`` holds torchenv.toml, or under ``-q``): ``start`` itself when it holds
+    torchenv.toml (no walk, no import), else ``project.find_project``'s answer from a subdirectory.
+    ``None`` (full path) when locks without a torchenv.toml were passed over: the full path names them."""
     begin = os.path.realpath(start)
     if os.path.lexists(os.path.join(begin, "torchenv.toml")):
-        return begin
+        return begin, ""
     from ..project import find_project
 
     located = find_project(begin)
     if located.stray_locks:
         return None
-    if located.found_above and not quiet:
-        sys.stderr.write(f"torchenv: {located.describe()}\n")
-    return str(located.root)
+    said = f"torchenv: {located.describe()}\n" if located.found_above and not quiet else ""
+    return str(located.root), said
 
 
 def _translator() -> Callable[[str], str]:
