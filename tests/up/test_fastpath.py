@@ -146,7 +146,7 @@ def test_a_stamp_holds_only_files_older_than_a_tick_before_its_check(world, monk
     stamp = world.project / ".torchenv" / fastpath.STAMP_FILE
     stamp.unlink(missing_ok=True)
     soon = time.time_ns() + 10**9
-    os.utime(toml, ns=(soon, soon))                # written "now" on a clock a little ahead (NFS), or a tick ago
+    os.utime(toml, ns=(soon, soon))                # written by a clock a little ahead (NFS): fresher than any check
     fastpath.record(["up"], str(world.project))
     assert not stamp.exists() and asked == []
     past = time.time_ns() - 2 * fastpath.SETTLE_NS
