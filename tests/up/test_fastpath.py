@@ -136,6 +136,27 @@ def test_the_up_that_installed_does_not_wait_for_its_stamp_and_the_next_up_leave
 
 
 @pytest.mark.parametrize("installer", ["uv"], indirect=True)
+def test_the_up_that_installed_and_verified_leaves_the_stamp_so_the_very_next_up_answers_from_it(
+        world, capsys, monkeypatch):
+    """The install's files can be a moment old when it records (a verify that is quick, here one that only
+    passes): it waits them out once, as a verify's seconds make nothing of the wait, and the user's
+    next ``up`` is answered from the stamp."""
+    from torchenv.cli import main
+
+    def verify_that_passes(python, target, plan, project_dir, ui, *, meanwhile=lambda: None):
+        meanwhile()
+        return True
+
+    monkeypatch.setattr("torchenv.install.up._verify", verify_that_passes)
+    argv = ["up", "-q", "-C", str(world.project)]
+    assert main(argv) == 0
+    assert (world.project / ".torchenv" / fastpath.STAMP_FILE).exists()
+    capsys.readouterr()
+    assert fastpath.answer(argv) == 0
+    assert "is up to date with torchenv.lock" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("installer", ["uv"], indirect=True)
 def test_a_stamp_holds_only_files_older_than_a_tick_before_its_check(world, monkeypatch):
     """A change within the same mtime tick, same size, would go unseen ("racy clean"): a file fresher than
     a tick before the check gets no stamp (and no wait); once it is older, the stamp holds it."""

@@ -167,6 +167,7 @@ class _Seen:
 
 SETTLE_NS = 25_000_000            # mtimes lag the clock by up to a tick (1-10 ms on Linux)
 COARSE_SETTLE_NS = 2_000_000_000  # a filesystem that keeps whole seconds (FAT, HFS+, some network mounts)
+MAX_WAIT_NS = 60_000_000          # waited at most once, after an up that verified; longer: no stamp this time
 
 
 def watch(argv: list[str]) -> None:
@@ -207,21 +208,22 @@ def _hook_installed() -> None:
 def record(argv: list[str], project: str) -> None:
     """Write the stamp when the full no-op check says ``project``'s env is up to date (verify included).
 
-    Also after an ``up`` that installed, when the check run here (the one ``up`` would run, over
-    the same files) finds every path settled. Why "settled" (the "racy clean" case of git's
-    index): a file may change again within its mtime tick, keeping its size, and then look
-    unchanged. So a stamp holds only paths older than the check by more than a tick
-    (``_settle_ns``). Right after an install some are fresher; then no stamp is written this
-    time, rather than sleeping out the tick on every install (~25 ms): the next ``up`` runs the
-    full check, which finds them settled and leaves the stamp. (An ``up`` that verifies is
-    seconds past its install when this runs, so it leaves one.) Never raises: the stamp only
-    saves time, and a missing one means the full check runs.
+    Also right after an ``up`` that installed: the check run here is the one ``up`` would run,
+    over the same files. Why "settled" matters (the "racy clean" case of git's index): a file
+    may change again within its mtime tick, keeping its size, and then look unchanged. So a
+    stamp holds only paths older than the check by more than a tick (``_settle_ns``). Right
+    after an install some are fresher. After an ``up`` that verified (seconds), the tick is
+    waited out once (under 60 ms) and the check runs again, so the very next ``up`` answers
+    from the stamp. After ``up --no-verify``, whose whole run can take a third of a second,
+    it is not (~25 ms on every install): no stamp this time, and the next ``up``'s full check,
+    finding the files settled, leaves it. Never raises: the stamp only saves time, and a
+    missing one means the full check runs.
     """
     from . import noop
 
     try:
         if parse(argv) is not None:
-            _record(project)
+            _record(project, may_wait="--no-verify" not in argv)
     except Exception:
         return
     finally:
@@ -235,7 +237,7 @@ def _settle_ns(paths: list[Any], check_ns: int) -> int:
     return max(times, default=0) + margin + 1 - check_ns
 
 
-def _record(project: str) -> None:
+def _record(project: str, *, may_wait: bool) -> None:
     import time
 
     project = os.path.realpath(project)
@@ -246,10 +248,19 @@ def _record(project: str) -> None:
     if reused is not None and _settle_ns(reused[1], reused[2]) <= 0:
         _write(project, *reused[:2])
         return
-    check_ns = time.time_ns()
-    seen = _checked(project)
-    if seen is not None and _settle_ns(seen[1], check_ns) <= 0:
-        _write(project, *seen)
+    for attempt in range(2):
+        check_ns = time.time_ns()
+        seen = _checked(project)
+        if seen is None:
+            return
+        done, paths = seen
+        wait = _settle_ns(paths, check_ns)
+        if wait <= 0:
+            break
+        if attempt or not may_wait or wait > MAX_WAIT_NS:
+            return
+        time.sleep(wait / 1e9)
+    _write(project, done, paths)
 
 
 def _reusable(project: str) -> tuple[UpToDate, list[Any], int] | None:
