@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -81,6 +82,26 @@ def test_the_noop_up_in_a_fresh_process_speaks_the_locale_on_both_paths(world):
         assert "is up to date with torchenv.lock (target linux-x86_64-cpu)" in english.stdout, path
         assert "requirements.txt:1: `-e .` is this project itself, not a dependency: it is not locked" \
             in english.stderr, path
+
+
+@pytest.mark.parametrize("installer", ["uv"], indirect=True)
+def test_from_a_subdirectory_both_paths_say_where_the_project_is_in_chinese(world):
+    """The "found above" line comes from the full path and from the stamp; both say it in the locale's words."""
+    from torchenv.install import fastpath
+
+    sub = world.project / "src"
+    sub.mkdir()
+    world.run_up()
+    time.sleep(2 * fastpath.SETTLE_NS / 1e9)          # the install's files are settled: the full check stamps
+    env = {k: v for k, v in os.environ.items() if k not in ("TORCHENV_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES")}
+    cmd = [sys.executable, "-m", "torchenv", "up"]
+    stamp = world.project / fastpath.STAMP_DIR / fastpath.STAMP_FILE
+    found = f"torchenv: 使用 {world.project / 'torchenv.toml'}（在当前目录的上层找到）"
+    for path in ("full", "stamp"):
+        assert stamp.exists() == (path == "stamp")
+        ran = subprocess.run(cmd, capture_output=True, text=True, cwd=sub, env={**env, "LANG": "zh_CN.UTF-8"})
+        assert ran.returncode == 0 and "已是最新" in ran.stdout, ran.stderr
+        assert ran.stderr.splitlines()[0] == found, (path, ran.stderr)
 
 
 def _site(world):

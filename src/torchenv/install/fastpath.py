@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ..options import UpOptions
+    from ..project import ProjectRoot
     from .noop import UpToDate
 
 STAMP_DIR = ".torchenv"
@@ -74,10 +75,10 @@ def answer(argv: list[str]) -> int | None:
     if parsed is None:
         return None
     try:
-        found = _project_root(parsed[0], quiet=parsed[1])
+        found = _project_root(parsed[0])
         if found is None:
             return None
-        project, found_above = found
+        project, located = found
         with open(_stamp_path(project), encoding="utf-8") as fh:
             stamp = json.load(fh)
         if stamp.get("schema") != SCHEMA or stamp.get("torchenv") != _version():
@@ -85,7 +86,9 @@ def answer(argv: list[str]) -> int | None:
         if any(_held(path, follow) != sig for path, follow, sig in stamp["paths"]):
             return None
         _ = _translator()
-        sys.stderr.write(found_above)     # only now: a stamp that does not answer leaves the line to the full path
+        if located is not None and located.found_above and not parsed[1]:
+            # only now: in the user's language, and only when the stamp answers (else the full path says it)
+            sys.stderr.write(f"torchenv: {located.describe()}\n")
         sys.stdout.write(_("{env} is up to date with {lock} (target {target})").format(
             env=_rel(stamp["env"]), lock=stamp["lock"], target=stamp["target"]) + "\n")
         if stamp["warnings"]:             # English data (requirement-file notes), shown as the full path shows them
@@ -97,21 +100,20 @@ def answer(argv: list[str]) -> int | None:
     return 0
 
 
-def _project_root(start: str, *, quiet: bool) -> tuple[str, str] | None:
-    """The project the full path would use for ``start``, and the "found above" line the full path says
-    for it (empty when ``start`` holds torchenv.toml, or under ``-q``): ``start`` itself when it holds
-    torchenv.toml (no walk, no import), else ``project.find_project``'s answer from a subdirectory.
-    ``None`` (full path) when locks without a torchenv.toml were passed over: the full path names them."""
+def _project_root(start: str) -> tuple[str, ProjectRoot | None] | None:
+    """The project the full path would use for ``start``: ``start`` itself when it holds torchenv.toml
+    (no walk, no import), else ``project.find_project``'s answer from a subdirectory, returned too,
+    whose "found above" line the stamp says as the full path says it. ``None`` (full path) when locks
+    without a torchenv.toml were passed over: the full path names them."""
     begin = os.path.realpath(start)
     if os.path.lexists(os.path.join(begin, "torchenv.toml")):
-        return begin, ""
+        return begin, None
     from ..project import find_project
 
     located = find_project(begin)
     if located.stray_locks:
         return None
-    said = f"torchenv: {located.describe()}\n" if located.found_above and not quiet else ""
-    return str(located.root), said
+    return str(located.root), located
 
 
 def _translator() -> Callable[[str], str]:
