@@ -9,7 +9,7 @@ from importlib.resources import files
 import pytest
 from tests.export.conftest import export, records, uv
 
-from torchenv.lock.io import tomllib_module
+from torchenv.fileio import tomllib_module
 
 tomllib = tomllib_module()
 

@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from torchenv.errors import LockError
-from torchenv.lock.io import dumps_lock, loads_lock, tomllib_module
+from torchenv.fileio import tomllib_module
+from torchenv.lock.io import dumps_lock, loads_lock
 from torchenv.lock.model import LockedCondaPackage, LockedWheel, Lockfile, LockTarget
 
 SHA = "ab" * 32

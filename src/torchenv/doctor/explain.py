@@ -40,7 +40,7 @@ class Entry:
 def catalogue() -> tuple[Entry, ...]:
     from importlib import resources
 
-    from ..lock.io import tomllib_module
+    from ..fileio import tomllib_module
 
     data = tomllib_module().loads((resources.files("torchenv.recipes") / "errors.toml").read_text())
     return tuple(Entry(e["id"], re.compile(e["pattern"], re.I | re.M), e["cause"], e["fix"],

@@ -334,7 +334,7 @@ def missing_python_hint(python: str) -> str:
 
 def parse_pylock(path: Path, pypi: PypiSide) -> list[LockedWheel]:
     """Turn uv's pylock.toml into LockedWheels (name, version, file, URL, sha256, index)."""
-    from ..lock.io import tomllib_module
+    from ..fileio import tomllib_module
     from ..lock.model import LockedWheel
     from ..sources.credentials import strip_secrets
 

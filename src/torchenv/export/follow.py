@@ -94,7 +94,7 @@ READERS = (("pylock.toml", _from_pylock), ("uv.lock", _from_uv_lock))
 def find_followed(project: Path) -> Followed | None:
     """The first of pylock.toml, uv.lock in ``project`` that pins torch; a broken file is an error naming it."""
     from ..errors import LockError
-    from ..lock.io import tomllib_module
+    from ..fileio import tomllib_module
 
     tomllib = tomllib_module()
     for name, reader in READERS:

@@ -55,7 +55,7 @@ def validate(text: str, where: str) -> None:
     from packaging.pylock import Pylock, PylockValidationError
 
     from ..errors import LockError
-    from ..lock.io import tomllib_module
+    from ..fileio import tomllib_module
 
     try:
         Pylock.from_dict(tomllib_module().loads(text))

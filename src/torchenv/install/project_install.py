@@ -57,7 +57,7 @@ def installable(project_dir: Path) -> ProjectBuild | None:
 
 
 def _has_build_system(pyproject: Path) -> bool:
-    from ..lock.io import tomllib_module
+    from ..fileio import tomllib_module
 
     try:
         data = tomllib_module().loads(pyproject.read_text(encoding="utf-8"))

@@ -225,7 +225,7 @@ def _rel(path: Path, project: Path) -> str:
 # --- pyproject.toml / .python-version --------------------------------------------------------
 
 def _scan_pyproject(path: Path, found: Detected) -> None:
-    from ..lock.io import tomllib_module
+    from ..fileio import tomllib_module
 
     tomllib = tomllib_module()
     try:

@@ -130,7 +130,7 @@ def scan_readme_extras(project: Path, found: Detected) -> None:
 
 def _optional_groups(project: Path) -> tuple[set[str], str]:
     """(``[project.optional-dependencies]`` group names, the project's name) of ``pyproject.toml``."""
-    from ..lock.io import tomllib_module
+    from ..fileio import tomllib_module
 
     try:
         data = tomllib_module().loads((project / "pyproject.toml").read_text(encoding="utf-8"))

@@ -28,7 +28,7 @@ def _unquote(part: str) -> str:
         return part[1:-1]
     if part[:1] != '"':
         return part
-    from ..lock.io import tomllib_module  # error path only: let TOML itself decode the escapes
+    from ..fileio import tomllib_module  # error path only: let TOML itself decode the escapes
 
     tomllib = tomllib_module()
     try:

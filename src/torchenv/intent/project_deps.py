@@ -108,7 +108,7 @@ def optional_requirements(project_dir: Path, extras: tuple[str, ...]) -> tuple[l
     A group naming the project itself (``litgpt[extra]`` inside ``all``) is expanded, as pip does."""
     import re
 
-    from ..lock.io import tomllib_module
+    from ..fileio import tomllib_module
 
     path = project_dir / "pyproject.toml"
     try:

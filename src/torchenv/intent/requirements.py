@@ -165,7 +165,7 @@ def _gather_base(intent: Intent, project_dir: Path) -> tuple[list[ProjectRequire
         return reqs, warnings
     pyproject = project_dir / "pyproject.toml"
     if pyproject.is_file():
-        from ..lock.io import tomllib_module
+        from ..fileio import tomllib_module
 
         try:
             data = tomllib_module().loads(pyproject.read_text(encoding="utf-8"))

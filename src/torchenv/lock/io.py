@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import LockError
-from ..fileio import tomllib_module as tomllib_module  # callers import it from here too
+from ..fileio import tomllib_module
 from ..i18n import _
 from .model import LOCK_VERSION, LockedCondaPackage, LockedWheel, Lockfile, LockTarget
 
