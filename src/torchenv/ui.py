@@ -60,6 +60,14 @@ def warning_shown(text: str) -> str:
     return i18n.translate_rendered(text, SHOWN_WARNINGS)
 
 
+def write_plain_warnings(texts: list[str] | tuple[str, ...]) -> None:
+    """``warning: TEXT`` lines on stderr without rich (the no-op paths must not import it), in the user's
+    language, and redacted as everything else torchenv shows: a requirement-file note quotes the line,
+    which may hold a login."""
+    if texts:
+        sys.stderr.write("".join(f"{_('warning:')} {safe_text(warning_shown(t))}\n" for t in texts))
+
+
 class Ui:
     def __init__(self, *, quiet: bool = False, json_mode: bool = False) -> None:
         self.quiet = quiet

@@ -100,6 +100,25 @@ def test_stamp_keeps_no_login(world):
     assert "s3cret" not in text and json.loads(text)["warnings"]
 
 
+@pytest.mark.parametrize("installer", ["uv"], indirect=True)
+def test_the_noop_ups_warning_about_a_logged_source_line_shows_no_login(world, capsys):
+    """requirements.txt's ``--extra-index-url`` line (not applied, said as a warning) holds a login: neither the
+    full no-op check's answer nor the stamp's shows it."""
+    from torchenv.cli import main
+
+    (world.project / "requirements.txt").write_text("--extra-index-url https://bob:s3cret@example.org/simple\nsix\n")
+    _installed_and_settled(world)
+    capsys.readouterr()
+    argv = ["up", "-C", str(world.project)]
+    for path in ("full", "stamp"):
+        assert not (world.project / ".torchenv" / fastpath.STAMP_FILE).exists() or path == "stamp"
+        assert main(argv) == 0
+        out, err = capsys.readouterr()
+        assert "is up to date" in out and "--extra-index-url https://***@example.org/simple" in err, (path, err)
+        assert "s3cret" not in out + err and "bob" not in out + err, path
+        assert (world.project / ".torchenv" / fastpath.STAMP_FILE).exists()
+
+
 def _sleeps_of_fastpath(monkeypatch):
     """The sleeps ``install.fastpath`` itself asks for (other modules' waits are not its business)."""
     asked: list[float] = []

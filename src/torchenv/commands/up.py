@@ -55,10 +55,9 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(_("{env} is up to date with {lock} (target {target})").format(
             env=_rel(result.env_path), lock=result.lock_path.name, target=result.target) + "\n"
             + "".join(f"{note}\n" for note in result.notes))
-        if result.warnings:   # as the full path warns
-            from ..ui import warning_shown
+        from ..ui import write_plain_warnings
 
-            sys.stderr.write("".join(f"{_('warning:')} {warning_shown(w)}\n" for w in result.warnings))
+        write_plain_warnings(result.warnings)   # as the full path warns
         return 0
     if result.verify_ok is False:
         ui.error(_("{env} was installed but did not pass verification").format(env=result.env_path),

@@ -92,9 +92,9 @@ def answer(argv: list[str]) -> int | None:
         sys.stdout.write(_("{env} is up to date with {lock} (target {target})").format(
             env=_rel(stamp["env"]), lock=stamp["lock"], target=stamp["target"]) + "\n")
         if stamp["warnings"]:             # English data (requirement-file notes), shown as the full path shows them
-            from ..ui import warning_shown
+            from ..ui import write_plain_warnings
 
-            sys.stderr.write("".join(f"{_('warning:')} {warning_shown(w)}\n" for w in stamp["warnings"]))
+            write_plain_warnings(stamp["warnings"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
     return 0
