@@ -56,3 +56,17 @@ def tomllib_module() -> Any:
     except ModuleNotFoundError:  # Python 3.10
         import tomli as tomllib
     return tomllib
+
+
+def is_fresh(written_at: float, ttl: float, now: float | None = None) -> bool:
+    """Whether a cache entry written at ``written_at`` (epoch seconds) is still within ``ttl``.
+
+    Why both bounds: a clock that was wrong when the entry was written (skew, a restored backup, a
+    laptop that slept across a time-zone change) dates it in the future, and ``now - written_at``
+    is then negative, i.e. "younger than the ttl" for as long as the skew lasts. Such an entry
+    is stale: the one rule every time-stamped cache of torchenv asks.
+    """
+    import time
+
+    age = (time.time() if now is None else now) - written_at
+    return 0 <= age < ttl

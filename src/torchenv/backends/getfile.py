@@ -59,9 +59,12 @@ def _recent_dead_hosts() -> dict[str, tuple[str, float]]:
         known = json.loads(dead_hosts_path().read_text())
     except (OSError, ValueError):
         return {}
-    now = time.time()
+    from ..fileio import is_fresh
+
+    # an entry "until" further ahead than one ttl was written by a clock that ran ahead: stale
     return {host: (str(entry[0]), float(entry[1])) for host, entry in (known.items() if isinstance(known, dict) else ())
-            if isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], (int, float)) and entry[1] > now}
+            if isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], (int, float))
+            and is_fresh(entry[1] - DEAD_HOST_TTL_S, DEAD_HOST_TTL_S)}
 
 
 class SourceMemory:

@@ -212,9 +212,12 @@ def _unreachable(url: str) -> str | None:
 
 
 def _cached(page: str) -> tuple[list[_Link], float] | None:
+    from ..fileio import is_fresh
+
     cached = _load_json(_cache_path(page))
-    if not cached or time.time() - cached.get("read_at", 0) >= _ttl():
-        return None
+    read_at = cached.get("read_at") if cached else None
+    if not cached or not isinstance(read_at, (int, float)) or not is_fresh(read_at, _ttl()):
+        return None      # none, unreadable, older than the ttl, or dated ahead of this clock
     return [_Link(f, u) for f, u in cached["links"]], time.time() - cached["read_at"]
 
 
