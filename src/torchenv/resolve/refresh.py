@@ -162,7 +162,7 @@ def _metadata(url: str) -> str | None:
     if local is not None:
         return local.read_text(encoding="utf-8", errors="replace") if local.is_file() else None
     try:
-        with open_url(url + ".metadata", timeout=10.0) as resp:
+        with open_url(url + ".metadata", timeout=10.0, limit="metadata") as resp:
             return resp.read().decode("utf-8", errors="replace")
     except urllib.error.HTTPError as exc:
         if exc.code in (404, 410):

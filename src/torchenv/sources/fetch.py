@@ -205,7 +205,7 @@ def _stream(url: str, filename: str, expected: str | None, out: Any, resp: Any, 
     h = hashlib.sha256()
     got = 0
     with _reasons():
-        with (resp if resp is not None else open_url(url, timeout=timeout)) as resp:
+        with (resp if resp is not None else open_url(url, timeout=timeout, stream=True)) as resp:
             length = resp.headers.get("Content-Length")
             total = int(length) if length and length.isdigit() else None
             with _progress(ui, _("{file} from {host}").format(file=filename, host=_label(url)), total) as advance:
@@ -221,11 +221,11 @@ def _stream(url: str, filename: str, expected: str | None, out: Any, resp: Any, 
 
 def _remove_stale_partials(folder: Path, max_age: float = 3600.0) -> None:
     """Partial downloads of runs killed long ago (a live download writes at least every ``timeout`` s)."""
-    import time
+    from ..fileio import is_fresh
 
     for part in folder.glob(".partial-*"):
         try:
-            if time.time() - part.stat().st_mtime > max_age:
+            if not is_fresh(part.stat().st_mtime, max_age):   # old, or dated ahead of this clock
                 part.unlink()
         except OSError:
             pass

@@ -192,7 +192,7 @@ def fetch_page(url: str, timeout: float) -> list[IndexFile]:
 
     accept = "application/vnd.pypi.simple.v1+json, text/html;q=0.9, */*;q=0.1"
     try:
-        with open_url(url, timeout=timeout, headers={"Accept": accept}) as resp:
+        with open_url(url, timeout=timeout, headers={"Accept": accept}, limit="page") as resp:
             body = resp.read()
             final_url = resp.geturl()
             ctype = resp.headers.get("Content-Type", "")

@@ -18,8 +18,9 @@ the same bytes (same size, ``206`` answers), within one run-wide connection budg
   dropped for the rest of the run. No source publishes per-chunk hashes, so comparing two
   mirrors is the only way to find which one lied.
 
-Stdlib only (threads + ``sources.http.open_url``, which keeps proxies, timeouts and per-request
-Basic auth that never crosses hosts). Never imported on the no-op ``up`` path.
+Stdlib only (threads + ``sources.http.open_url``, whose pool keeps each connection alive for the
+next chunk from the same host, and keeps proxies, deadlines and per-request Basic auth that never
+crosses hosts). Never imported on the no-op ``up`` path.
 """
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from ..i18n import _
+from .http import budget_size
 
 CHUNK_BYTES = 8 << 20
 RANGED_MIN_BYTES = 2 * CHUNK_BYTES     # smaller files keep one connection
@@ -42,14 +44,6 @@ PER_MIRROR_CONNECTIONS = 4             # what a mirror usually tolerates from on
 SAVE_EVERY_S = 0.25
 SLOW_FACTOR = 0.25                     # a mirror under this share of the best rate waits
 _BLOCK = 256 << 10
-
-
-def budget_size() -> int:
-    """Connections all downloads of one run share (``TORCHENV_CONNECTIONS`` overrides)."""
-    try:
-        return max(1, int(os.environ.get("TORCHENV_CONNECTIONS", "16")))
-    except ValueError:
-        return 16
 
 
 _BUDGET_LOCK = threading.Lock()
@@ -257,7 +251,7 @@ def probe(url: str, *, timeout: float) -> tuple[Any, int | None]:
     and that response is handed back to be streamed as a one-connection download."""
     from .http import open_url
 
-    resp = open_url(url, timeout=timeout, headers={"Range": "bytes=0-0"})
+    resp = open_url(url, timeout=timeout, headers={"Range": "bytes=0-0"}, stream=True)   # a 200 streams the file
     if resp.status != 206:
         return resp, None
     cr = _content_range(resp.headers.get("Content-Range"))
@@ -276,7 +270,7 @@ def _fetch_range(url: str, start: int, end: int, size: int, timeout: float,
     from .http import describe, open_url
 
     try:
-        with open_url(url, timeout=timeout, headers={"Range": f"bytes={start}-{end - 1}"}) as resp:
+        with open_url(url, timeout=timeout, headers={"Range": f"bytes={start}-{end - 1}"}, stream=True) as resp:
             cr = _content_range(resp.headers.get("Content-Range"))
             if resp.status != 206 or cr != (start, end - 1, size):
                 raise ChunkFailed("does not serve the same file in ranges"

@@ -75,7 +75,7 @@ def read_variants(link: IndexFile, timeout: float = 5.0) -> VariantsFile:
         if path is not None:
             text = path.read_text(encoding="utf-8")
         else:
-            with open_url(link.url, timeout=timeout) as resp:
+            with open_url(link.url, timeout=timeout, limit="json") as resp:
                 text = resp.read().decode("utf-8", errors="replace")
     except OSError as exc:
         raise SourceError(_("cannot read {url}: {reason}").format(url=link.url, reason=describe(exc)), url=link.url,
