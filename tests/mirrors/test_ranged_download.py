@@ -127,14 +127,15 @@ fetch({name!r}, {sha!r}, [{url!r}], cache=__import__("pathlib").Path({cache!r}))
 """
 
 
-def test_killed_download_resumes_without_fetching_recorded_bytes_again(tmp_path, big):
+@pytest.mark.parametrize("keep_alive", [False, True], ids=["closing-mirror", "kept-alive-connections"])
+def test_killed_download_resumes_without_fetching_recorded_bytes_again(tmp_path, big, keep_alive):
     import signal
     import subprocess
     import sys
     import time
 
     files, cache, sha, size = {f"files/{NAME}": big}, tmp_path / "cache", sha256_of(big), big.stat().st_size
-    with serve_ranges(files, rate=100_000) as slow:
+    with serve_ranges(files, rate=100_000, keep_alive=keep_alive) as slow:
         code = _KILLED_RUN.format(chunk=CHUNK, name=NAME, sha=sha, url=_urls(slow)[0], cache=str(cache))
         proc = subprocess.Popen([sys.executable, "-c", code])
         have = 0
@@ -151,7 +152,7 @@ def test_killed_download_resumes_without_fetching_recorded_bytes_again(tmp_path,
         proc.wait(timeout=10)
     assert 0 < have < size, "the download was not caught mid-way"
     recorded = sum(json.loads(next(cache.rglob(".ranged-*.json")).read_text())["have"].values())
-    with serve_ranges(files) as fresh:
+    with serve_ranges(files, keep_alive=keep_alive) as fresh:
         got = fetch(NAME, sha, _urls(fresh), ui=RecordingUi(), cache=cache)
         assert fresh.sent == size - recorded + 1             # only what was not on record (+ the size probe)
     assert sha256_of(got) == sha
@@ -194,6 +195,19 @@ def test_connections_stay_within_the_run_budget(tmp_path, big, monkeypatch):
         got = fetch(NAME, sha256_of(big), _urls(a, b), ui=RecordingUi(), cache=tmp_path / "cache")
         assert a.sent and b.sent
     assert peak[0] == 2 and sha256_of(got) == sha256_of(big)
+
+
+def test_a_multi_chunk_download_reuses_its_connections_within_the_budget(tmp_path, big, monkeypatch):
+    """21 chunks and the size probe over kept-alive connections: as many connections as the budget allows,
+    not one per chunk (a new TCP+TLS handshake per 8 MiB is minutes across an ocean)."""
+    monkeypatch.setenv("TORCHENV_CONNECTIONS", "2")
+    monkeypatch.setattr(ranged, "_BUDGET", [])
+    files = {f"files/{NAME}": big}
+    with serve_ranges(files, keep_alive=True) as mirror:
+        got = fetch(NAME, sha256_of(big), _urls(mirror), ui=RecordingUi(), cache=tmp_path / "cache")
+        asked, opened = len(mirror.requests), mirror.connections
+    assert sha256_of(got) == sha256_of(big)
+    assert asked >= 22 and opened <= 2, f"{opened} connections for {asked} requests"
 
 
 def test_measured_speed_from_mirror_test_sends_the_first_chunks_to_the_faster_mirror(monkeypatch):

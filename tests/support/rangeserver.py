@@ -12,7 +12,8 @@ requests for more than one byte get 1 KiB of flipped bytes in the middle (a mirr
 one bad chunk, whichever chunk it is asked for first; ``mirror.lied`` lists the spans). ``pages``: extra fixed bodies (an index page).
 ``die_after``: after that many body bytes in total, every later request is refused with 503 and
 running transfers stop (a mirror that goes away mid-download). ``auth``: ``(user, password)``
-that every request must carry as HTTP Basic auth (a private mirror). ``root``: a folder whose
+that every request must carry as HTTP Basic auth (a private mirror). ``keep_alive``: answer as HTTP/1.1 and keep
+each connection open for the next request, as real mirrors do (``mirror.connections`` counts them). ``root``: a folder whose
 files (``index.html`` for folders) are served too, e.g. a ``build_index`` tree. Serves 127.0.0.1 only and stops
 when the block ends.
 """
@@ -40,6 +41,7 @@ class RangeMirror:
     lied: list[tuple[int, int]] = field(default_factory=list)
     active: int = 0
     peak: int = 0            # most file transfers at once
+    connections: int = 0     # TCP connections accepted (a kept-alive one serves many requests)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def count(self, n: int) -> None:
@@ -70,12 +72,18 @@ def _under(root: Path | None, key: str) -> Path | None:
 
 
 def _handler(mirror: RangeMirror, files: dict[str, Path], pages: dict[str, bytes], rate: float,
-             lie: int, die_after: int | None, auth: str | None, root: Path | None) -> type[BaseHTTPRequestHandler]:
+             lie: int, die_after: int | None, auth: str | None, root: Path | None,
+             keep_alive: bool) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.0"
+        protocol_version = "HTTP/1.1" if keep_alive else "HTTP/1.0"
 
         def log_message(self, *args: object) -> None:
             pass
+
+        def setup(self) -> None:
+            super().setup()
+            with mirror.lock:
+                mirror.connections += 1
 
         def do_GET(self) -> None:
             key = unquote(urlsplit(self.path).path).lstrip("/")
@@ -169,12 +177,13 @@ class _Server(ThreadingHTTPServer):
 def serve_ranges(files: dict[str, Path], *, pages: dict[str, bytes] | None = None, rate: float = 0,
                  lie: int = 0,
                  die_after: int | None = None, auth: tuple[str, str] | None = None,
-                 root: Path | None = None) -> Iterator[RangeMirror]:
+                 root: Path | None = None, keep_alive: bool = False) -> Iterator[RangeMirror]:
     import base64
 
     expected = "Basic " + base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode() if auth else None
     mirror = RangeMirror(url="")
-    server = _Server(("127.0.0.1", 0), _handler(mirror, files, pages or {}, rate, lie, die_after, expected, root))
+    server = _Server(("127.0.0.1", 0), _handler(mirror, files, pages or {}, rate, lie, die_after, expected, root,
+                                                      keep_alive))
     mirror.url = f"http://127.0.0.1:{server.server_address[1]}"
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()

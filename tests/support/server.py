@@ -161,3 +161,54 @@ def blackhole_url() -> Iterator[str]:
         for c in fillers:
             c.close()
         server.close()
+
+
+@contextmanager
+def hostile_url(kind: str, *, limit_s: float = 120.0, limit_bytes: int = 512 << 20) -> Iterator[str]:
+    """``http://127.0.0.1:PORT`` of a mirror that never finishes an answer.
+
+    ``kind="endless"``: a 200 with no length whose HTML body never ends (a page that streams forever).
+    ``kind="loris"``: the status line and headers, one byte every 0.5 s (each read gets a byte before any
+    per-read timeout). Each connection stops after ``limit_s`` seconds or ``limit_bytes`` bytes, or when the
+    client goes away, so a test that fails cannot hang for ever; the server stops with the block.
+    """
+    import socketserver
+
+    row = b'<a href="torch-0.0.0-py3-none-any.whl">torch-0.0.0-py3-none-any.whl</a><br>\n' * 64
+
+    class Handler(socketserver.BaseRequestHandler):
+        def handle(self) -> None:
+            self.request.settimeout(5)
+            try:
+                self.request.recv(65536)
+            except OSError:
+                return
+            stop, sent = time.monotonic() + limit_s, 0
+            head = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nConnection: close\r\n" + b"X-Pad: " + b"a" * 4096
+            try:
+                if kind == "loris":
+                    for byte in head:
+                        if time.monotonic() > stop:
+                            return
+                        self.request.sendall(bytes([byte]))
+                        time.sleep(0.5)
+                    return
+                self.request.sendall(b"HTTP/1.0 200 OK\r\nContent-Type: text/html\r\n\r\n<html><body>\n")
+                while time.monotonic() < stop and sent < limit_bytes:
+                    self.request.sendall(row)
+                    sent += len(row)
+            except OSError:
+                return      # the client gave up: what a fixed torchenv does
+
+    class Server(socketserver.ThreadingTCPServer):
+        daemon_threads = True
+        allow_reuse_address = True
+
+    server = Server(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()

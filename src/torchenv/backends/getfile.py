@@ -53,8 +53,6 @@ def dead_hosts_path() -> Path:
 
 def _recent_dead_hosts() -> dict[str, tuple[str, float]]:
     """host -> (why, until) for the entries of ``dead_hosts_path`` that have not expired (a bad file: none)."""
-    import time
-
     try:
         known = json.loads(dead_hosts_path().read_text())
     except (OSError, ValueError):

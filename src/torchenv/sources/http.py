@@ -297,9 +297,11 @@ class Response:
             amt = min(amt, self.max_bytes + 1 - self.got)
         try:
             data = self.raw.read(amt)
-        except Exception:
+        except (OSError, http.client.HTTPException) as exc:
             if self.watch.fired:
                 raise DeadlineExceeded(self.watch.why) from None
+            if isinstance(exc, http.client.HTTPException):   # cut short: an OSError for callers
+                raise urllib.error.URLError(exc) from None
             raise
         if self.watch.fired:
             raise DeadlineExceeded(self.watch.why)
@@ -418,9 +420,11 @@ def open_url(url: str, *, timeout: float = 10.0, connect_timeout: float = CONNEC
             try:
                 route, conn, raw = _send(url, method, base, timeout=timeout,
                                          connect_timeout=min(connect_timeout, timeout), watch=watch)
-            except OSError:
+            except (OSError, http.client.HTTPException) as exc:
                 if watch.fired:
                     raise DeadlineExceeded(watch.why) from None
+                if isinstance(exc, http.client.HTTPException):   # a garbled answer: an OSError for callers
+                    raise urllib.error.URLError(exc) from None
                 raise
             if watch.fired:
                 raise DeadlineExceeded(watch.why)
