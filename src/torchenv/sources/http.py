@@ -320,6 +320,8 @@ class Response:
             return
         self.closed = True
         _WATCHDOG.remove(self.watch)
+        if not self.raw.isclosed() and self.raw.length == 0 and not self.watch.fired:
+            self.raw.read()          # a HEAD's (or an empty) answer: nothing left, the connection can serve again
         if self.raw.isclosed() and not self.raw.will_close and not self.watch.fired:
             _POOL.give_back(self.route, self.conn)     # read to its end: the connection can serve again
         else:
