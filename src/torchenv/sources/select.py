@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 
 def _torch_sources(layers: list[Layer], tier: str) -> tuple[tuple[TorchSource, ...], list[str]]:
-    from .mirrors import auto_choice, pick, presets, torch_layout
+    from .mirrors import as_urls, auto_choice, pick, presets, torch_layout
 
     p = pick("torch", layers)
     table = presets()
@@ -35,10 +35,15 @@ def _torch_sources(layers: list[Layer], tier: str) -> tuple[tuple[TorchSource, .
     notes: list[str] = []
     add_official = True
     if p.explicit:
-        chosen.append(TorchSource(url=f"{p.explicit.rstrip('/')}/{tier}", layout=torch_layout(layers),
-                                  name="custom"))
+        bases = as_urls(p.explicit)
+        for i, base in enumerate(bases):
+            chosen.append(TorchSource(url=f"{base.rstrip('/')}/{tier}", layout=torch_layout(layers),
+                                      name="custom" if i == 0 else f"custom-{i + 1}"))
         add_official = bool(p.fallback)
-        notes.append(f"torch wheels ({tier}): {chosen[0].url} ({chosen[0].layout}), set by {p.chooser}"
+        shared = (f"; {len(bases)} mirrors of the same files, a big file's chunks fetched from all of them"
+                  if len(bases) > 1 else "")
+        notes.append(f"torch wheels ({tier}): {', '.join(s.url for s in chosen)} ({chosen[0].layout}), set by "
+                     f"{p.chooser}{shared}"
                      + ("" if add_official else "; pinned without fallback, so the official index is not tried"))
     elif p.preset == "auto":
         ranking = (auto_choice() or {}).get("torch") or []
@@ -82,14 +87,16 @@ def _is_torch_index(url: str) -> bool:
 
 
 def _pypi_side(layers: list[Layer], pip: PypiSide) -> tuple[PypiSide, list[str]]:
-    from .mirrors import auto_choice, pick, presets
+    from .mirrors import as_urls, auto_choice, pick, presets
 
     p = pick("pypi", layers)
     url: str | None = None
     origin = ""
     notes: list[str] = []
+    listed: tuple[str, ...] = ()          # a list's further URLs: extra indexes ahead of the pip config's
     if p.explicit:
-        url, origin = p.explicit.rstrip("/"), p.chooser
+        first, *rest = as_urls(p.explicit)
+        url, origin, listed = first.rstrip("/"), p.chooser, tuple(u.rstrip("/") for u in rest)
     elif p.preset == "official":
         url, origin = OFFICIAL_PYPI, f"official, {p.chooser}"
     elif p.preset == "auto":
@@ -105,7 +112,7 @@ def _pypi_side(layers: list[Layer], pip: PypiSide) -> tuple[PypiSide, list[str]]
             url, origin = preset.pypi, f"mirror {preset.name} ({p.chooser})"
         else:
             notes.append(f"PyPI side: mirror {preset.name} has no PyPI mirror; using your pip config")
-    extras = tuple(u for u in pip.extra_index_urls if not _is_torch_index(u))
+    extras = tuple(dict.fromkeys(u for u in (*listed, *pip.extra_index_urls) if not _is_torch_index(u)))
     dropped = [u for u in pip.extra_index_urls if u not in extras]
     if dropped:
         notes.append("PyPI side: ignoring torch wheel indexes in your pip config's extra-index-url ("
