@@ -81,7 +81,7 @@ def parse_presets(data: dict[str, Any]) -> dict[str, Preset]:
 def _shipped_data() -> dict[str, Any]:
     from ..kb.load import recipe
 
-    return cast("dict[str, Any]", recipe("mirrors"))
+    return recipe("mirrors")
 
 
 def user_mirrors_file() -> Path:

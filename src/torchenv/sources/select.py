@@ -178,6 +178,39 @@ def _conda_mirrors(layers: list[Layer]) -> tuple[dict[str, tuple[str, ...]], lis
     return out, notes
 
 
+def user_package_config(intent: Any) -> tuple[PypiSide, list[str]]:
+    """The PyPI side the user configured for their own tools: uv's settings, else pip's config.
+
+    Precedence (documented in docs/reference/mirrors.md): uv's settings (variables, then the
+    project's ``uv.toml`` or ``[tool.uv]``, then the user's and system's ``uv.toml``) decide the
+    indexes when they name one, since torchenv installs with uv and uv does not read pip's config;
+    otherwise pip's config does (``sources.pipconfig``). Find-links folders and constraint files of
+    pip's config are kept either way (they are the user's own files).
+    """
+    from .uvconfig import read_uv_config
+
+    pip = read_pip_config()
+    file = getattr(intent, "file", None)
+    project = file.parent if file is not None else getattr(intent, "project", None)
+    uv = read_uv_config(project)
+    notes = []
+    if uv.explicit:
+        notes.append("PyPI side: explicit uv indexes left to the packages pinned to them (" + ", ".join(uv.explicit)
+                     + "); torch-family packages come from the torch sources")
+    if not uv.names_an_index and not uv.find_links:
+        return pip, notes
+    origin = "uv settings (" + ", ".join(uv.origins) + ")"
+    links = tuple(dict.fromkeys((*uv.find_links, *pip.find_links)))
+    if not uv.names_an_index:
+        return PypiSide(index_url=pip.index_url, extra_index_urls=pip.extra_index_urls, find_links=links,
+                        constraints=pip.constraints, origin=f"{pip.origin}; find-links from {origin}"), notes
+    if pip.index_url or pip.extra_index_urls:
+        notes.append(f"PyPI side: uv's settings name the indexes, so the indexes of your {pip.origin} are not used")
+    index = None if (uv.default or "").rstrip("/") == OFFICIAL_PYPI else uv.default
+    return PypiSide(index_url=index, extra_index_urls=uv.extra, find_links=links, constraints=pip.constraints,
+                    origin=origin), notes
+
+
 def select_sources(intent: Any, *, tier: str, platform: str, overrides: SourceOverrides | None = None) -> Sources:
     """Sources for ``tier`` on ``platform`` from the configuration chain (see ``sources.mirrors``).
 
@@ -187,9 +220,10 @@ def select_sources(intent: Any, *, tier: str, platform: str, overrides: SourceOv
     from .mirrors import config_layers
 
     layers = config_layers(intent, overrides)
-    pip = read_pip_config()
+    pip, config_notes = user_package_config(intent)
     torch, torch_notes = _torch_sources(layers, tier)
     pypi, pypi_notes = _pypi_side(layers, pip)
+    pypi_notes = [*config_notes, *pypi_notes]
     conda, conda_notes = _conda_mirrors(layers)
     wheelhouses = tuple(str(p) for p in local_dirs(pip.find_links))
     reasons = [*torch_notes, *pypi_notes]
