@@ -1,4 +1,5 @@
-"""Mirror presets (``recipes/mirrors.toml``) and the configuration chain that picks them.
+"""Mirror presets (``recipes/mirrors.toml``, with the user's own ``mirrors.toml`` over them) and the
+configuration chain that picks them.
 
 Why data + a chain: mirror facts change (hosts move, stop syncing) and must be easy to
 correct without code; and users state mirror wishes in many places. Most specific first:
@@ -7,7 +8,8 @@ correct without code; and users state mirror wishes in many places. Most specifi
 2. ``[mirror]`` in torchenv.toml (``intent.mirror``);
 3. the ``TORCHENV_MIRROR`` environment variable (a preset name, ``auto`` or ``official``);
 4. ``[mirror]`` in the user's ``config.toml`` (``paths.config_dir()``);
-5. the user's own pip config (PyPI side) and ``.condarc`` (conda side).
+5. the user's own uv settings, else pip config (PyPI side, ``select.user_package_config``) and
+   ``.condarc`` (conda side).
 
 Per kind of source (pypi / torch / conda), the first layer that says anything about that
 kind decides it: an explicit URL at a layer beats ``use`` at the same layer.

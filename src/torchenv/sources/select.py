@@ -181,7 +181,7 @@ def _conda_mirrors(layers: list[Layer]) -> tuple[dict[str, tuple[str, ...]], lis
 def user_package_config(intent: Any) -> tuple[PypiSide, list[str]]:
     """The PyPI side the user configured for their own tools: uv's settings, else pip's config.
 
-    Precedence (documented in docs/reference/mirrors.md): uv's settings (variables, then the
+    Precedence (README.md, "Your own mirrors and proxies"): uv's settings (variables, then the
     project's ``uv.toml`` or ``[tool.uv]``, then the user's and system's ``uv.toml``) decide the
     indexes when they name one, since torchenv installs with uv and uv does not read pip's config;
     otherwise pip's config does (``sources.pipconfig``). Find-links folders and constraint files of
