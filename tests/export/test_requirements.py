@@ -59,6 +59,7 @@ def test_pip_installs_an_export_whose_files_came_from_several_indexes_with_anoth
     """The lock was made where pip's config had extra indexes; the machine that installs has none
     (PIP_CONFIG_FILE=/dev/null): the file alone must name every index its files came from."""
     from tests.support import build_index, serve_dir, sha256_of
+
     from torchenv.lock.io import write_lock
     from torchenv.lock.model import LockedWheel, Lockfile, LockTarget
 
