@@ -127,3 +127,13 @@ def test_fallback_names_a_user_mirror_and_an_unknown_name_says_how_to_add_one(tm
     write_user_mirrors('[torch.lab]\nbase = "http://lab.example/whl"\n')
     s = select_sources(intent(tmp_path, fallback=("lab",)), tier="cpu", platform="linux-x86_64")
     assert "http://lab.example/whl/cpu" in [t.url for t in s.torch]
+
+
+def test_mirror_use_takes_a_user_mirror_name(capsys):
+    write_user_mirrors('[torch.lab]\nbase = "http://lab.example/whl"\n')
+    assert mirror("use", "lab") == 0
+    from torchenv.sources.mirrors import user_config_file
+
+    assert 'use = "lab"' in user_config_file().read_text()
+    s = select_sources(Intent(), tier="cpu", platform="linux-x86_64")
+    assert s.torch[0].url == "http://lab.example/whl/cpu"
