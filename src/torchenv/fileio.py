@@ -13,17 +13,18 @@ from pathlib import Path
 from typing import Any
 
 
-def write_atomic(path: Path | str, data: str | bytes, *, durable: bool = True) -> Path:
+def write_atomic(path: Path | str, data: str | bytes, *, durable: bool = True, private: bool = False) -> Path:
     """Write ``data`` (str is UTF-8, ``\\n`` line ends) to ``path`` via a temp file + ``os.replace``.
 
     ``durable=False`` skips the ``fsync``: still atomic for readers, but not forced to disk. For
     files inside an env, whose package files the installer never syncs either: an ``fsync`` right
     after an install waits for the whole unpacked stack (hundreds of MB) to reach the disk.
+    ``private=True``: mode 0600 from the start (a file holding logins, such as ``.netrc``).
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = data.encode("utf-8") if isinstance(data, str) else data
-    fd, tmp = _create_temp(path)
+    fd, tmp = _create_temp(path, 0o600 if private else 0o666)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(payload)
@@ -37,13 +38,13 @@ def write_atomic(path: Path | str, data: str | bytes, *, durable: bool = True) -
     return path
 
 
-def _create_temp(path: Path) -> tuple[int, Path]:
-    """A new, empty ``.<name>.<random>.tmp`` beside ``path``, mode 0666 minus the umask."""
+def _create_temp(path: Path, mode: int = 0o666) -> tuple[int, Path]:
+    """A new, empty ``.<name>.<random>.tmp`` beside ``path``, ``mode`` (0666) minus the umask."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
     for _attempt in range(100):
         tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
         try:
-            return os.open(tmp, flags, 0o666), tmp
+            return os.open(tmp, flags, mode), tmp
         except FileExistsError:
             continue
     raise FileExistsError(f"could not create a temporary file beside {path}")

@@ -215,7 +215,7 @@ class E2E(ProjectView):
     proxy_asked: list[str]
     installer: str = "uv"
     use_user_pip_config: bool = False   # False: PIP_CONFIG_FILE=/dev/null (the fake HOME's pip.conf unread)
-    presets_file: Path | None = None
+    presets_file: Path | None = None    # the user's mirrors file, once a test writes one
     extra_env: dict[str, str] = field(default_factory=dict)
     runs: list[Ran] = field(default_factory=list)
 
@@ -224,9 +224,14 @@ class E2E(ProjectView):
         (self.project / "torchenv.toml").write_text(TOML.format(installer=self.installer, mirror=block))
 
     def add_presets(self, text: str) -> None:
-        """Presets in recipes/mirrors.toml's schema, e.g. a loopback ``[torch.e2e-fallback]``."""
-        self.presets_file = self.root / "e2e-presets.toml"
+        """The user's own mirrors file (recipes/mirrors.toml's schema), e.g. a loopback ``[torch.e2e-fallback]``."""
+        self.presets_file = self.torchenv_home / "config" / "mirrors.toml"
+        self.presets_file.parent.mkdir(parents=True, exist_ok=True)
         self.presets_file.write_text(text)
+
+    def presets_file_text(self) -> str:
+        """The user's mirrors file as ``mirror add`` left it."""
+        return (self.torchenv_home / "config" / "mirrors.toml").read_text()
 
     def user_config(self, text: str) -> Path:
         """The user's own torchenv ``config.toml`` (the layer below torchenv.toml)."""
@@ -243,8 +248,6 @@ class E2E(ProjectView):
                          **dict.fromkeys(_PROXY, self.proxy))
         if not self.use_user_pip_config:
             env["PIP_CONFIG_FILE"] = os.devnull
-        if self.presets_file is not None:
-            env["TORCHENV_E2E_PRESETS"] = str(self.presets_file)
         env.update(self.extra_env)
         return env
 

@@ -1,26 +1,14 @@
-"""Run the torchenv CLI in a subprocess, optionally with extra mirror presets.
+"""Run the torchenv CLI in a subprocess, watching its connections.
 
-Why: ``[mirror] fallback`` accepts preset names only (``sources.mirrors.check_name``), and the
-shipped presets point at real hosts. To test fallback end to end on loopback servers, this
-runner adds the presets of the mirrors.toml-shaped file named by ``TORCHENV_E2E_PRESETS``
-before handing over to ``torchenv.cli.main``. With ``TEST_CONNECTS_LOG`` naming a file, every
+Loopback mirrors are named in the user's own mirrors file (``E2E.add_presets``), as a user names
+theirs, so nothing is patched in-process. With ``TEST_CONNECTS_LOG`` naming a file, every
 TCP connect the process starts is logged there with the timeout torchenv asked for, and
 ``TEST_CONNECT_CAP_S`` shortens a hanging one (tests count the attempts a dead mirror costs instead
 of waiting them out; tests/support/connects.py). Everything else is the real CLI.
 """
 from __future__ import annotations
 
-import os
 import sys
-
-
-def _add_presets(path: str) -> None:
-    from torchenv.sources import mirrors
-
-    shipped = mirrors.presets()
-    extra = mirrors.load_candidates(path)
-    merged = {**shipped, **extra}
-    mirrors.presets = lambda: merged   # select.py and check_name look it up at call time
 
 
 def _watch_connects() -> None:
@@ -37,8 +25,6 @@ def _watch_connects() -> None:
 
 if __name__ == "__main__":
     _watch_connects()
-    if os.environ.get("TORCHENV_E2E_PRESETS"):
-        _add_presets(os.environ["TORCHENV_E2E_PRESETS"])
     from torchenv.cli import main
 
     sys.exit(main(sys.argv[1:]))

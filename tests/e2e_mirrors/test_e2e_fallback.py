@@ -1,8 +1,8 @@
 """Scenarios 3 and 4: a dead or misbehaving torch mirror. Without a fallback ``up`` fails fast,
 names the mirror and leaves nothing behind; with one it falls back, says so, and succeeds.
 
-``[mirror] fallback`` takes preset names only, so the loopback fallback mirror is added as a
-preset (``[torch.e2e-fallback]``) by tests/e2e_mirrors/run_torchenv.py.
+``[mirror] fallback`` takes mirror names, so the loopback fallback mirror is named in the user's
+mirrors file (``[torch.e2e-fallback]``), as a user names their own.
 """
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """`torchenv export requirements`: pip installs it with --require-hashes into what `up` installed."""
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -52,3 +53,42 @@ def test_wheels_dir_makes_a_self_contained_offline_file(locked, tmp_path):
     assert "--no-index\n--find-links house\n" in req.read_text()
     done = pip_install(tmp_path / "fresh", "--require-hashes", "-r", str(req))
     assert done.returncode == 0, done.stderr
+
+
+def test_pip_installs_an_export_whose_files_came_from_several_indexes_with_another_pip_config(wheels, tmp_path):
+    """The lock was made where pip's config had extra indexes; the machine that installs has none
+    (PIP_CONFIG_FILE=/dev/null): the file alone must name every index its files came from."""
+    from tests.support import build_index, serve_dir, sha256_of
+
+    from torchenv.lock.io import write_lock
+    from torchenv.lock.model import LockedWheel, Lockfile, LockTarget
+
+    team = {"teamlib": wheels.make("teamlib", "1.2.0"), "teamutil": wheels.make("teamutil", "0.3.0")}
+    public = {"filelock": wheels.make("filelock", "4.3.1")}
+    build_index(tmp_path / "team", {k: [v] for k, v in team.items()})
+    build_index(tmp_path / "public", {k: [v] for k, v in public.items()})
+    with serve_dir(tmp_path / "team") as team_url, serve_dir(tmp_path / "public") as public_url:
+        def locked(path, index: str) -> LockedWheel:
+            name, version = path.name.split("-")[:2]
+            return LockedWheel(name=name, version=version, filename=path.name, url=f"{index}/../files/{path.name}",
+                               sha256=sha256_of(path), index=index)
+
+        target = LockTarget(name="linux-x86_64-cpu", os="linux", arch="x86_64", tier="cpu", python="3.11",
+                            backend="venv", torch="2.4.1+cpu",
+                            wheels=(*(locked(p, f"{team_url}/simple") for p in team.values()),
+                                    locked(public["filelock"], f"{public_url}/simple")))
+        project = tmp_path / "proj"
+        project.mkdir()
+        write_lock(project / "torchenv.lock", Lockfile(intent_hash="sha256:" + "1" * 64, targets=(target,)))
+        req = tmp_path / "requirements.txt"
+        assert export(project, "requirements", "-o", str(req)) == 0
+        venv = tmp_path / "fresh"
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+        done = subprocess.run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install",
+                               "--disable-pip-version-check", "--no-cache-dir", "--require-hashes", "--no-deps",
+                               "-r", str(req)], capture_output=True, text=True,
+                              env={**os.environ, "PIP_CONFIG_FILE": os.devnull, "NO_PROXY": "127.0.0.1",
+                                   "no_proxy": "127.0.0.1"})
+    assert done.returncode == 0, req.read_text() + done.stderr + done.stdout
+    installed = sorted(p.name.split("-")[0] for p in (venv / "lib" / "python3.11" / "site-packages").glob("*.dist-info"))
+    assert installed == ["filelock", "teamlib", "teamutil"]

@@ -26,6 +26,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     use = verbs.add_parser("use", help=_("remember a preset (or 'auto': the fastest, re-measured daily) "
                                          "in your user config"))
     use.add_argument("name", metavar="NAME|auto|official")
+    add = verbs.add_parser("add", help=_("name your own mirror (a proxy such as Artifactory, Nexus or devpi, "
+                                         "or any copy) in your user mirrors file"))
+    add.add_argument("name", metavar="NAME")
+    add.add_argument("url", metavar="URL", help=_("PyPI: the simple index; torch: the base of <base>/<tier>/; "
+                                                  "conda: the URL of the channel's copy"))
+    add.add_argument("--kind", required=True, choices=["torch", "pypi", "conda"])
+    add.add_argument("--layout", choices=["index", "flat"], default="index",
+                     help=_("torch: PEP 503 pages per project (index, default) or one page of files (flat)"))
+    add.add_argument("--channel", metavar="CHANNEL",
+                     help=_("conda: the channel it mirrors (default: conda-forge)"))
+    add_json(add)
+    add_quiet(add)
     for q in (test, use):
         add_project(q)
         add_json(q)
@@ -52,7 +64,9 @@ def run(args: argparse.Namespace) -> int:
         return _test(args, ui)
     if args.mirror_cmd == "use":
         return _use(args, ui)
-    ui.info(_("usage: torchenv mirror list|test|use NAME|auto  (see torchenv mirror -h)"))
+    if args.mirror_cmd == "add":
+        return _add(args, ui)
+    ui.info(_("usage: torchenv mirror list|test|use NAME|auto|add NAME URL  (see torchenv mirror -h)"))
     return 2
 
 
@@ -66,7 +80,7 @@ def _intent(args: argparse.Namespace) -> Any:
 
 def active(intent: Any) -> dict[str, dict[str, Any]]:
     """Per kind: the preset/URL in force and the layer that chose it."""
-    from ..sources.mirrors import config_layers, pick
+    from ..sources.mirrors import as_urls, config_layers, pick
 
     layers = config_layers(intent)
     out: dict[str, dict[str, Any]] = {}
@@ -76,8 +90,8 @@ def active(intent: Any) -> dict[str, dict[str, Any]]:
             layer = "your pip config" if kind == "pypi" else ("your .condarc" if kind == "conda" else "default")
             out[kind] = {"name": "official" if kind == "torch" else None, "url": None, "layer": layer}
         else:
-            out[kind] = {"name": p.preset or "custom", "url": p.explicit if isinstance(p.explicit, str) else None,
-                         "layer": p.layer.label}
+            urls = None if kind == "conda" else ", ".join(as_urls(p.explicit)) or None
+            out[kind] = {"name": p.preset or "custom", "url": urls, "layer": p.layer.label}
         out[kind]["fallback"] = list(p.fallback)
     return out
 
@@ -92,7 +106,8 @@ def _list(args: argparse.Namespace, ui: Any) -> int:
         for kind in ("pypi", "torch", "conda"):
             if not p.has(kind):
                 continue
-            entry = {"name": name, "verified": p.verified.get(kind, False), "source": p.source.get(kind, "")}
+            entry = {"name": name, "verified": p.verified.get(kind, False), "source": p.source.get(kind, ""),
+                     "user": kind in p.user}
             if kind == "pypi":
                 entry["url"] = p.pypi
             elif kind == "torch":
@@ -108,15 +123,20 @@ def _list(args: argparse.Namespace, ui: Any) -> int:
     for kind, rows in data["presets"].items():
         t = Table(title=_("{kind} mirrors (active: {name} — from {layer})").format(
             kind=kind, name=now[kind]["name"] or _("not set"), layer=now[kind]["layer"]))
-        for col in ("", _("name"), _("where"), _("verified")):
+        for col in ("", _("name"), _("where"), _("verified"), _("from")):
             t.add_column(col)
         for r in rows:
             where = r.get("url") or ", ".join(sorted({v.split('/anaconda')[0] for v in r["channels"].values()}))
             if kind == "torch":
                 where += f" ({r['layout']})"
             mark = "*" if r["name"] == now[kind]["name"] else ""
-            t.add_row(mark, r["name"], where, _("yes") if r["verified"] else _("no"))
+            t.add_row(mark, r["name"], where, _("yes") if r["verified"] else _("no"),
+                      _("your mirrors file") if r["user"] else _("preset"))
         ui.console.print(t)
+    from ..sources.mirrors import user_mirrors_file
+
+    if any(r["user"] for rows in data["presets"].values() for r in rows):
+        ui.info(_("your mirrors: {file}").format(file=user_mirrors_file()), markup=False)
     return 0
 
 
@@ -278,4 +298,30 @@ def _use(args: argparse.Namespace, ui: Any) -> int:
         line = _("[mirror] use = \"{name}\" written to {file}").format(name=name, file=out["config_file"])
         ui.info(line + (_(" (re-measured when older than 24 h: `torchenv mirror use auto`)") if name == "auto"
                         else ""), markup=False)
+    return 0
+
+
+# --- add ---------------------------------------------------------------------------------------
+
+def _add(args: argparse.Namespace, ui: Any) -> int:
+    from ..sources.credentials import redact
+    from ..sources.usermirrors import MirrorEntry, add_user_mirror
+
+    entry = MirrorEntry(name=args.name.strip(), kind=args.kind, url=args.url.strip(), layout=args.layout,
+                        channel=args.channel)
+    added = add_user_mirror(entry)
+    out = {"name": entry.name, "kind": entry.kind, "url": added.url, "file": str(added.file),
+           "login_stored_in": added.login_in}
+    if ui.json_mode:
+        ui.emit_json(out)
+        return 0
+    ui.info(_("[{kind}.{name}] {url} written to {file}").format(
+        kind=entry.kind, name=entry.name, url=redact(added.url), file=added.file), markup=False)
+    if added.login_in:
+        ui.info(_("its login is kept in {where}, not in the mirrors file").format(where=added.login_in),
+                markup=False)
+    if added.login_note:
+        ui.warn(added.login_note)
+    ui.info(_("use it: `torchenv mirror use {name}`, or [mirror] use/fallback = \"{name}\" in torchenv.toml").format(
+        name=entry.name), markup=False)
     return 0

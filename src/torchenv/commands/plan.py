@@ -109,6 +109,8 @@ def show_plan(ui: Ui, plan: Plan) -> None:
         con.print("  • " + _("intent: {source}").format(source=_intent_source(plan)), markup=False, highlight=False)
         for r in plan.reasons:
             con.print(f"  • {reason_text(r)}", markup=False, highlight=False)
+        for r in (r for r in (plan.sources.reasons if plan.sources else ()) if r not in plan.reasons):
+            con.print("  • " + _("sources: {why}").format(why=reason_text(r)), markup=False, highlight=False)
         if plan.backend_reason:
             con.print("  • " + _("environment: {why}").format(why=reason_text(plan.backend_reason)), markup=False)
         if plan.backend == "conda":

@@ -112,6 +112,23 @@ def pypi_index(target: LockTarget) -> str:
     return min(set(found), key=lambda url: (-found.count(url), url)) if found else OFFICIAL_PYPI
 
 
+def pypi_indexes(target: LockTarget) -> list[str]:
+    """Every index the PyPI-side files came from, ``pypi_index`` first (the rest in name order).
+
+    Why all of them: pip searches only the indexes a file names, so an index left out is a locked
+    file pip cannot find ("No matching distribution"), whatever config the installing machine has.
+    """
+    first = pypi_index(target)
+    rest = sorted({w.index.rstrip("/") for w in pypi_wheels(target) if w.index} - {first})
+    return [first, *rest]
+
+
+def index_lines(target: LockTarget) -> list[str]:
+    """pip's ``--index-url``/``--extra-index-url`` lines naming every index of the target's files."""
+    first, *others = pypi_indexes(target)
+    return [f"--index-url {first}", *(f"--extra-index-url {u}" for u in dict.fromkeys([*others, *torch_indexes(target)]))]
+
+
 def cuda_version(target: LockTarget) -> str | None:
     """"12.6" for cu126, None for cpu/rocm/mps tiers."""
     match = re.fullmatch(r"cu(\d+)(\d)", target.tier)

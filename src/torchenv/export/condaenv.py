@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .base import pypi_index, torch_indexes
+from .base import index_lines
 
 if TYPE_CHECKING:
     from .base import ExportRequest
@@ -26,7 +26,7 @@ def _conda_specs(request: ExportRequest) -> list[str]:
 
 def _pip_section(request: ExportRequest) -> list[str]:
     t = request.target
-    lines = [f"--index-url {pypi_index(t)}", *(f"--extra-index-url {u}" for u in torch_indexes(t))]
+    lines = index_lines(t)
     return lines + [f"{w.name}=={w.version} --hash=sha256:{w.sha256}" for w in t.wheels]
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .base import pypi_index, relative_to_output, torch_indexes
+from .base import index_lines, relative_to_output
 
 if TYPE_CHECKING:
     from ..lock.model import LockedWheel
@@ -23,8 +23,7 @@ def requirement_line(wheel: LockedWheel) -> str:
 def source_lines(request: ExportRequest) -> list[str]:
     if request.wheels_dir is not None:
         return ["--no-index", f"--find-links {relative_to_output(request, request.wheels_dir)}"]
-    target = request.target
-    return [f"--index-url {pypi_index(target)}", *(f"--extra-index-url {url}" for url in torch_indexes(target))]
+    return index_lines(request.target)
 
 
 def render(request: ExportRequest) -> str:

@@ -36,8 +36,8 @@ class EnvIntent:
 @dataclass(frozen=True)
 class MirrorIntent:
     use: str | None = None              # preset name or "auto"
-    pypi: str | None = None
-    torch: str | None = None            # base: <base>/<tier>/ is the tier's index
+    pypi: str | tuple[str, ...] | None = None     # a list: the first is the index, the rest extra indexes
+    torch: str | tuple[str, ...] | None = None    # base(s): <base>/<tier>/ is the tier's index; a list shares chunks
     torch_layout: str | None = None     # index | flat
     conda: dict[str, str] = field(default_factory=dict)
     fallback: tuple[str, ...] = ()      # preset names tried after the chosen one

@@ -25,7 +25,7 @@ class SchemaError(Exception):
 
 @dataclass(frozen=True)
 class Field:
-    kind: str                                        # str | bool | list | table | choice
+    kind: str                                        # str | bool | list | table | choice | urls
     attr: str                                        # dataclass field in model.py
     normalise: Callable[[str], str] | None = None    # for str/list items; raises InvalidValue
     choices: tuple[str, ...] = ()
@@ -56,8 +56,10 @@ SCHEMA: dict[str, dict[str, Field]] = {
     },
     "mirror": {
         "use": Field("str", "use", _nonempty, example='use = "tuna"'),
-        "pypi": Field("str", "pypi", _nonempty, example='pypi = "https://pypi.example/simple"'),
-        "torch": Field("str", "torch", _nonempty, example='torch = "https://mirror.example/pytorch-wheels"'),
+        "pypi": Field("urls", "pypi", _nonempty, example='pypi = "https://pypi.example/simple"'),
+        "torch": Field("urls", "torch", _nonempty,
+                       example='torch = ["https://mirror-a.example/pytorch-wheels", '
+                               '"https://mirror-b.example/pytorch-wheels"]'),
         "torch-layout": Field("choice", "torch_layout", choices=("index", "flat"), example='torch-layout = "index"'),
         "conda": Field("table", "conda", _nonempty,
                        example='conda = { "conda-forge" = "https://mirror.example/conda-forge" }'),
@@ -114,6 +116,8 @@ def check_value(path: tuple[str, ...], field: Field, value: Any) -> Any:
         items = [_norm(field, path, v) for v in value]
         items = list(dict.fromkeys(items))
         return tuple(sorted(items) if path in UNORDERED else items)
+    if field.kind == "urls":
+        return _check_urls(path, field, value)
     if field.kind == "table":
         if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
             raise SchemaError(path, _("expected a table of name = \"URL\" strings"),
@@ -133,6 +137,16 @@ def check_value(path: tuple[str, ...], field: Field, value: Any) -> Any:
                 _suggest(word, field.choices) + _("write {example}").format(example=field.example))
         return word
     return _norm(field, path, value)
+
+
+def _check_urls(path: tuple[str, ...], field: Field, value: Any) -> str | tuple[str, ...]:
+    """One URL (a string) or several (a non-empty list: mirrors of the same files, all used at once)."""
+    if isinstance(value, str):
+        return _norm(field, path, value)
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+        raise SchemaError(path, _("expected a URL or a non-empty list of URLs, got {got}").format(
+            got=_type_name(value)), _("write {example}").format(example=field.example))
+    return tuple(dict.fromkeys(_norm(field, path, v) for v in value))
 
 
 def check_document(data: dict[str, Any]) -> dict[str, dict[str, Any]]:

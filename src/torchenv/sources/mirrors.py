@@ -1,4 +1,5 @@
-"""Mirror presets (``recipes/mirrors.toml``) and the configuration chain that picks them.
+"""Mirror presets (``recipes/mirrors.toml``, with the user's own ``mirrors.toml`` over them) and the
+configuration chain that picks them.
 
 Why data + a chain: mirror facts change (hosts move, stop syncing) and must be easy to
 correct without code; and users state mirror wishes in many places. Most specific first:
@@ -7,7 +8,8 @@ correct without code; and users state mirror wishes in many places. Most specifi
 2. ``[mirror]`` in torchenv.toml (``intent.mirror``);
 3. the ``TORCHENV_MIRROR`` environment variable (a preset name, ``auto`` or ``official``);
 4. ``[mirror]`` in the user's ``config.toml`` (``paths.config_dir()``);
-5. the user's own pip config (PyPI side) and ``.condarc`` (conda side).
+5. the user's own uv settings, else pip config (PyPI side, ``select.user_package_config``) and
+   ``.condarc`` (conda side).
 
 Per kind of source (pypi / torch / conda), the first layer that says anything about that
 kind decides it: an explicit URL at a layer beats ``use`` at the same layer.
@@ -20,7 +22,7 @@ import time
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..errors import IntentError
 from ..fileio import tomllib_module
@@ -49,6 +51,7 @@ class Preset:
     conda: dict[str, str] = field(default_factory=dict)   # canonical prefix -> mirror URL
     verified: dict[str, bool] = field(default_factory=dict)
     source: dict[str, str] = field(default_factory=dict)
+    user: tuple[str, ...] = ()                     # kinds that the user's mirrors file defines
 
     def has(self, kind: str) -> bool:
         return bool(self.pypi if kind == "pypi" else self.torch if kind == "torch" else self.conda)
@@ -77,11 +80,65 @@ def parse_presets(data: dict[str, Any]) -> dict[str, Preset]:
 
 
 @cache
-def presets() -> dict[str, Preset]:
-    """The shipped presets (parsed once per process)."""
+def _shipped_data() -> dict[str, Any]:
     from ..kb.load import recipe
 
-    return parse_presets(recipe("mirrors"))
+    return recipe("mirrors")
+
+
+def user_mirrors_file() -> Path:
+    """The user's own mirrors, in the schema of ``recipes/mirrors.toml`` (``torchenv mirror add`` writes it)."""
+    from .. import paths
+
+    return paths.config_dir() / "mirrors.toml"
+
+
+def read_user_mirrors(path: Path | None = None) -> dict[str, Any]:
+    """The user's mirrors file as data ({} when there is none); bad TOML names the file."""
+    path = user_mirrors_file() if path is None else path
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return {}
+    try:
+        data = tomllib_module().loads(text)
+    except ValueError as exc:
+        raise IntentError(_("not valid TOML: {error}").format(error=exc), file=str(path),
+                          hint=_("fix the file, or remove it and add your mirrors again with "
+                                 "`torchenv mirror add NAME URL --kind torch|pypi|conda`")) from None
+    return cast("dict[str, Any]", data)
+
+
+def presets() -> dict[str, Preset]:
+    """The shipped presets with the user's mirrors file over them, per kind and name.
+
+    Why merged at the data level: a user's ``[torch.tuna]`` adds a kind to the shipped ``tuna``
+    (or corrects it) and keeps its other kinds, and every consumer (``fallback``, ``use``,
+    ``mirror list/test``) sees one table. Re-read on each call: the file is small, and
+    ``mirror add`` changes it within a process.
+    """
+    user = read_user_mirrors()
+    data: dict[str, Any] = {kind: dict(_shipped_data().get(kind) or {}) for kind in KINDS}
+    for kind in KINDS:
+        for name, entry in (user.get(kind) or {}).items():
+            if isinstance(entry, dict):
+                data[kind][name] = {**entry, "source": entry.get("source") or _("your mirrors file"),
+                                    "verified": bool(entry.get("verified", False))}
+    try:
+        table = parse_presets(data)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise IntentError(_("cannot read mirror candidates: {error}").format(error=exc),
+                          file=str(user_mirrors_file()),
+                          hint=_("use the schema of torchenv's recipes/mirrors.toml: "
+                                 "[pypi.NAME] url=..., [torch.NAME] base=... layout=..., "
+                                 "[conda.NAME.channels]")) from None
+    import dataclasses
+
+    for name, preset in table.items():
+        kinds = tuple(k for k in KINDS if isinstance((user.get(k) or {}).get(name), dict))
+        if kinds:
+            table[name] = dataclasses.replace(preset, user=kinds)
+    return table
 
 
 def load_candidates(path: Path) -> dict[str, Preset]:
@@ -103,8 +160,8 @@ class Layer:
 
     label: str                                  # "--mirror", "torchenv.toml [mirror]", ...
     use: str | None = None
-    pypi: str | None = None
-    torch: str | None = None
+    pypi: str | tuple[str, ...] | None = None    # one URL, or several (``as_urls``)
+    torch: str | tuple[str, ...] | None = None
     torch_layout: str | None = None
     conda: dict[str, str] = field(default_factory=dict)
     fallback: tuple[str, ...] = ()
@@ -163,12 +220,25 @@ def _user_layer() -> Layer | None:
         return None
     str_or_none: Callable[[str], str | None] = lambda k: (str(table[k]) if table.get(k) else None)  # noqa: E731
     fallback = table.get("fallback") or ()
-    return Layer(label=f"user config {path}", use=str_or_none("use"), pypi=str_or_none("pypi"),
-                 torch=str_or_none("torch"),
+    return Layer(label=f"user config {path}", use=str_or_none("use"), pypi=_urls_or_none(table.get("pypi")),
+                 torch=_urls_or_none(table.get("torch")),
                  torch_layout=str_or_none("torch-layout") or str_or_none("torch_layout"),
                  conda={str(k): str(v) for k, v in (table.get("conda") or {}).items()},
                  fallback=tuple(str(f) for f in ([fallback] if isinstance(fallback, str) else fallback)),
                  file=str(path), keys={"use": "mirror.use", "fallback": "mirror.fallback"})
+
+
+def _urls_or_none(value: Any) -> str | tuple[str, ...] | None:
+    if isinstance(value, list):
+        return tuple(str(v) for v in value if v) or None
+    return str(value) if value else None
+
+
+def as_urls(value: str | tuple[str, ...] | None) -> tuple[str, ...]:
+    """A layer's URL setting as a tuple (``torch = "URL"`` and ``torch = ["URL1", "URL2"]`` alike)."""
+    if not value:
+        return ()
+    return (value,) if isinstance(value, str) else tuple(value)
 
 
 def config_layers(intent: Any, overrides: SourceOverrides | None = None, environ: dict[str, str] | None = None) -> list[Layer]:
@@ -185,7 +255,9 @@ def _without_logins(layer: Layer) -> Layer:
 
     from .credentials import remember
 
-    def clean(url: str | None) -> str | None:
+    def clean(url: str | tuple[str, ...] | None) -> str | tuple[str, ...] | None:
+        if isinstance(url, tuple):
+            return tuple(remember(u) for u in url)
         return remember(url) if url else url
 
     return dataclasses.replace(layer, pypi=clean(layer.pypi), torch=clean(layer.torch),
@@ -200,7 +272,8 @@ def check_name(name: str, layer: Layer, attr: str = "use") -> None:
     raise IntentError(_("unknown mirror preset {name}").format(name=repr(name)), file=layer.file,
                       key=layer.keys.get(attr, attr),
                       hint=_("known presets: {known}; or 'auto' (fastest, see `torchenv mirror test`) "
-                             "or 'official'").format(known=known))
+                             "or 'official'").format(known=known)
+                      + _("; name your own with `torchenv mirror add NAME URL --kind torch|pypi|conda`"))
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 
 def _torch_sources(layers: list[Layer], tier: str) -> tuple[tuple[TorchSource, ...], list[str]]:
-    from .mirrors import auto_choice, pick, presets, torch_layout
+    from .mirrors import as_urls, auto_choice, pick, presets, torch_layout
 
     p = pick("torch", layers)
     table = presets()
@@ -35,10 +35,15 @@ def _torch_sources(layers: list[Layer], tier: str) -> tuple[tuple[TorchSource, .
     notes: list[str] = []
     add_official = True
     if p.explicit:
-        chosen.append(TorchSource(url=f"{p.explicit.rstrip('/')}/{tier}", layout=torch_layout(layers),
-                                  name="custom"))
+        bases = as_urls(p.explicit)
+        for i, base in enumerate(bases):
+            chosen.append(TorchSource(url=f"{base.rstrip('/')}/{tier}", layout=torch_layout(layers),
+                                      name="custom" if i == 0 else f"custom-{i + 1}"))
         add_official = bool(p.fallback)
-        notes.append(f"torch wheels ({tier}): {chosen[0].url} ({chosen[0].layout}), set by {p.chooser}"
+        shared = (f"; {len(bases)} mirrors of the same files, a big file's chunks fetched from all of them"
+                  if len(bases) > 1 else "")
+        notes.append(f"torch wheels ({tier}): {', '.join(s.url for s in chosen)} ({chosen[0].layout}), set by "
+                     f"{p.chooser}{shared}"
                      + ("" if add_official else "; pinned without fallback, so the official index is not tried"))
     elif p.preset == "auto":
         ranking = (auto_choice() or {}).get("torch") or []
@@ -82,14 +87,16 @@ def _is_torch_index(url: str) -> bool:
 
 
 def _pypi_side(layers: list[Layer], pip: PypiSide) -> tuple[PypiSide, list[str]]:
-    from .mirrors import auto_choice, pick, presets
+    from .mirrors import as_urls, auto_choice, pick, presets
 
     p = pick("pypi", layers)
     url: str | None = None
     origin = ""
     notes: list[str] = []
+    listed: tuple[str, ...] = ()          # a list's further URLs: extra indexes ahead of the pip config's
     if p.explicit:
-        url, origin = p.explicit.rstrip("/"), p.chooser
+        first, *rest = as_urls(p.explicit)
+        url, origin, listed = first.rstrip("/"), p.chooser, tuple(u.rstrip("/") for u in rest)
     elif p.preset == "official":
         url, origin = OFFICIAL_PYPI, f"official, {p.chooser}"
     elif p.preset == "auto":
@@ -105,7 +112,7 @@ def _pypi_side(layers: list[Layer], pip: PypiSide) -> tuple[PypiSide, list[str]]
             url, origin = preset.pypi, f"mirror {preset.name} ({p.chooser})"
         else:
             notes.append(f"PyPI side: mirror {preset.name} has no PyPI mirror; using your pip config")
-    extras = tuple(u for u in pip.extra_index_urls if not _is_torch_index(u))
+    extras = tuple(dict.fromkeys(u for u in (*listed, *pip.extra_index_urls) if not _is_torch_index(u)))
     dropped = [u for u in pip.extra_index_urls if u not in extras]
     if dropped:
         notes.append("PyPI side: ignoring torch wheel indexes in your pip config's extra-index-url ("
@@ -171,6 +178,39 @@ def _conda_mirrors(layers: list[Layer]) -> tuple[dict[str, tuple[str, ...]], lis
     return out, notes
 
 
+def user_package_config(intent: Any) -> tuple[PypiSide, list[str]]:
+    """The PyPI side the user configured for their own tools: uv's settings, else pip's config.
+
+    Precedence (README.md, "Your own mirrors and proxies"): uv's settings (variables, then the
+    project's ``uv.toml`` or ``[tool.uv]``, then the user's and system's ``uv.toml``) decide the
+    indexes when they name one, since torchenv installs with uv and uv does not read pip's config;
+    otherwise pip's config does (``sources.pipconfig``). Find-links folders and constraint files of
+    pip's config are kept either way (they are the user's own files).
+    """
+    from .uvconfig import read_uv_config
+
+    pip = read_pip_config()
+    file = getattr(intent, "file", None)
+    project = file.parent if file is not None else getattr(intent, "project", None)
+    uv = read_uv_config(project)
+    notes = []
+    if uv.explicit:
+        notes.append("PyPI side: explicit uv indexes left to the packages pinned to them (" + ", ".join(uv.explicit)
+                     + "); torch-family packages come from the torch sources")
+    if not uv.names_an_index and not uv.find_links:
+        return pip, notes
+    origin = "uv settings (" + ", ".join(uv.origins) + ")"
+    links = tuple(dict.fromkeys((*uv.find_links, *pip.find_links)))
+    if not uv.names_an_index:
+        return PypiSide(index_url=pip.index_url, extra_index_urls=pip.extra_index_urls, find_links=links,
+                        constraints=pip.constraints, origin=f"{pip.origin}; find-links from {origin}"), notes
+    if pip.index_url or pip.extra_index_urls:
+        notes.append(f"PyPI side: uv's settings name the indexes, so the indexes of your {pip.origin} are not used")
+    index = None if (uv.default or "").rstrip("/") == OFFICIAL_PYPI else uv.default
+    return PypiSide(index_url=index, extra_index_urls=uv.extra, find_links=links, constraints=pip.constraints,
+                    origin=origin), notes
+
+
 def select_sources(intent: Any, *, tier: str, platform: str, overrides: SourceOverrides | None = None) -> Sources:
     """Sources for ``tier`` on ``platform`` from the configuration chain (see ``sources.mirrors``).
 
@@ -180,9 +220,10 @@ def select_sources(intent: Any, *, tier: str, platform: str, overrides: SourceOv
     from .mirrors import config_layers
 
     layers = config_layers(intent, overrides)
-    pip = read_pip_config()
+    pip, config_notes = user_package_config(intent)
     torch, torch_notes = _torch_sources(layers, tier)
     pypi, pypi_notes = _pypi_side(layers, pip)
+    pypi_notes = [*config_notes, *pypi_notes]
     conda, conda_notes = _conda_mirrors(layers)
     wheelhouses = tuple(str(p) for p in local_dirs(pip.find_links))
     reasons = [*torch_notes, *pypi_notes]
