@@ -95,6 +95,26 @@ def _activation_hint(result: UpResult, ui: Ui) -> None:
         env=result.env_path, target=result.target, status=_status_words(result.status)))
     ui.info(_("  activate: {command}\n  or run:   {run}").format(
         command=line, run="torchenv run -- python your_script.py"))
+    if result.kernel:
+        ui.info(_("  jupyter:  kernel {kernel}").format(kernel=result.kernel))
+    interpreter = _editor_interpreter(result)
+    if interpreter:
+        ui.info(_("  editor:   pick the interpreter {python}").format(python=interpreter))
+
+
+def _editor_interpreter(result: UpResult) -> str:
+    """The interpreter to pick in an editor, when it will not find the env by itself: a conda prefix, or an env
+    outside the project (VS Code and PyCharm find a ``.venv`` at the project root as is)."""
+    from ..activation import find_env
+    from ..errors import TorchenvError
+
+    try:
+        env = find_env(result.env_path)
+    except TorchenvError:
+        return ""
+    project = result.lock_path.parent.resolve()
+    inside = env.prefix.resolve().parent == project and env.prefix.name in (".venv", "venv")
+    return "" if env.kind == "venv" and inside else str(env.python)
 
 
 def _status_words(status: str) -> str:
