@@ -37,6 +37,7 @@ class ProjectRequirement:
     file: str          # where: requirements.txt / pyproject.toml
     line: int | None
     constraint: bool = False   # from a ``-c`` file: limits versions, installs nothing by itself
+    added: str = ""            # not the project's: why torchenv adds it (ipykernel for a Jupyter kernel)
 
     @property
     def key(self) -> str:
@@ -151,7 +152,7 @@ def gather(intent: Intent, project_dir: Path) -> tuple[list[ProjectRequirement],
                               hint="use a group of [project.optional-dependencies] in pyproject.toml, or remove it")
     wanted = kernel_wanted(intent, project_dir, reqs)
     if wanted is not None and not any(_named(r.text) == "ipykernel" for r in reqs if not r.constraint):
-        reqs.append(ProjectRequirement("ipykernel", wanted.where, None))   # locked like any package
+        reqs.append(ProjectRequirement("ipykernel", wanted.where, None, added=wanted.why))   # locked like any package
     return reqs, warnings
 
 
@@ -159,7 +160,7 @@ def kernel_wanted(intent: Intent, project_dir: Path, reqs: list[ProjectRequireme
     """Why the project's env gets ipykernel and a kernelspec (``intent.jupyter``); ``None``: it does not."""
     from .jupyter import kernel_wanted as decide
 
-    names = [(_named(r.text) or "", r.file) for r in reqs if not r.constraint]
+    names = [(_named(r.text) or "", r.file) for r in reqs if not r.constraint and not r.added]
     return decide(intent.env.jupyter, names, project_dir, str(intent.file or project_dir / "torchenv.toml"))
 
 

@@ -39,10 +39,11 @@ def data_dir(environ: Mapping[str, str] | None = None) -> Path:
     env = os.environ if environ is None else environ
     if env.get("JUPYTER_DATA_DIR"):
         return Path(env["JUPYTER_DATA_DIR"]).expanduser()
-    if env.get("JUPYTER_PLATFORM_DIRS", "").lower() in ("1", "true", "yes", "on"):
+    if env.get("JUPYTER_PLATFORM_DIRS", "no").lower() not in ("no", "n", "false", "off", "0", "0.0"):
         import platformdirs
 
-        return Path(platformdirs.user_data_dir("Jupyter", appauthor=False))
+        app = "Jupyter" if sys.platform in ("darwin", "win32") else "jupyter"
+        return Path(platformdirs.user_data_dir(app, appauthor=False))
     home = Path(env.get("HOME") or Path.home())
     if sys.platform == "darwin":
         return home / "Library" / "Jupyter"
