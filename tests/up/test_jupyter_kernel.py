@@ -66,9 +66,9 @@ def test_a_project_with_notebooks_gets_ipykernel_locked_and_a_kernelspec(nb_worl
 
 
 def test_the_plan_says_why_ipykernel_is_added(nb_world):
-    from torchenv.intent.requirements import gather, kernel_reason, kernel_wanted
-
     from tests.up.conftest import intent_of
+
+    from torchenv.intent.requirements import gather, kernel_reason, kernel_wanted
 
     intent = intent_of(nb_world.project)
     reqs, _warnings = gather(intent, nb_world.project)
@@ -186,3 +186,27 @@ def test_data_dir_is_where_jupyter_looks(monkeypatch, tmp_path, variables):
     for name, value in variables.items():
         monkeypatch.setenv(name, value.format(tmp=tmp_path))
     assert data_dir() == Path(jupyter_data_dir())
+
+
+def test_up_vscode_sets_the_interpreter_keeping_other_settings(world, capsys):
+    from torchenv.cli import main
+
+    settings = world.project / ".vscode" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"editor.tabSize": 2}\n')
+    assert main(["up", "-C", str(world.project), "--no-verify", "--vscode"]) == 0
+    assert json.loads(settings.read_text()) == {
+        "editor.tabSize": 2, "python.defaultInterpreterPath": str(world.project / ".venv" / "bin" / "python")}
+
+
+def test_up_vscode_refuses_settings_with_comments_and_leaves_them(world, capsys):
+    from torchenv.cli import main
+
+    settings = world.project / ".vscode" / "settings.json"
+    settings.parent.mkdir()
+    text = '{\n    // my theme\n    "workbench.colorTheme": "Solarized",\n}\n'
+    settings.write_text(text)
+    assert main(["up", "-C", str(world.project), "--no-verify", "--vscode"]) == 2
+    err = capsys.readouterr().err
+    assert "not plain JSON" in err and "python.defaultInterpreterPath" in err
+    assert settings.read_text() == text
