@@ -67,8 +67,9 @@ def test_up_alone_makes_a_jupyter_kernel_that_imports_the_locked_torch(tmp_path,
 
     result = _up(project)
     assert result.verify_ok is True
-    locked = {w.name: w.version for w in __import__("torchenv.lock.io", fromlist=["read_lock"]).read_lock(
-        project / "torchenv.lock").target(result.target).wheels}
+    from torchenv.lock.io import read_lock
+
+    locked = {w.name: w.version for w in read_lock(project / "torchenv.lock").target(result.target).wheels}
     assert locked["torch"] == CPU_TORCH and "ipykernel" in locked
 
     jupyter = Path(sys.executable).with_name("jupyter")
@@ -84,5 +85,5 @@ def test_up_alone_makes_a_jupyter_kernel_that_imports_the_locked_torch(tmp_path,
 
     assert _ask_kernel(name, "import torch; torch.__version__") == repr(CPU_TORCH)
     env_bin = str(project / ".venv" / "bin")
-    assert _ask_kernel(name, "import os, sys; (os.environ['PATH'].split(os.pathsep)[0], sys.prefix)") \
-        == repr((env_bin, str(project / ".venv")))
+    assert _ask_kernel(name, "import os, sys; os.environ['PATH'].split(os.pathsep)[0] + '|' + sys.prefix") \
+        == repr(f"{env_bin}|{project / '.venv'}")
