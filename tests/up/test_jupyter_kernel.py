@@ -210,3 +210,37 @@ def test_up_vscode_refuses_settings_with_comments_and_leaves_them(world, capsys)
     err = capsys.readouterr().err
     assert "not plain JSON" in err and "python.defaultInterpreterPath" in err
     assert settings.read_text() == text
+
+
+def test_a_notebook_added_later_is_seen_by_the_next_up_past_the_noop_stamp(nb_world, kernels):
+    from torchenv.cli import main
+
+    (nb_world.project / "notebooks" / "demo.ipynb").unlink()
+    args = ["up", "-C", str(nb_world.project), "--no-verify"]
+    import time
+
+    from torchenv.install import fastpath
+
+    assert main(args) == 0
+    time.sleep(2 * fastpath.SETTLE_NS / 1e9)              # as old as a user's next `up` finds them
+    assert main(args) == 0                                # the no-op check, which leaves the stamp
+    assert nb_world.read_lock().target("linux-x86_64-cpu").wheel("ipykernel") is None
+    assert (nb_world.project / ".torchenv" / "noop-stamp.json").is_file()
+    (nb_world.project / "notebooks" / "demo.ipynb").write_text("{}")
+    assert main(args) == 0
+    assert nb_world.read_lock().target("linux-x86_64-cpu").wheel("ipykernel") is not None
+    assert len(_specs(kernels)) == 1
+
+
+def test_a_kernelspec_of_the_projects_old_env_path_goes_once_that_env_is_gone(nb_world, kernels):
+    import shutil
+
+    _up(nb_world)
+    first = set(_specs(kernels))
+    shutil.rmtree(nb_world.project / ".venv")
+    toml = nb_world.project / "torchenv.toml"
+    toml.write_text(toml.read_text() + 'path = "env2"\n')
+    _up(nb_world)
+    now = _specs(kernels)
+    assert len(now) == 1 and set(now) != first
+    assert next(iter(now.values()))["metadata"]["torchenv"]["env"] == str(nb_world.project / "env2")
