@@ -244,3 +244,36 @@ def test_a_kernelspec_of_the_projects_old_env_path_goes_once_that_env_is_gone(nb
     now = _specs(kernels)
     assert len(now) == 1 and set(now) != first
     assert next(iter(now.values()))["metadata"]["torchenv"]["env"] == str(nb_world.project / "env2")
+
+
+def test_a_marked_kernelspec_holding_other_files_or_reached_through_a_link_is_not_removed(tmp_path):
+    from torchenv import safety
+
+    spec = {"argv": ["python"], "display_name": "x", "metadata": {"torchenv": {"env": "/e"}}}
+    folder = tmp_path / "k"
+    folder.mkdir()
+    (folder / "kernel.json").write_text(json.dumps(spec))
+    (folder / "notes.txt").write_text("mine")
+    assert safety.remove_kernelspec(folder, env="/e") is False and (folder / "notes.txt").is_file()
+    (folder / "notes.txt").unlink()
+    (tmp_path / "link").symlink_to(folder)
+    assert safety.remove_kernelspec(tmp_path / "link", env="/e") is False
+    assert safety.remove_kernelspec(folder, env="/other") is False
+    assert safety.remove_kernelspec(folder, env="/e") is True and not folder.exists()
+
+
+def test_up_names_the_interpreter_only_where_an_editor_would_not_find_it(world):
+    from torchenv.commands.up import _editor_interpreter
+    from torchenv.install.up import UpResult
+
+    world.run_up()
+    lock = world.project / "torchenv.lock"
+    at_root = UpResult("installed", world.project / ".venv", "t", lock)
+    assert _editor_interpreter(at_root) == ""
+    (world.project / ".venv").rename(world.root / "elsewhere")
+    outside = UpResult("installed", world.root / "elsewhere", "t", lock)
+    assert _editor_interpreter(outside) == str(world.root / "elsewhere" / "bin" / "python")
+    (world.root / "elsewhere" / "conda-meta").mkdir()
+    (world.root / "elsewhere").rename(world.project / ".venv")
+    conda = UpResult("installed", world.project / ".venv", "t", lock)
+    assert _editor_interpreter(conda) == str(world.project / ".venv" / "bin" / "python")

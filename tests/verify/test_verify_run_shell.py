@@ -92,12 +92,18 @@ def test_run_names_a_dangling_env_link(tmp_path):
     assert "is a symbolic link to" in res.stderr and "moved-away" in res.stderr and "does not exist" in res.stderr
 
 
-def test_shell_print_gives_lines_a_direnv_envrc_can_eval(plain_venv):
-    res = torchenv("shell", "-C", str(plain_venv), "--print", env=dict(os.environ, SHELL="/bin/bash"))
+def test_shell_print_gives_lines_a_direnv_envrc_can_eval_for_a_conda_prefix(tmp_path):
+    """direnv evaluates .envrc in a bash without conda's shell function: `conda activate` would fail there."""
+    prefix = tmp_path / "env"
+    (prefix / "conda-meta").mkdir(parents=True)
+    (prefix / "bin").mkdir()
+    (prefix / "bin" / "python").write_text("#!/bin/sh\necho env-python\n")
+    (prefix / "bin" / "python").chmod(0o755)
+    res = torchenv("shell", "--env", str(prefix), "--print", env=dict(os.environ, SHELL="/bin/bash"))
     assert res.returncode == 0, res.stderr
-    ran = subprocess.run(["bash", "-c", f'{res.stdout}\ncommand -v python; echo "$VIRTUAL_ENV"'],
-                         capture_output=True, text=True, env=dict(os.environ, PYTHONHOME="/nonexistent"))
-    assert ran.stdout.splitlines() == [str(plain_venv / ".venv" / "bin" / "python"), str(plain_venv / ".venv")]
+    ran = subprocess.run(["bash", "-c", f'{res.stdout}\npython; echo "$CONDA_PREFIX"'], capture_output=True,
+                         text=True, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert ran.stdout.splitlines() == ["env-python", str(prefix)], ran.stderr
 
 
 def test_shell_print_for_a_conda_prefix_sets_conda_prefix_not_conda_activate(tmp_path):
