@@ -63,6 +63,8 @@ def test_a_project_with_notebooks_gets_ipykernel_locked_and_a_kernelspec(nb_worl
     assert spec["metadata"]["torchenv"]["env"] == str(env)
     assert result.kernel == f"proj (torch 2.4.1, cpu) ({name})"
     assert any("Jupyter kernel" in s and "registered" in s for s in ui.steps)
+    assert "ipykernel locked too: a Jupyter kernel: the project has notebooks (notebooks/demo.ipynb) " \
+           "([env] jupyter = false leaves it out)" in ui.steps
 
 
 def test_the_plan_says_why_ipykernel_is_added(nb_world):

@@ -394,6 +394,9 @@ def _run_locked(project_dir: Path, options: UpOptions, ui: Ui, strategy: OnlineS
     for w in project.warnings:
         ui.warn(w)
     choice = strategy.prepare(decide_target(project, options, strategy, ui), project, ui)
+    for added in (r for r in project.reqs if r.added and choice.fresh):   # said where it is locked, never silently
+        ui.step(_("{name} locked too: {why} ([env] jupyter = false leaves it out)").format(
+            name=added.text, why=_shown_reason(added.added)))
     backend = choice.backend or make_backend(plan=choice.plan, env_path=project.env, ui=ui)
     status = sync_env(backend, project.env, choice.install_target or choice.target, choice.plan, ui,
                       project_dir=project_dir, force=options.force)
@@ -439,6 +442,14 @@ def _kernel(project: Project, target: LockTarget, ui: Ui) -> str:
         ui.step(_("Jupyter kernel {name} {change} in {folder}").format(
             name=done.kernel.name, change=words, folder=done.kernel.folder.parent))
     return f"{done.kernel.display_name} ({done.kernel.name})"
+
+
+def _shown_reason(reason: str) -> str:
+    """A plan reason (English data) in the active language, as `plan` shows it."""
+    from ..i18n import translate_rendered
+    from ..resolve.reason_texts import REASONS
+
+    return translate_rendered(reason, REASONS)
 
 
 def decide_target(project: Project, options: UpOptions, strategy: OnlineSources, ui: Ui) -> TargetChoice:
