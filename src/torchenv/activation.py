@@ -142,6 +142,26 @@ def activation_command(env: EnvInfo, shell: str = "bash") -> str:
     return f"{'.' if family == 'sh' else 'source'} {_quote(str(target), family)}"
 
 
+def activation_lines(env: EnvInfo, shell: str = "bash") -> str:
+    """What activating sets, as lines ``shell`` evaluates: for direnv-style tools (``.envrc``:
+    ``eval "$(torchenv shell --print)"``), which load variables and cannot run ``conda activate``
+    or keep the shell functions an activate script defines."""
+    family = shell_family(shell)
+    names = ("VIRTUAL_ENV", "VIRTUAL_ENV_PROMPT") if env.kind == "venv" else ("CONDA_PREFIX", "CONDA_DEFAULT_ENV")
+    values = activated_environ(env, {})
+    bins = os.pathsep.join(str(d) for d in env.bin_dirs)
+    if family == "fish":
+        return "\n".join([*(f"set -gx {n} {_quote(values[n], family)}" for n in names),
+                          f"set -gx PATH {_quote(bins, family)} $PATH", "set -e PYTHONHOME"])
+    if family == "csh":
+        return "\n".join([*(f"setenv {n} {_quote(values[n], family)}" for n in names),
+                          f'setenv PATH {_quote(bins, family)}:"$PATH"', "unsetenv PYTHONHOME"])
+    if family in ("cmd", "powershell"):   # pragma: no cover - Windows: the activate script is the way there
+        return activation_command(env, shell)
+    return "\n".join([*(f"export {n}={_quote(values[n], family)}" for n in names),
+                      f'export PATH={_quote(bins, family)}:"$PATH"', "unset PYTHONHOME"])
+
+
 def _quote(text: str, family: str) -> str:
     if family in ("cmd", "powershell"):
         return f'"{text}"' if " " in text else text

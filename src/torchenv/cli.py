@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from .errors import TorchenvError
 
 COMMANDS = ("init", "probe", "plan", "up", "lock", "verify", "run", "shell",
-            "mirror", "bundle", "doctor", "export", "completion", "recipes", "cluster")
+            "mirror", "bundle", "doctor", "export", "completion", "recipes", "cluster", "kernel")
 # argparse's own words (it asks ``argparse._`` for them; ``main`` points that at the catalogue)
 ARGPARSE_TEXTS = (N_("usage: "), N_("options"), N_("positional arguments"), N_("show this help message and exit"),
                   N_("show program's version number and exit"), N_("%(prog)s: error: %(message)s\n"),

@@ -104,6 +104,12 @@ class ConcurrentRun(TorchenvError):
     """Another torchenv process holds the project lock."""
 
 
+class KernelError(TorchenvError):
+    """A Jupyter kernelspec torchenv may not write or remove (another tool's, or an unreadable one)."""
+
+    exit_code = 2
+
+
 class ClusterError(TorchenvError):
     """Slurm is missing, a partition is unknown, a job stayed pending, or a node type's probe/install/verify failed."""
 

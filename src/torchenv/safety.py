@@ -218,6 +218,31 @@ def remove_half_built(env: Path, project_root: Path) -> None:
         shutil.rmtree(path)
 
 
+KERNELSPEC_FILES = frozenset({"kernel.json", "logo-32x32.png", "logo-64x64.png", "logo-svg.svg"})
+
+
+def remove_kernelspec(folder: Path, *, env: str) -> bool:
+    """Remove a Jupyter kernelspec folder torchenv wrote for the env ``env``; ``False``: refused, left alone.
+
+    Why re-check here: the folder is found by name in the user's Jupyter data dir, where other
+    tools' kernelspecs live beside ours. Only a real folder (no link) holding nothing but a
+    kernelspec's files, whose ``kernel.json`` carries torchenv's marker for that very env, goes.
+    """
+    folder = Path(folder)
+    if folder.is_symlink() or not folder.is_dir():
+        return False
+    try:
+        spec = json.loads((folder / "kernel.json").read_text(encoding="utf-8"))
+        names = {p.name for p in folder.iterdir()}
+    except (OSError, ValueError):
+        return False
+    marker = (spec.get("metadata") or {}).get("torchenv") if isinstance(spec, dict) else None
+    if not isinstance(marker, dict) or marker.get("env") != env or not names <= KERNELSPEC_FILES:
+        return False
+    shutil.rmtree(folder)
+    return True
+
+
 def remove_scratch(path: Path, *, inside: Path) -> bool:
     """Remove ``path``, a folder torchenv made for its own work, only when it lies strictly inside ``inside``.
 

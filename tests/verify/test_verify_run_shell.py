@@ -90,3 +90,32 @@ def test_run_names_a_dangling_env_link(tmp_path):
     res = torchenv("run", "-C", str(tmp_path), "--", "python", "-V")
     assert res.returncode == 1 and "Traceback" not in res.stderr
     assert "is a symbolic link to" in res.stderr and "moved-away" in res.stderr and "does not exist" in res.stderr
+
+
+def test_shell_print_gives_lines_a_direnv_envrc_can_eval_for_a_conda_prefix(tmp_path):
+    """direnv evaluates .envrc in a bash without conda's shell function: `conda activate` would fail there."""
+    prefix = tmp_path / "env"
+    (prefix / "conda-meta").mkdir(parents=True)
+    (prefix / "bin").mkdir()
+    (prefix / "bin" / "python").write_text("#!/bin/sh\necho env-python\n")
+    (prefix / "bin" / "python").chmod(0o755)
+    res = torchenv("shell", "--env", str(prefix), "--print", env=dict(os.environ, SHELL="/bin/bash"))
+    assert res.returncode == 0, res.stderr
+    ran = subprocess.run(["bash", "-c", f'{res.stdout}\npython; echo "$CONDA_PREFIX"'], capture_output=True,
+                         text=True, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert ran.stdout.splitlines() == ["env-python", str(prefix)], ran.stderr
+
+
+def test_shell_print_for_a_conda_prefix_sets_conda_prefix_not_conda_activate(tmp_path):
+    from torchenv.activation import activation_lines
+
+    prefix = tmp_path / "env"
+    (prefix / "conda-meta").mkdir(parents=True)
+    (prefix / "bin").mkdir()
+    (prefix / "bin" / "python").write_text("")
+    lines = activation_lines(find_env(prefix, windows=False), "/bin/zsh")
+    assert "conda activate" not in lines
+    assert f"export CONDA_PREFIX={prefix}" in lines.splitlines()
+    assert f'export PATH={prefix / "bin"}:"$PATH"' in lines.splitlines()
+    fish = activation_lines(find_env(prefix, windows=False), "/usr/bin/fish").splitlines()
+    assert f"set -gx PATH {prefix / 'bin'} $PATH" in fish

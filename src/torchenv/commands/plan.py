@@ -78,6 +78,9 @@ def with_project_requirements(plan: Plan) -> Plan:
     reqs, _warnings = reqmod.gather(plan.intent, plan.intent.project_dir)
     reqmod.check_against_plan(reqs, plan)
     extra = tuple(reqmod.agreeing_pins(reqs, plan))
+    wanted = reqmod.kernel_wanted(plan.intent, plan.intent.project_dir, reqs)
+    if wanted is not None:
+        extra += (reqmod.kernel_reason(wanted),)
     if plan.sources is not None:
         extra += (plan.sources.pypi.index_rule(),)
     return dataclasses.replace(plan, reasons=plan.reasons + extra)

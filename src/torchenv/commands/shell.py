@@ -22,7 +22,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_project(p)
     p.add_argument("--env", metavar="PATH", help=_("environment to use (default: [env] path of torchenv.toml)"))
     p.add_argument("--print", dest="print_only", action="store_true",
-                   help=_("only print the activation command for your shell"))
+                   help=_("print the lines that activate the environment in your shell (for direnv: "
+                          "eval \"$(torchenv shell --print)\" in .envrc)"))
     p.set_defaults(func=run)
 
 
@@ -35,13 +36,23 @@ def user_shell() -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..activation import ACTIVE_VAR, activated_environ, activation_command, find_env, project_env_path
+    from ..activation import (
+        ACTIVE_VAR,
+        activated_environ,
+        activation_command,
+        activation_lines,
+        find_env,
+        project_env_path,
+    )
     from ..ui import Ui
 
     env = find_env(project_env_path(Path(args.project).absolute(), args.env))
     shell = user_shell()
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
-    if args.print_only or not shell or not interactive:
+    if args.print_only:
+        print(activation_lines(env, shell or "sh"))
+        return 0
+    if not shell or not interactive:
         print(activation_command(env, shell or "sh"))
         return 0
     ui = Ui()

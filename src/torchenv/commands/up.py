@@ -35,6 +35,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help=_("plan from torchenv.toml alone, dropping the flags torchenv.lock remembers from the last up"))
     p.add_argument("--frozen", action="store_true",
                    help=_("install exactly what torchenv.lock says; fail instead of re-resolving"))
+    p.add_argument("--vscode", action="store_true",
+                   help=_("also set python.defaultInterpreterPath in .vscode/settings.json (other settings kept)"))
     from ._options import add_offline_flags
 
     add_offline_flags(p)
@@ -50,6 +52,8 @@ def run(args: argparse.Namespace) -> int:
 
     ui = cast("Ui", _LazyUi(quiet=getattr(args, "quiet", False)))   # a stand-in that forwards every call to a Ui
     result = run_up(Path(args.project or "."), up_options(args), ui)
+    if getattr(args, "vscode", False) and result.verify_ok is not False:
+        _vscode(result, ui)
     if result.status == "up-to-date":
         # plain write: the no-op path must not import rich (nor read a catalogue in English: _() is one check)
         sys.stdout.write(_("{env} is up to date with {lock} (target {target})").format(
@@ -66,6 +70,16 @@ def run(args: argparse.Namespace) -> int:
         return result.exit_code
     _activation_hint(result, ui)
     return result.exit_code
+
+
+def _vscode(result: UpResult, ui: Ui) -> None:
+    from ..activation import find_env
+    from ..editors import write_vscode_interpreter
+
+    python = find_env(result.env_path).python
+    done = write_vscode_interpreter(result.lock_path.parent, python)
+    if done.changed:
+        ui.step(_("{file}: python.defaultInterpreterPath = {python}").format(file=_rel(done.file), python=python))
 
 
 def _rel(path: Path | str) -> str:
@@ -95,6 +109,26 @@ def _activation_hint(result: UpResult, ui: Ui) -> None:
         env=result.env_path, target=result.target, status=_status_words(result.status)))
     ui.info(_("  activate: {command}\n  or run:   {run}").format(
         command=line, run="torchenv run -- python your_script.py"))
+    if result.kernel:
+        ui.info(_("  jupyter:  kernel {kernel}").format(kernel=result.kernel))
+    interpreter = _editor_interpreter(result)
+    if interpreter:
+        ui.info(_("  editor:   pick the interpreter {python}").format(python=interpreter))
+
+
+def _editor_interpreter(result: UpResult) -> str:
+    """The interpreter to pick in an editor, when it will not find the env by itself: a conda prefix, or an env
+    outside the project (VS Code and PyCharm find a ``.venv`` at the project root as is)."""
+    from ..activation import find_env
+    from ..errors import TorchenvError
+
+    try:
+        env = find_env(result.env_path)
+    except TorchenvError:
+        return ""
+    project = result.lock_path.parent.resolve()
+    inside = env.prefix.resolve().parent == project and env.prefix.name in (".venv", "venv")
+    return "" if env.kind == "venv" and inside else str(env.python)
 
 
 def _status_words(status: str) -> str:

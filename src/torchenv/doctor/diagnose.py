@@ -24,6 +24,7 @@ def diagnose(machine: Machine, prefix: Path | None, ctx: Context, *, import_chec
         findings += checks_build.run_all(machine, env, ctx)
     findings += checks_system.run_all(machine, env, ctx)
     findings += [_probe_note(note) for note in machine.findings]
+    findings += _gone_kernels(ctx)
     runtime = None
     if import_check and env is not None and env.torch_version and env.interpreter:
         from . import runtime as rt
@@ -76,3 +77,16 @@ def _import_fails(runtime: dict[str, Any], line: str) -> Finding:
                        error=line if runtime.get("torch_error") else runtime["error"]),
                    _("torchenv up   # repairs an env torchenv made (`torchenv up --force` rebuilds it)"),
                    "import-fails")
+
+
+def _gone_kernels(ctx: Context) -> list[Finding]:
+    """torchenv's Jupyter kernelspecs whose env is gone: Jupyter lists them, and starting one fails."""
+    from ..jupyter.kernelspec import ours
+
+    return [Finding("warning", _("Jupyter kernel {name} ({display}) points at an environment that is gone").format(
+                        name=k.name, display=k.display_name),
+                    _("{folder}: {env} no longer exists, so the kernel cannot start").format(folder=k.folder, env=k.env),
+                    f"torchenv kernel remove {k.name}", "kernel-env-gone",
+                    (_("torchenv up -C {project}   # builds the env again; the kernel then works").format(
+                        project=k.project),))
+            for k in ours(ctx.environ) if k.env_gone]

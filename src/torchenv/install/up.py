@@ -45,6 +45,7 @@ class UpResult:
     changes: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default_factory=tuple)
     warnings: tuple[str, ...] = ()  # the no-op path's warnings (requirement lines not applied), for the CLI
+    kernel: str = ""                # the Jupyter kernel registered for the env: "display name (name)"
 
     @property
     def exit_code(self) -> int:
@@ -393,6 +394,9 @@ def _run_locked(project_dir: Path, options: UpOptions, ui: Ui, strategy: OnlineS
     for w in project.warnings:
         ui.warn(w)
     choice = strategy.prepare(decide_target(project, options, strategy, ui), project, ui)
+    for added in (r for r in project.reqs if r.added and choice.fresh):   # said where it is locked, never silently
+        ui.step(_("{name} locked too: {why} ([env] jupyter = false leaves it out)").format(
+            name=added.text, why=_shown_reason(added.added)))
     backend = choice.backend or make_backend(plan=choice.plan, env_path=project.env, ui=ui)
     status = sync_env(backend, project.env, choice.install_target or choice.target, choice.plan, ui,
                       project_dir=project_dir, force=options.force)
@@ -410,8 +414,42 @@ def _run_locked(project_dir: Path, options: UpOptions, ui: Ui, strategy: OnlineS
     else:
         status, verify_ok = _verify_if_needed(status, project.env, backend.python(), choice.target, choice.plan,
                                               project_dir, ui, meanwhile=record)
+    kernel = _kernel(project, choice.target, ui) if verify_ok is not False else ""
     return UpResult(status, project.env, choice.target.name, project.lock_path, verify_ok, choice.changes,
-                    choice.notes)
+                    choice.notes, kernel=kernel)
+
+
+def _kernel(project: Project, target: LockTarget, ui: Ui) -> str:
+    """Register (or update) the env's Jupyter kernelspec when the project wants a kernel; its name in words.
+
+    Why a warning and not a failure: the env is built and verified; a data dir that cannot be
+    written costs the kernel only, and ``torchenv kernel install`` says why again.
+    """
+    from ..errors import TorchenvError
+    from ..intent.requirements import kernel_wanted
+
+    if kernel_wanted(project.intent, project.dir, list(project.reqs)) is None:
+        return ""
+    from ..jupyter.project import sync_kernel
+
+    try:
+        done = sync_kernel(project.env, project.dir, target)
+    except (TorchenvError, OSError) as exc:
+        ui.warn(_("the Jupyter kernel was not registered: {why}").format(why=getattr(exc, "message", exc)))
+        return ""
+    if done.change != "unchanged":
+        words = _("registered") if done.change == "registered" else _("updated")
+        ui.step(_("Jupyter kernel {name} {change} in {folder}").format(
+            name=done.kernel.name, change=words, folder=done.kernel.folder.parent))
+    return f"{done.kernel.display_name} ({done.kernel.name})"
+
+
+def _shown_reason(reason: str) -> str:
+    """A plan reason (English data) in the active language, as `plan` shows it."""
+    from ..i18n import translate_rendered
+    from ..resolve.reason_texts import REASONS
+
+    return translate_rendered(reason, REASONS)
 
 
 def decide_target(project: Project, options: UpOptions, strategy: OnlineSources, ui: Ui) -> TargetChoice:

@@ -31,6 +31,7 @@ class EnvIntent:
     installer: str = "uv"               # uv | pip
     requirements: tuple[str, ...] = ()  # requirement files of the project; () = autodetect
     extras: tuple[str, ...] = ()        # the project's own optional-dependency groups (`pip install -e ".[extra]"`)
+    jupyter: bool | None = None         # a Jupyter kernel (ipykernel + kernelspec); None = when the project has notebooks
 
 
 @dataclass(frozen=True)
@@ -77,10 +78,13 @@ class Intent:
 
         ``[mirror]`` is left out: mirrors change where bytes come from, never which bytes (the
         lock records canonical URLs and sha256), so a lock made in Beijing stays valid in Zurich.
+        ``[env] jupyter`` too: the ipykernel it adds is one of the requirements, hashed with them.
         """
         data = self.to_json()
         data.pop("file", None)
         data.pop("project", None)
         data.pop("mirror", None)
+        # what [env] jupyter changes (ipykernel among the requirements) is in the lock's requirements-hash
+        data["env"].pop("jupyter", None)
         blob = json.dumps(data, sort_keys=True, separators=(",", ":"), default=list)
         return "sha256:" + hashlib.sha256(blob.encode()).hexdigest()

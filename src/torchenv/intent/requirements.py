@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from ..intent.reqfile import ReqLine
     from ..lock.model import Lockfile
     from ..resolve.plan import Plan
+    from .jupyter import KernelWanted
 
 _NAME = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 # a requirement line that is a location, not NAME SPEC: pip installs it as a path or URL
@@ -36,6 +37,7 @@ class ProjectRequirement:
     file: str          # where: requirements.txt / pyproject.toml
     line: int | None
     constraint: bool = False   # from a ``-c`` file: limits versions, installs nothing by itself
+    added: str = ""            # not the project's: why torchenv adds it (ipykernel for a Jupyter kernel)
 
     @property
     def key(self) -> str:
@@ -148,7 +150,23 @@ def gather(intent: Intent, project_dir: Path) -> tuple[list[ProjectRequirement],
             raise IntentError(f"[env] extras names {', '.join(unknown)}, which {where} does not define",
                               file=str(intent.file) if intent.file else None, key="env.extras",
                               hint="use a group of [project.optional-dependencies] in pyproject.toml, or remove it")
+    wanted = kernel_wanted(intent, project_dir, reqs)
+    if wanted is not None and not any(_named(r.text) == "ipykernel" for r in reqs if not r.constraint):
+        reqs.append(ProjectRequirement("ipykernel", wanted.where, None, added=wanted.why))   # locked like any package
     return reqs, warnings
+
+
+def kernel_wanted(intent: Intent, project_dir: Path, reqs: list[ProjectRequirement]) -> KernelWanted | None:
+    """Why the project's env gets ipykernel and a kernelspec (``intent.jupyter``); ``None``: it does not."""
+    from .jupyter import kernel_wanted as decide
+
+    names = [(_named(r.text) or "", r.file) for r in reqs if not r.constraint and not r.added]
+    return decide(intent.env.jupyter, names, project_dir, str(intent.file or project_dir / "torchenv.toml"))
+
+
+def kernel_reason(wanted: KernelWanted) -> str:
+    """The plan's line for it (English data; ``resolve.reason_texts`` translates it)."""
+    return f"ipykernel in the environment and a kernelspec registered ({wanted.why}); [env] jupyter = false leaves it out"
 
 
 def _gather_base(intent: Intent, project_dir: Path) -> tuple[list[ProjectRequirement], list[str]]:

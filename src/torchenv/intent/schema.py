@@ -53,6 +53,7 @@ SCHEMA: dict[str, dict[str, Field]] = {
         "installer": Field("choice", "installer", choices=("uv", "pip"), example='installer = "uv"'),
         "requirements": Field("list", "requirements", _nonempty, example='requirements = ["requirements.txt"]'),
         "extras": Field("list", "extras", _nonempty, example='extras = ["extra"]'),
+        "jupyter": Field("bool", "jupyter", example="jupyter = true"),
     },
     "mirror": {
         "use": Field("str", "use", _nonempty, example='use = "tuna"'),

@@ -11,6 +11,11 @@ from __future__ import annotations
 from ..i18n import N_
 
 REASONS = (
+    # intent.requirements.kernel_reason (intent.jupyter)
+    N_("ipykernel in the environment and a kernelspec registered ({why}); [env] jupyter = false leaves it out"),
+    N_("a Jupyter kernel: asked for ([env] jupyter = true)"),
+    N_("a Jupyter kernel: the requirements name {name}"),
+    N_("a Jupyter kernel: the project has notebooks ({notebook})"),
     # machine_view.summary
     N_("machine: {platform}, {driver_text}, {count} GPU: {gpus}"),
     N_("machine: {platform}, {driver_text}, {count} GPUs: {gpus}"),

@@ -1,0 +1,1 @@
+"""Jupyter kernelspecs for project envs, written as files (torchenv does not depend on Jupyter)."""
