@@ -98,11 +98,13 @@ class WheelLocker:
         ``backends.getfile`` (hash-checked, falling back over the plan's torch sources).
         """
         from ..sources.index import local_path
+        from ..sources.wheelfit import target_glibc
         from .locate import locate
 
         plan = self.plan
         found = locate(plan_sources(plan), name, version, source=source, tier=plan.tier, python=plan.python,
-                       platform=plan.platform, ui=self.ui, memory=self.memory, hash_local=False)
+                       platform=plan.platform, ui=self.ui, memory=self.memory, hash_local=False,
+                       glibc=target_glibc(plan.machine, plan.platform))
         self.found[found.wheel.filename] = found.found_url
         self._hash_in_background(found)
         local = local_path(found.found_url)

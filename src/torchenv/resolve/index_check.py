@@ -16,7 +16,6 @@ import of the HTTP/TLS stack.
 from __future__ import annotations
 
 import os
-import re
 import time
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -35,8 +34,6 @@ if TYPE_CHECKING:
 PAGE_TIMEOUT_S = 2.0
 PROBE_S = 0.25                  # the connect probe that keeps an unreachable index cheap
 DEFAULT_TTL_S = 6 * 3600
-_TORCH_WHEEL = re.compile(r"^torch-(?P<version>[^-+]+)(?:\+[^-]+)?-(?P<py>[^-]+)-(?P<abi>[^-]+)-(?P<platform>[^-]+)"
-                          r"(?:-[^-]+)?\.whl$")        # the optional last part: a wheel-variant label
 
 
 @dataclass(frozen=True)
@@ -233,19 +230,23 @@ def _read_page(url: str, layout: str, memory: SourceMemory) -> tuple[list[Any], 
     return links, 0.0
 
 
-def _listing(tier: str, url: str, links: list[Any], age: float, platform: str) -> TierListing | None:
-    """None for a page without any torch wheel: more likely a wrong address than a tier without builds."""
-    from .refresh import wheel_platform as _platform
-    from .refresh import wheel_python as _python
+def _listing(tier: str, url: str, links: list[Any], age: float, platform: str,
+             glibc: str | None = None) -> TierListing | None:
+    """None for a page without any torch wheel: more likely a wrong address than a tier without builds.
 
-    wheels = [m for m in map(_TORCH_WHEEL.match, (f.filename for f in links)) if m]
+    A version counts for ``platform`` when one of its wheels fits it (``sources.wheelfit``; with ``glibc``,
+    the machine's, a ``manylinux`` wheel needing a newer one does not); ``py3`` wheels fit every Python.
+    """
+    from ..sources.wheelfit import platform_fits, python_of, read_or_none
+
+    wheels = [w for w in map(read_or_none, (f.filename for f in links)) if w is not None and w.name == "torch"]
     if not wheels:
         return None
-    here = [m for m in wheels if platform in {_platform(tag) for tag in m.group("platform").split(".")}]
     pythons: dict[str, set[str]] = {}
-    for m in here:
-        py = _python(m.group("py"), m.group("abi"))
-        pythons.setdefault(m.group("version"), set()).update([py] if py else [])
+    for wheel in wheels:
+        here = [t for t in wheel.tags if platform_fits(t.platform, platform, glibc)]
+        if here:
+            pythons.setdefault(wheel.public, set()).update(p for t in here if (p := python_of(t)))
     return TierListing(tier, _shown(url), frozenset(pythons), age, tuple(links),
                        {v: frozenset(p) for v, p in pythons.items()})
 
@@ -287,7 +288,7 @@ def check(intent: Intent, cons: Constraints, mv: MachineView, overrides: Any = N
             pages.update(zip(wanted, pool.map(lambda s: _read_page(s.url, s.layout, memory), wanted.values())))
     memory.remember()
     listings = {t: listing for t, page in pages.items() if page is not None
-                if (listing := _listing(t, targets[t].url, *page, mv.platform)) is not None}
+                if (listing := _listing(t, targets[t].url, *page, mv.platform, mv.glibc)) is not None}
     dead = dict.fromkeys(h for h in (host_of(_shown(s.url)) for s in targets.values()) if h in memory.dead)
     return IndexView(mv.platform, listings, tuple(f"{h}: {memory.dead[h]}" for h in dead))
 
