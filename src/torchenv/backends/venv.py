@@ -453,7 +453,9 @@ def import_needs_missing(plan: Plan, requirements: list[str]) -> list[str]:
     """The plan's ``import_requirements`` (numpy for ``import torch``) the project does not name itself."""
     import re
 
-    named = {re.sub(r"[-_.]+", "-", m.group(1)).lower()
+    from ..envlayout import dist_name
+
+    named = {dist_name(m.group(1))
              for m in (re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", r) for r in requirements) if m}
     return [spec for spec in plan.import_requirements
-            if re.sub(r"[-_.]+", "-", re.split(r"[<>=!~;\[ ]", spec)[0]).lower() not in named]
+            if dist_name(re.split(r"[<>=!~;\[ ]", spec)[0]) not in named]

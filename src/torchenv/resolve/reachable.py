@@ -194,6 +194,7 @@ def _required_family(plan: Plan) -> set[str]:
     import re
 
     from ..backends.locate import torch_family
+    from ..envlayout import dist_name as normalize
     from ..intent.requirements import gather
 
     project = plan.intent.file.parent if plan.intent.file else plan.intent.project
@@ -203,7 +204,7 @@ def _required_family(plan: Plan) -> set[str]:
         reqs, _warnings = gather(plan.intent, project)
     except Exception:
         return set()
-    names = {re.sub(r"[-_.]+", "-", m.group(1)).lower()
+    names = {normalize(m.group(1))
              for m in (re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", r.text) for r in reqs if not r.constraint) if m}
     return names & torch_family()
 

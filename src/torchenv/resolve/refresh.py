@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import SourceError
 from ..kb.load import overlay_path
+from ..sources.credentials import strip_secrets
 from ..sources.wheelfit import platforms_of
 
 if TYPE_CHECKING:
@@ -53,12 +54,6 @@ class RefreshResult:
     new_tiers: tuple[str, ...]
     skipped: tuple[str, ...]               # versions the shipped recipes already know
     learnt: tuple[str, ...] = ()           # "2.15.0 rocm7.14": builds of known releases the recipes did not list
-
-
-def public_url(url: str) -> str:
-    """``url`` without user:password@ (never written to recipes or shown)."""
-    parts = urllib.parse.urlsplit(url)
-    return urllib.parse.urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
 
 
 # -- reading the index ----------------------------------------------------------------------------------------
@@ -149,9 +144,9 @@ def _metadata(url: str) -> str | None:
     except urllib.error.HTTPError as exc:
         if exc.code in (404, 410):
             return None
-        raise SourceError(f"{public_url(url)}.metadata answered HTTP {exc.code}", url=public_url(url)) from None
+        raise SourceError(f"{strip_secrets(url)}.metadata answered HTTP {exc.code}", url=strip_secrets(url)) from None
     except OSError as exc:
-        raise SourceError(f"cannot read {public_url(url)}.metadata: {exc}", url=public_url(url)) from None
+        raise SourceError(f"cannot read {strip_secrets(url)}.metadata: {exc}", url=strip_secrets(url)) from None
 
 
 def _torch_pin(metadata: str) -> str | None:
@@ -362,7 +357,7 @@ def refresh(base: str = DEFAULT_INDEX, extra_tiers: tuple[str, ...] = ()) -> Ref
     from ..kb import load, query
     from ..kb.model import vtuple
 
-    shown = public_url(base)
+    shown = strip_secrets(base)
     if shown != base and "@" in urllib.parse.urlsplit(base).netloc:
         raise SourceError(f"recipes refresh --from {shown}: URLs with user:password@ are not supported "
                           "(the credentials would travel in every request and error message)", url=shown,

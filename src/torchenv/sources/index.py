@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import urllib.parse
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..envlayout import dist_name
 from ..errors import SourceError
 from ..i18n import _
 
@@ -40,8 +40,8 @@ class IndexFile:
 
 
 def normalize(name: str) -> str:
-    """PEP 503 normalised project name."""
-    return re.sub(r"[-_.]+", "-", name).lower()
+    """PEP 503 normalised project name (``envlayout.dist_name``)."""
+    return dist_name(name)
 
 
 def project_of(filename: str) -> str | None:
