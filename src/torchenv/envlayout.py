@@ -36,7 +36,10 @@ def fingerprint(env: Path, python: str) -> tuple[str, ...]:
 
 
 def dist_name(name: str) -> str:
-    """A distribution name as dist-info folders and the lock compare it (PEP 503 normalised)."""
+    """A distribution name as dist-info folders, indexes and the lock compare it (PEP 503 normalised).
+
+    The one copy of the rule: ``packaging.utils.canonicalize_name`` says the same, but this runs on
+    every ``plan``/``up`` and in modules that stay stdlib-only, where packaging's import is a cost."""
     return re.sub(r"[-_.]+", "-", name).lower()
 
 

@@ -210,3 +210,21 @@ def test_a_dead_host_is_named_and_kept_without_its_login():
     memory.remember()
     assert "s3cret" not in dead_hosts_path().read_text() and "alice" not in dead_hosts_path().read_text()
     assert not SourceMemory.recent().usable("https://mirror.example:8443/simple/torchvision/")
+
+
+def test_a_signed_link_s_token_never_reaches_the_page_cache_or_the_plan(capsys, tmp_path):
+    """Registries that sign file links (``?token=``, ``X-Amz-Signature=``): the page is read with them, the cache on
+    disk and the plan keep the link without its secret."""
+    from torchenv.paths import cache_dir
+
+    whl = tmp_path / "mirror" / "whl"
+    signed = "?token=s3cr3tvalue&X-Amz-Signature=0ddba11&v=1"
+    _page(whl, "cu130", _wheel("2.14.1", "cu130") + signed, _wheel("2.14.0", "cu130") + signed)
+    _page(whl, "cu132", _wheel("2.14.1", "cu132") + signed)
+    with serve_dir(tmp_path / "mirror") as url:
+        code, data = plan(capsys, tmp_path, *H100, "--torch", "2.14", "--torch-mirror", f"{url}/whl")
+    assert code == 0, data
+    assert any("checked the cu132 index" in r for r in data["reasons"])          # the page was read and cached
+    cached = "".join(p.read_text() for p in (cache_dir() / "index-check").glob("*.json"))
+    assert _wheel("2.14.1", "cu132") in cached and "v=1" in cached
+    assert "s3cr3tvalue" not in cached and "0ddba11" not in cached and "s3cr3tvalue" not in json.dumps(data)

@@ -90,6 +90,24 @@ def test_a_reachable_plan_is_left_alone(here, tmp_path):
     assert available_plan(before, intent, machine, args) is before
 
 
+def test_a_manylinux_2_34_wheel_is_reachable_on_this_machines_newer_glibc(here, tmp_path):
+    """The tags come from the probed glibc: on 2.35 the index's only file, ``manylinux_2_34``, fits (on an
+    unknown glibc, or 2.31, it does not, and the plan falls back)."""
+    import dataclasses
+
+    machine, _args, _folder = here
+    build_index(tmp_path / "torchidx", {"torch": [make_wheel(tmp_path / "t", "torch", "2.14.1+cpu",
+                                                             tag="cp313-cp313-manylinux_2_34_x86_64")]})
+    (tmp_path / "torchidx" / "cpu").symlink_to(tmp_path / "torchidx" / "simple")
+    args = Args((tmp_path / "torchidx").as_uri())
+    intent = Intent(torch=TorchIntent(version="2.14"))
+    for glibc, fits in (("2.35", True), ("2.31", False), (None, False)):
+        probed = dataclasses.replace(machine, glibc=glibc)
+        before = resolve(intent, probed, sources_overrides=args)
+        after = available_plan(before, intent, probed, args)
+        assert (after is before) is fits, (glibc, after.reasons)
+
+
 def test_an_explicit_tier_is_refused_listing_what_is_reachable(here):
     machine, args, folder = here
     make_wheel(folder, "torch", "2.13.0+cpu", tag=TAG)

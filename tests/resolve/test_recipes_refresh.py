@@ -39,7 +39,7 @@ def make_index(root: Path) -> Path:
             _wheel(whl / tier / "torch", f"torch-2.16.0+{tier}-{py}-manylinux_2_28_x86_64.whl")
             _wheel(whl / tier / "torch", f"torch-2.16.0+{tier}-{py}-manylinux_2_28_aarch64.whl")
         _wheel(whl / "cpu" / "torch", f"torch-2.16.0+cpu-{py}-manylinux_2_28_x86_64.whl")
-        _wheel(whl / "cpu" / "torch", f"torch-2.16.0-{py}-none-macosx_14_0_arm64.whl")
+        _wheel(whl / "cpu" / "torch", f"torch-2.16.0-{py}-macosx_14_0_arm64.whl")
         _wheel(whl / "cu132" / "torch", f"torch-2.15.0+cu132-{py}-manylinux_2_28_x86_64.whl")
     _wheel(whl / "cu132" / "torch", "torch-2.16.0+cu132-cp310-cp310-manylinux_2_28_aarch64.whl")  # aarch64 only
     _wheel(whl / "cu132" / "torchvision", "torchvision-0.30.0-cp312-cp312-manylinux_2_28_aarch64.whl",

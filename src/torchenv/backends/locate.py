@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import SourceError
+from ..sources.wheelfit import target_tags
 
 if TYPE_CHECKING:
     from packaging.tags import Tag
@@ -34,32 +35,6 @@ def torch_family() -> frozenset[str]:
     from ..sources.index import normalize
 
     return frozenset(normalize(n) for n in names())
-
-
-def target_tags(python: str, platform: str) -> list[Tag]:
-    """Wheel tags an interpreter of ``python`` on ``platform`` accepts, best first."""
-    from packaging import tags
-
-    free_threaded = python.endswith("t")          # "3.14t": the cp314t ABI, no abi3 (PEP 703)
-    major, minor = (int(x) for x in python.rstrip("t").split(".")[:2])
-    abis = [f"cp{major}{minor}t"] if free_threaded else None
-    os_name, _, arch = platform.partition("-")
-    if os_name == "linux":
-        arch = "aarch64" if arch in ("arm64", "aarch64") else arch
-        plats = [f"manylinux_2_{m}_{arch}" for m in range(28, 4, -1)] + [f"manylinux2014_{arch}"]
-        if arch == "x86_64":
-            plats += ["manylinux2010_x86_64", "manylinux1_x86_64"]
-        plats.append(f"linux_{arch}")
-    elif os_name == "windows":
-        plats = ["win_arm64"] if arch in ("arm64", "aarch64") else ["win_amd64"]
-    elif os_name == "macos":
-        mac_arch = "arm64" if arch in ("arm64", "aarch64") else "x86_64"
-        plats = list(tags.mac_platforms((14, 0), mac_arch))
-    else:
-        raise SourceError(f"unknown platform {platform}", hint="platforms look like linux-x86_64")
-    found = [*tags.cpython_tags((major, minor), abis=abis, platforms=plats),
-             *tags.compatible_tags((major, minor), f"cp{major}{minor}", plats)]
-    return [t for t in found if not (free_threaded and t.abi == "abi3")]
 
 
 def _version_matches(file_version: str, planned: str, *, tier: str, allow_local: bool) -> bool:
@@ -130,7 +105,8 @@ class Located:
 
 
 def locate(sources: Sources, name: str, version: str, *, source: str, tier: str, python: str,
-           platform: str, ui: Any = None, memory: Any = None, hash_local: bool = True) -> Located:
+           platform: str, ui: Any = None, memory: Any = None, hash_local: bool = True,
+           glibc: str | None = None) -> Located:
     """The wheel of ``name==version`` for this target: the first source (in order) that lists it.
 
     ``hash_local=False``: a local file its listing gives no sha256 for keeps ``sha256=""`` (the
@@ -139,11 +115,12 @@ def locate(sources: Sources, name: str, version: str, *, source: str, tier: str,
     Nothing is downloaded here: the caller fetches the file (``backends.getfile``), which
     checks the listed sha256 or, when the source lists none, computes it while downloading.
     ``memory`` (an ``backends.getfile.SourceMemory``) skips hosts that already failed in this run.
+    ``glibc``: the target's (``sources.wheelfit.target_glibc``); None keeps the tags of an unknown glibc.
     """
     from ..lock.model import LockedWheel
     from ..sources.index import list_project_files, local_path
 
-    tags = target_tags(python, platform)
+    tags = target_tags(python, platform, glibc)
     ranking = {t: i for i, t in enumerate(tags)}
     tried: list[str] = []
     for url, layout in search_order(sources, source):

@@ -98,11 +98,13 @@ class WheelLocker:
         ``backends.getfile`` (hash-checked, falling back over the plan's torch sources).
         """
         from ..sources.index import local_path
+        from ..sources.wheelfit import target_glibc
         from .locate import locate
 
         plan = self.plan
         found = locate(plan_sources(plan), name, version, source=source, tier=plan.tier, python=plan.python,
-                       platform=plan.platform, ui=self.ui, memory=self.memory, hash_local=False)
+                       platform=plan.platform, ui=self.ui, memory=self.memory, hash_local=False,
+                       glibc=target_glibc(plan.machine, plan.platform))
         self.found[found.wheel.filename] = found.found_url
         self._hash_in_background(found)
         local = local_path(found.found_url)
@@ -451,7 +453,9 @@ def import_needs_missing(plan: Plan, requirements: list[str]) -> list[str]:
     """The plan's ``import_requirements`` (numpy for ``import torch``) the project does not name itself."""
     import re
 
-    named = {re.sub(r"[-_.]+", "-", m.group(1)).lower()
+    from ..envlayout import dist_name
+
+    named = {dist_name(m.group(1))
              for m in (re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", r) for r in requirements) if m}
     return [spec for spec in plan.import_requirements
-            if re.sub(r"[-_.]+", "-", re.split(r"[<>=!~;\[ ]", spec)[0]).lower() not in named]
+            if dist_name(re.split(r"[<>=!~;\[ ]", spec)[0]) not in named]

@@ -14,6 +14,7 @@ import sys
 from email.parser import Parser
 from pathlib import Path
 
+from ..envlayout import dist_name
 from ..kb.pins import cuda_from_requires
 from .model import Companion, EnvFacts
 
@@ -21,8 +22,7 @@ COMPANIONS = ("torchvision", "torchaudio")
 _CONDA_CUDA = re.compile(r"cuda(\d+)\.(\d+)")
 
 
-def _norm(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
+_norm = dist_name
 
 
 def find_prefix(env: str | None, project: Path | None = None) -> tuple[Path, str]:

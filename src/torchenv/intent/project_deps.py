@@ -138,6 +138,6 @@ def optional_requirements(project_dir: Path, extras: tuple[str, ...]) -> tuple[l
 
 
 def _norm(name: str) -> str:
-    import re
+    from ..envlayout import dist_name
 
-    return re.sub(r"[-_.]+", "-", name.strip()).lower()
+    return dist_name(name.strip())

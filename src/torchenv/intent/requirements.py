@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..envlayout import dist_name
 from ..errors import IntentError
 
 if TYPE_CHECKING:
@@ -297,8 +298,8 @@ def agreeing_pins(reqs: list[ProjectRequirement], plan: Plan) -> list[str]:
 
 
 def _normalize(name: str) -> str:
-    """PEP 503 name normalisation (here, so ``plan`` need not import the index client)."""
-    return re.sub(r"[-_.]+", "-", name).lower()
+    """PEP 503 name normalisation (``envlayout.dist_name``, so ``plan`` need not import the index client)."""
+    return dist_name(name)
 
 
 def _named(text: str) -> str | None:

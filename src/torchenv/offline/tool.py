@@ -150,7 +150,7 @@ def not_installed(requires: list[str], platform: str, python: str, installed: In
     from packaging.requirements import Requirement
     from packaging.utils import canonicalize_name
 
-    from ..backends.locate import target_tags
+    from ..sources.wheelfit import target_tags
 
     env, supported = _marker_env(platform, python), frozenset(str(t) for t in target_tags(python, platform))
     queue: list[tuple[Requirement, frozenset[str]]] = [(Requirement(r), frozenset()) for r in requires]

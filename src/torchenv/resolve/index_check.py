@@ -16,12 +16,12 @@ import of the HTTP/TLS stack.
 from __future__ import annotations
 
 import os
-import re
 import time
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from .. import kb
+from ..sources.credentials import strip_secrets
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -35,8 +35,6 @@ if TYPE_CHECKING:
 PAGE_TIMEOUT_S = 2.0
 PROBE_S = 0.25                  # the connect probe that keeps an unreachable index cheap
 DEFAULT_TTL_S = 6 * 3600
-_TORCH_WHEEL = re.compile(r"^torch-(?P<version>[^-+]+)(?:\+[^-]+)?-(?P<py>[^-]+)-(?P<abi>[^-]+)-(?P<platform>[^-]+)"
-                          r"(?:-[^-]+)?\.whl$")        # the optional last part: a wheel-variant label
 
 
 @dataclass(frozen=True)
@@ -174,14 +172,6 @@ class _Link:
     sha256: None = None
 
 
-def _shown(url: str) -> str:
-    """``url`` without user:password@: the memory, its file and the plan never hold credentials."""
-    import urllib.parse
-
-    parts = urllib.parse.urlsplit(url)
-    return urllib.parse.urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
-
-
 def _unreachable(url: str) -> str | None:
     """Why ``url``'s host cannot be reached (one TCP connect, PROBE_S), or None.
 
@@ -229,27 +219,31 @@ def _read_page(url: str, layout: str, memory: SourceMemory) -> tuple[list[Any], 
     try:
         links = page_links(url, "torch", layout=layout, timeout=PAGE_TIMEOUT_S)
     except SourceError as exc:
-        memory.failed(_shown(url), exc.message.rpartition(": ")[2], unreachable=True)
+        memory.failed(strip_secrets(url), exc.message.rpartition(": ")[2], unreachable=True)
         return None
     _save_json(_cache_path(f"{url.rstrip('/')}|{layout}"),
-               {"read_at": time.time(), "links": [[f.filename, _shown(f.url)] for f in links]})   # no secrets
+               {"read_at": time.time(), "links": [[f.filename, strip_secrets(f.url)] for f in links]})   # no secrets
     return links, 0.0
 
 
-def _listing(tier: str, url: str, links: list[Any], age: float, platform: str) -> TierListing | None:
-    """None for a page without any torch wheel: more likely a wrong address than a tier without builds."""
-    from .refresh import wheel_platform as _platform
-    from .refresh import wheel_python as _python
+def _listing(tier: str, url: str, links: list[Any], age: float, platform: str,
+             glibc: str | None = None) -> TierListing | None:
+    """None for a page without any torch wheel: more likely a wrong address than a tier without builds.
 
-    wheels = [m for m in map(_TORCH_WHEEL.match, (f.filename for f in links)) if m]
+    A version counts for ``platform`` when one of its wheels fits it (``sources.wheelfit``; with ``glibc``,
+    the machine's, a ``manylinux`` wheel needing a newer one does not); ``py3`` wheels fit every Python.
+    """
+    from ..sources.wheelfit import platform_fits, python_of, read_or_none
+
+    wheels = [w for w in map(read_or_none, (f.filename for f in links)) if w is not None and w.name == "torch"]
     if not wheels:
         return None
-    here = [m for m in wheels if platform in {_platform(tag) for tag in m.group("platform").split(".")}]
     pythons: dict[str, set[str]] = {}
-    for m in here:
-        py = _python(m.group("py"), m.group("abi"))
-        pythons.setdefault(m.group("version"), set()).update([py] if py else [])
-    return TierListing(tier, _shown(url), frozenset(pythons), age, tuple(links),
+    for wheel in wheels:
+        here = [t for t in wheel.tags if platform_fits(t.platform, platform, glibc)]
+        if here:
+            pythons.setdefault(wheel.public, set()).update(p for t in here if (p := python_of(t)))
+    return TierListing(tier, strip_secrets(url), frozenset(pythons), age, tuple(links),
                        {v: frozenset(p) for v, p in pythons.items()})
 
 
@@ -274,15 +268,15 @@ def check(intent: Intent, cons: Constraints, mv: MachineView, overrides: Any = N
     per_tier = {t: _torch_source(intent, t, mv.platform, overrides) for t in tiers_to_check(cons, mv)}
     targets = {t: s for t, s in per_tier.items() if s is not None}
     pages = {t: _cached(f"{s.url.rstrip('/')}|{s.layout}") for t, s in targets.items()}
-    wanted = {t: s for t, s in targets.items() if pages[t] is None and memory.usable(_shown(s.url))}
+    wanted = {t: s for t, s in targets.items() if pages[t] is None and memory.usable(strip_secrets(s.url))}
     probed: set[str | None] = set()
-    for url in (_shown(s.url) for s in wanted.values()):
+    for url in (strip_secrets(s.url) for s in wanted.values()):
         if host_of(url) not in probed and memory.usable(url):
             probed.add(host_of(url))
             why = _unreachable(url)
             if why:
                 memory.failed(url, why, unreachable=True)
-    wanted = {t: s for t, s in wanted.items() if memory.usable(_shown(s.url))}
+    wanted = {t: s for t, s in wanted.items() if memory.usable(strip_secrets(s.url))}
     if wanted:
         from concurrent.futures import ThreadPoolExecutor
 
@@ -290,8 +284,8 @@ def check(intent: Intent, cons: Constraints, mv: MachineView, overrides: Any = N
             pages.update(zip(wanted, pool.map(lambda s: _read_page(s.url, s.layout, memory), wanted.values())))
     memory.remember()
     listings = {t: listing for t, page in pages.items() if page is not None
-                if (listing := _listing(t, targets[t].url, *page, mv.platform)) is not None}
-    dead = dict.fromkeys(h for h in (host_of(_shown(s.url)) for s in targets.values()) if h in memory.dead)
+                if (listing := _listing(t, targets[t].url, *page, mv.platform, mv.glibc)) is not None}
+    dead = dict.fromkeys(h for h in (host_of(strip_secrets(s.url)) for s in targets.values()) if h in memory.dead)
     return IndexView(mv.platform, listings, tuple(f"{h}: {memory.dead[h]}" for h in dead))
 
 

@@ -166,6 +166,7 @@ def missing_file(plan: Plan, memory: Any) -> str | None:
     """
     from ..backends.locate import locate, torch_family
     from ..sources.index import normalize
+    from ..sources.wheelfit import target_glibc
     from .pip_caps import forbidden
 
     capped = forbidden(plan)
@@ -176,7 +177,8 @@ def missing_file(plan: Plan, memory: Any) -> str | None:
             continue
         try:
             locate(_sources(plan), normalize(pkg.name), pkg.version, source=pkg.source, tier=plan.tier,
-                   python=plan.python, platform=plan.platform, memory=memory, hash_local=False)   # listed is enough
+                   python=plan.python, platform=plan.platform, memory=memory, hash_local=False,
+                   glibc=target_glibc(plan.machine, plan.platform))   # listed is enough
         except SourceError as exc:
             return exc.message
     planned = {normalize(p.name) for p in plan.packages}
@@ -192,6 +194,7 @@ def _required_family(plan: Plan) -> set[str]:
     import re
 
     from ..backends.locate import torch_family
+    from ..envlayout import dist_name as normalize
     from ..intent.requirements import gather
 
     project = plan.intent.file.parent if plan.intent.file else plan.intent.project
@@ -201,17 +204,18 @@ def _required_family(plan: Plan) -> set[str]:
         reqs, _warnings = gather(plan.intent, project)
     except Exception:
         return set()
-    names = {re.sub(r"[-_.]+", "-", m.group(1)).lower()
+    names = {normalize(m.group(1))
              for m in (re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", r.text) for r in reqs if not r.constraint) if m}
     return names & torch_family()
 
 
 def _unlisted(plan: Plan, name: str, memory: Any) -> str | None:
     """Why no source the plan may take ``name`` from lists a wheel of it for this target, else ``None``."""
-    from ..backends.locate import FROM_PYPI, FROM_TORCH_INDEX, search_order, target_tags
+    from ..backends.locate import FROM_PYPI, FROM_TORCH_INDEX, search_order
     from ..sources.index import list_project_files, parse_wheel_filename
+    from ..sources.wheelfit import target_glibc, target_tags
 
-    tags = set(target_tags(plan.python, plan.platform))
+    tags = set(target_tags(plan.python, plan.platform, target_glibc(plan.machine, plan.platform)))
     source = FROM_PYPI if plan.pypi_default_build else FROM_TORCH_INDEX
     tried = []
     for url, layout in search_order(_sources(plan), source):

@@ -21,14 +21,18 @@ import urllib.parse
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import SourceError
 from ..kb.load import overlay_path
+from ..sources.credentials import strip_secrets
+from ..sources.wheelfit import platforms_of
+
+if TYPE_CHECKING:
+    from packaging.tags import Tag
 
 DEFAULT_INDEX = "https://download.pytorch.org/whl"
 _LOCAL = re.compile(r"^(?P<public>[0-9][0-9.]*)(?:\+(?P<local>[a-z0-9.]+))?$")
-_CP = re.compile(r"^cp3(\d{1,2})$")
 
 
 @dataclass
@@ -52,49 +56,16 @@ class RefreshResult:
     learnt: tuple[str, ...] = ()           # "2.15.0 rocm7.14": builds of known releases the recipes did not list
 
 
-def public_url(url: str) -> str:
-    """``url`` without user:password@ (never written to recipes or shown)."""
-    parts = urllib.parse.urlsplit(url)
-    return urllib.parse.urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
-
-
 # -- reading the index ----------------------------------------------------------------------------------------
-def wheel_platform(tag: str) -> str | None:
-    if tag.startswith(("manylinux", "linux_")):
-        return "linux-aarch64" if tag.endswith("aarch64") else "linux-x86_64" if tag.endswith("x86_64") else None
-    if tag == "win_amd64":
-        return "windows-x86_64"
-    if tag.startswith("macosx_"):
-        return "macos-arm64" if tag.endswith("arm64") else "macos-x86_64" if tag.endswith("x86_64") else None
-    return None
+def _wheel_facts(filename: str) -> tuple[str, str | None, frozenset[Tag]] | None:
+    """(public version, local tag, tags) of a final release's wheel name (``sources.wheelfit``), None otherwise."""
+    from ..sources.wheelfit import read_or_none
 
-
-def _glibc(tag: str) -> str | None:
-    m = re.match(r"manylinux_(\d+)_(\d+)_", tag)
-    if m:
-        return f"{m.group(1)}.{m.group(2)}"
-    return {"manylinux2014": "2.17", "manylinux2010": "2.12", "manylinux1": "2.5"}.get(tag.split("_")[0])
-
-
-def _wheel_facts(filename: str) -> tuple[str, str | None, set[tuple[str, str, str]]] | None:
-    """(public version, local tag, {(python, abi, platform tag)}) of a wheel name, None when not a wheel."""
-    if not filename.endswith(".whl"):
+    wheel = read_or_none(filename)
+    m = _LOCAL.match(wheel.version) if wheel is not None else None
+    if wheel is None or m is None:
         return None
-    parts = filename[:-4].split("-")
-    if len(parts) < 5:
-        return None
-    m = _LOCAL.match(parts[1])
-    if not m:
-        return None
-    py, abi, plats = parts[-3], parts[-2], parts[-1]
-    return m.group("public"), m.group("local"), {(py, abi, p) for p in plats.split(".")}
-
-
-def wheel_python(py: str, abi: str) -> str | None:
-    m = _CP.match(py)
-    if not m:
-        return None
-    return f"3.{m.group(1)}" + ("t" if abi.endswith("t") else "")
+    return m.group("public"), m.group("local"), wheel.tags
 
 
 def _files(base: str, tier: str, project: str) -> list[Any]:
@@ -108,6 +79,22 @@ def _files(base: str, tier: str, project: str) -> list[Any]:
     return list_project_files(url, project)
 
 
+def _learn(rel: _Release, tier: str, platform: str, tag: Tag, *, untagged: bool) -> None:
+    """What one wheel tag of ``rel`` on ``tier`` tells: its platform, Python and glibc floor."""
+    from ..sources.wheelfit import manylinux_floor, python_of
+
+    if tier not in rel.tiers.setdefault(platform, []):
+        rel.tiers[platform].append(tier)
+    if untagged:
+        rel.untagged.setdefault((platform, tier), set()).add("torch")
+    minor = python_of(tag)
+    if minor:
+        rel.pythons.setdefault(minor, set()).add(platform)
+    floor = manylinux_floor(tag.platform)
+    if floor:
+        rel.glibc.add(floor)
+
+
 def _collect(base: str, tiers: list[str]) -> dict[str, _Release]:
     found: dict[str, _Release] = {}
     for tier in tiers:
@@ -119,19 +106,9 @@ def _collect(base: str, tiers: list[str]) -> dict[str, _Release]:
             if local not in (None, tier):
                 continue
             rel = found.setdefault(version, _Release(version))
-            for py, abi, tag in tags:
-                platform = wheel_platform(tag)
-                if platform is None:
-                    continue
-                if tier not in rel.tiers.setdefault(platform, []):
-                    rel.tiers[platform].append(tier)
-                if local is None:
-                    rel.untagged.setdefault((platform, tier), set()).add("torch")
-                minor = wheel_python(py, abi)
-                if minor:
-                    rel.pythons.setdefault(minor, set()).add(platform)
-                if platform.startswith("linux") and _glibc(tag):
-                    rel.glibc.add(_glibc(tag) or "")
+            for tag in tags:
+                for platform in platforms_of(tag.platform):
+                    _learn(rel, tier, platform, tag, untagged=local is None)
     return found
 
 
@@ -167,9 +144,9 @@ def _metadata(url: str) -> str | None:
     except urllib.error.HTTPError as exc:
         if exc.code in (404, 410):
             return None
-        raise SourceError(f"{public_url(url)}.metadata answered HTTP {exc.code}", url=public_url(url)) from None
+        raise SourceError(f"{strip_secrets(url)}.metadata answered HTTP {exc.code}", url=strip_secrets(url)) from None
     except OSError as exc:
-        raise SourceError(f"cannot read {public_url(url)}.metadata: {exc}", url=public_url(url)) from None
+        raise SourceError(f"cannot read {strip_secrets(url)}.metadata: {exc}", url=strip_secrets(url)) from None
 
 
 def _torch_pin(metadata: str) -> str | None:
@@ -202,7 +179,7 @@ def _companion(base: str, tiers: list[str], project: str) -> _Companion:
             version, local, tags = facts
             if local is None:
                 out.untagged.setdefault(version, set()).update(
-                    (p, tier) for p in (wheel_platform(t[2]) for t in tags) if p)
+                    (p, tier) for t in tags for p in platforms_of(t.platform))
             if version in out.pins:
                 continue
             meta = _metadata(f.url)
@@ -302,7 +279,7 @@ def _cuda_from_pins(base: str, tier: str) -> tuple[str, str] | None:
 
     for f in _files(base, tier, "torch"):
         facts = _wheel_facts(f.filename)
-        if facts is None or not any(wheel_platform(tag) == "linux-x86_64" for _py, _abi, tag in facts[2]):
+        if facts is None or not any("linux-x86_64" in platforms_of(tag.platform) for tag in facts[2]):
             continue
         metadata = _metadata(f.url)
         if metadata is None:
@@ -380,7 +357,7 @@ def refresh(base: str = DEFAULT_INDEX, extra_tiers: tuple[str, ...] = ()) -> Ref
     from ..kb import load, query
     from ..kb.model import vtuple
 
-    shown = public_url(base)
+    shown = strip_secrets(base)
     if shown != base and "@" in urllib.parse.urlsplit(base).netloc:
         raise SourceError(f"recipes refresh --from {shown}: URLs with user:password@ are not supported "
                           "(the credentials would travel in every request and error message)", url=shown,

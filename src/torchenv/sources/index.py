@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import urllib.parse
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..envlayout import dist_name
 from ..errors import SourceError
 from ..i18n import _
 
@@ -40,8 +40,8 @@ class IndexFile:
 
 
 def normalize(name: str) -> str:
-    """PEP 503 normalised project name."""
-    return re.sub(r"[-_.]+", "-", name).lower()
+    """PEP 503 normalised project name (``envlayout.dist_name``)."""
+    return dist_name(name)
 
 
 def project_of(filename: str) -> str | None:
@@ -60,16 +60,11 @@ def project_of(filename: str) -> str | None:
 
 
 def parse_wheel_filename(filename: str) -> tuple[str, str, frozenset[Tag]]:
-    """(normalised name, version string, tags) of a wheel; ``SourceError`` when malformed."""
-    from packaging.utils import InvalidWheelFilename
-    from packaging.utils import parse_wheel_filename as parse
+    """(normalised name, version string, tags) of a wheel; ``SourceError`` when malformed (``wheelfit.read``)."""
+    from .wheelfit import read
 
-    try:
-        name, version, _build, tags = parse(filename)
-    except InvalidWheelFilename as exc:
-        raise SourceError(_("not a valid wheel file name: {filename} ({error})").format(filename=filename, error=exc),
-                          hint=_("wheel names look like NAME-VERSION-PYTAG-ABITAG-PLATFORM.whl")) from None
-    return str(name), str(version), frozenset(tags)
+    wheel = read(filename)
+    return wheel.name, wheel.version, wheel.tags
 
 
 @cache

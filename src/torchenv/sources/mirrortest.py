@@ -57,41 +57,17 @@ class Result:
         return data
 
 
-def _platform_ok(plat_tag: str, platform: str) -> bool:
-    os_, _, arch = platform.partition("-")
-    if plat_tag == "any":
-        return True
-    if os_ == "linux":
-        return plat_tag.startswith(("linux_", "manylinux")) and plat_tag.endswith(arch)
-    if os_ == "windows":
-        return plat_tag == ("win_amd64" if arch in ("x86_64", "amd64") else "win_arm64")
-    if os_ == "macos":
-        return plat_tag.startswith("macosx") and plat_tag.endswith(("arm64" if arch in ("arm64", "aarch64")
-                                                                    else "x86_64", "universal2"))
-    return True
-
-
 def matches(need: Need, filename: str) -> bool:
     if need.filename:
         return filename == need.filename
     if not filename.endswith(".whl"):
         return False
-    from .index import parse_wheel_filename
+    from .wheelfit import read_or_none, tag_fits
 
-    try:
-        _name, version, tags = parse_wheel_filename(filename)
-    except Exception:
+    wheel = read_or_none(filename)
+    if wheel is None or (need.version and wheel.version != need.version):
         return False
-    if need.version and version != need.version:
-        return False
-    cp = f"cp{need.python.replace('.', '')}" if need.python else None
-    for tag in tags:
-        if cp and tag.interpreter not in (cp, "py3") and not tag.interpreter.startswith("py3"):
-            continue
-        if need.platform and not _platform_ok(tag.platform, need.platform):
-            continue
-        return True
-    return False
+    return any(tag_fits(tag, python=need.python, platform=need.platform) for tag in wheel.tags)
 
 
 def _probe_url(kind: str, url: str, layout: str | None) -> str:
