@@ -28,3 +28,49 @@ def test_export_never_writes_over_the_lock_intent_or_another_kind(guard, kind, t
     assert "-o FILE" in flat, flat
     guard.check(observed)
     observed(flat[:160])
+
+
+def _conflicted(text: str) -> str:
+    lines = text.splitlines(keepends=True)
+    return "".join(lines[:2] + ["<<<<<<< HEAD\n", *lines[2:4], "=======\n", *lines[2:4], ">>>>>>> feature\n",
+                                *lines[4:]])
+
+
+def _deep(text: str) -> str:
+    return text + "deep = " + "[" * 5000 + "]" * 5000 + "\n"
+
+
+HOSTILE = [pytest.param("torchenv.lock", _conflicted, ["torchenv.lock:3", "merge conflict", "torchenv lock"],
+                        id="lock-conflict"),
+           pytest.param("torchenv.toml", _conflicted, ["torchenv.toml:3", "merge conflict", "markers"],
+                        id="toml-conflict"),
+           pytest.param("torchenv.lock", _deep, ["torchenv.lock", "nested too deeply", "recursion limit"],
+                        id="lock-deep"),
+           pytest.param("torchenv.toml", _deep, ["torchenv.toml", "nested too deeply", "recursion limit"],
+                        id="toml-deep"),
+           pytest.param("torchenv.lock", None, ["torchenv.lock", "larger than 16 MiB"], id="lock-huge-sparse"),
+           pytest.param("torchenv.toml", None, ["torchenv.toml", "larger than 16 MiB"], id="toml-huge-sparse")]
+
+
+@pytest.mark.parametrize("name,damage,expect", HOSTILE)
+@pytest.mark.fault("{name}: merge conflict / 5000 nested [ / a 17 MiB sparse file", where="`export requirements` "
+                   "(reads the lock) and `up` (reads both)",
+                   expect="exit non-zero naming the file (line), the limit or the conflict, and how to fix it")
+def test_hostile_toml_and_lock_are_named_bad_input(guard, name, damage, expect, observed):
+    world = guard.world
+    target = world.project / name
+    if damage is None:
+        with open(target, "r+b") as fh:
+            fh.truncate(17 * 2**20)        # sparse: nothing is allocated, the size is what matters
+    else:
+        target.write_text(damage(target.read_text()))
+    guard.accept_user_edits()
+    r = (world.cli("export", "requirements", "-C", str(world.project)) if name == "torchenv.lock"
+         else world.up())
+    assert r.rc != 0, r.text
+    flat = " ".join(r.err.split())
+    assert "Traceback" not in r.text and "unexpected" not in flat, flat
+    for fragment in expect:
+        assert fragment in flat, f"{fragment!r} missing from: {flat}"
+    guard.check(observed)
+    observed(flat[:180])

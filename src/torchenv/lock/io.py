@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import LockError
-from ..fileio import tomllib_module
+from ..fileio import InputRefused, tomllib_module
 from ..i18n import _
 from .model import LOCK_VERSION, LockedCondaPackage, LockedWheel, Lockfile, LockTarget
 
@@ -112,19 +112,38 @@ def write_text_atomic(path: Path, text: str) -> None:
 
 def read_lock(path: Path) -> Lockfile:
     """Parse ``torchenv.lock``; every problem is a ``LockError`` naming the file and what is wrong."""
+    from ..fileio import TOML_MAX_BYTES, read_bounded
+
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_bounded(path, TOML_MAX_BYTES).decode("utf-8")
     except FileNotFoundError:
         raise LockError(_("{path}: no such lock file").format(path=path),
                         hint=_("create it with `torchenv lock` (or `torchenv up`)")) from None
+    except InputRefused as exc:
+        raise _refused(exc, path) from None
     return loads_lock(text, path=path)
 
 
+def _refused(exc: InputRefused, path: Path | str) -> LockError:
+    where = f"{path}:{exc.line}" if exc.line else str(path)
+    if exc.reason == "conflict":
+        return LockError(_("{where}: {value}").format(where=where, value=exc.message),
+                         hint=_("the lock is generated: take one side (`git checkout --theirs torchenv.lock`) and "
+                                "run `torchenv lock` to regenerate it from torchenv.toml"))
+    return LockError(_("{where}: {value}").format(where=where, value=exc.message),
+                     hint=_("this is not a lock torchenv wrote; restore it from version control or regenerate it "
+                            "with `torchenv lock`"))
+
+
 def loads_lock(text: str, *, path: Path | str = "torchenv.lock") -> Lockfile:
+    from ..fileio import loads_toml
+
     tomllib = tomllib_module()
     try:
-        data = tomllib.loads(text)
+        data = loads_toml(text)
+    except InputRefused as exc:
+        raise _refused(exc, path) from None
     except tomllib.TOMLDecodeError as exc:
         m = _TOML_POS.search(str(exc))
         where = f"{path}:{m.group(1)}" if m else str(path)
