@@ -74,3 +74,49 @@ def test_hostile_toml_and_lock_are_named_bad_input(guard, name, damage, expect, 
         assert fragment in flat, f"{fragment!r} missing from: {flat}"
     guard.check(observed)
     observed(flat[:180])
+
+
+@pytest.mark.fault("`-r /etc/passwd` (an include that is no requirements file)", where="requirements.txt of a "
+                   "project with a working env, `torchenv up`",
+                   expect="exit 2 before any download, naming requirements.txt:LINE, the include and its bad line")
+def test_an_include_that_is_not_requirements_is_named_before_download(guard, tmp_path, observed):
+    world = guard.world
+    other = tmp_path / "passwd"
+    other.write_text("root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n")
+    (world.project / "requirements.txt").write_text(f"six\n-r {other}\n")
+    guard.accept_user_edits()
+    r = world.up()
+    assert r.rc == 2, r.text
+    flat = " ".join(r.err.split())
+    assert "requirements.txt:2" in flat and str(other) in flat and "root:x:0:0" in flat, flat
+    assert "Traceback" not in r.text
+    guard.check(observed)
+    observed(flat[:200])
+
+
+@pytest.mark.fault("requirements.txt saved as UTF-16 with a BOM (PowerShell `>`)", where="`torchenv up`",
+                   expect="read as pip reads it: the requirement is installed")
+def test_utf16_requirements_are_read_as_pip_reads_them(world, observed):
+    (world.project / "requirements.txt").write_bytes("\ufeffsix\r\n".encode("utf-16-le"))
+    r = world.up()
+    assert r.rc == 0, r.text
+    assert "codec" not in r.text
+    assert world.env_imports("six")
+    observed("up exit 0; six installed from the UTF-16 file")
+
+
+@pytest.mark.fault("a 17 MiB (sparse) requirements.txt", where="`torchenv up`",
+                   expect="exit 2 naming the file and the 16 MiB limit; no MemoryError")
+def test_a_huge_requirements_file_is_refused_by_size(guard, observed):
+    world = guard.world
+    req = world.project / "requirements.txt"
+    req.write_text("six\n")
+    with open(req, "r+b") as fh:
+        fh.truncate(17 * 2**20)
+    guard.accept_user_edits()
+    r = world.up()
+    assert r.rc == 2, r.text
+    flat = " ".join(r.err.split())
+    assert "requirements.txt" in flat and "16 MiB" in flat and "Traceback" not in r.text, flat
+    guard.check(observed)
+    observed(flat[:160])
