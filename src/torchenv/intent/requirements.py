@@ -315,7 +315,7 @@ def _admits(req: Requirement, version: str, tier: str) -> bool:
 
     planned = Version(version)
     for spec in req.specifier:
-        public, _, local = spec.version.partition("+")
+        public, _plus, local = spec.version.partition("+")
         if local and _tier_of_tag(local) == tier:
             if not type(spec)(f"{spec.operator}{public}").contains(Version(planned.public), prereleases=True):
                 return False
