@@ -120,3 +120,22 @@ def test_a_huge_requirements_file_is_refused_by_size(guard, observed):
     assert "requirements.txt" in flat and "16 MiB" in flat and "Traceback" not in r.text, flat
     guard.check(observed)
     observed(flat[:160])
+
+
+@pytest.mark.fault("a package listed twice in torchenv.lock", where="`torchenv up --frozen` on a project with a lock",
+                   expect="exit non-zero naming the package and the lock line; env untouched")
+def test_a_duplicate_lock_entry_is_named_with_its_line(guard, observed):
+    world = guard.world
+    text = world.lock.read_text()
+    start = text.index("[[target.package]]")
+    end = text.find("\n[[", start + 1)
+    block = text[start:end if end != -1 else len(text)].rstrip("\n") + "\n\n"
+    world.lock.write_text(text[:start] + block + text[start:])
+    guard.accept_user_edits()
+    name = block.split('name = "', 1)[1].split('"', 1)[0]
+    r = world.up("--frozen")
+    assert r.rc != 0, r.text
+    flat = " ".join(r.err.split())
+    assert f"package {name} twice" in flat and "torchenv.lock:" in flat and "Traceback" not in r.text, flat
+    guard.check(observed)
+    observed(flat[:160])

@@ -151,7 +151,20 @@ def loads_lock(text: str, *, path: Path | str = "torchenv.lock") -> Lockfile:
                             where=where, value=str(exc).split(' (at')[0]),
                         hint=_("the lock is generated; restore it from version control or regenerate it with "
                                "`torchenv lock`")) from None
-    return _from_data(data, str(path))
+    return _from_data(data, str(path), text)
+
+
+def _no_duplicates(names: list[str], where: str, file: str, text: str) -> None:
+    """Two entries for one package would reach the installer as a conflict with no name; say which, and where."""
+    seen: set[str] = set()
+    for name in names:
+        key = re.sub(r"[-_.]+", "-", name).lower()
+        if key in seen:
+            lines = [n for n, row in enumerate(text.splitlines(), 1) if row.strip() == f'name = "{name}"']
+            at = f"{file}:{lines[1]}" if len(lines) > 1 else file
+            raise LockError(_("{at}: {where} lists the package {name} twice").format(at=at, where=where, name=name),
+                            hint=_("the lock was edited by hand or merged badly; regenerate it with `torchenv lock`"))
+        seen.add(key)
 
 
 def _need(table: dict[str, Any], key: str, where: str, file: str, kind: type = str) -> Any:
@@ -234,7 +247,7 @@ def _strings(table: dict[str, Any], key: str, where: str, file: str) -> tuple[st
     return tuple(value)
 
 
-def _from_data(data: dict[str, Any], file: str) -> Lockfile:
+def _from_data(data: dict[str, Any], file: str, text: str = "") -> Lockfile:
     from .. import __version__
 
     version = _need(data, "version", "the top level", file, int)
@@ -273,6 +286,7 @@ def _from_data(data: dict[str, Any], file: str) -> Lockfile:
             _same_version(vals["version"], vals["filename"], pwhere, file)
             size = pkg.get("size")
             wheels.append(LockedWheel(**vals, size=size if isinstance(size, int) else None))
+        _no_duplicates([w.name for w in wheels], where, file, text)
         conda = []
         for j, pkg in enumerate(_tables(raw, "conda-package", where, file)):
             pname = pkg.get("name") if isinstance(pkg.get("name"), str) else f"#{j + 1}"
