@@ -139,3 +139,20 @@ def test_a_duplicate_lock_entry_is_named_with_its_line(guard, observed):
     assert f"package {name} twice" in flat and "torchenv.lock:" in flat and "Traceback" not in r.text, flat
     guard.check(observed)
     observed(flat[:160])
+
+
+@pytest.mark.fault("verify report cannot be saved (read-only project; here `.torchenv/verify.json` is a folder, so "
+                   "root is refused too)", where="`torchenv verify`",
+                   expect="the checks are shown and judged; a warning says the report could not be saved")
+def test_verify_shows_its_checks_when_the_report_cannot_be_saved(ready, observed):
+    world = ready
+    blocker = world.project / ".torchenv" / "verify.json"
+    blocker.unlink(missing_ok=True)
+    blocker.mkdir(parents=True)
+    r = world.cli("verify", "-C", str(world.project))
+    flat = " ".join(r.err.split())
+    assert "Traceback" not in r.text, r.text
+    assert "2.4.1" in r.out and "torch" in r.out, r.text
+    assert "could not be saved" in flat and "verify.json" in flat and "report saved" not in r.text, flat
+    assert r.rc == 1 and "torch build" in r.out, r.text     # the fake torch fails its build check: judged as usual
+    observed(f"exit {r.rc} (the test torch fails its build check); checks shown; {flat[:140]}")
