@@ -30,8 +30,20 @@ class EnvInfo:
     def name(self) -> str:
         """Prompt label: the project folder for ``.venv``-like names, else the env folder."""
         if self.prefix.name in (".venv", "venv", ".conda", "env", ".env"):
-            return self.prefix.parent.name or self.prefix.name
-        return self.prefix.name
+            return prompt_label(self.prefix.parent.name or self.prefix.name)
+        return prompt_label(self.prefix.name)
+
+
+def prompt_label(text: str) -> str:
+    """``text`` with every character a shell prompt could act on replaced by ``_``.
+
+    Why replace instead of quote: the label ends up in PS1 (bash, zsh with PROMPT_SUBST, dash),
+    fish and PowerShell prompt functions, ``%PROMPT%`` and ``VIRTUAL_ENV_PROMPT`` (read by
+    prompt themes), and each expands ``$(...)``, backticks, ``%``, ``\\`` or quotes its own way
+    at every prompt. A folder named ``x$(rm -rf ~)`` must never run anything; letters, digits
+    and ``. _ - + @ : , = ( ) [ ]`` are what a prompt shows literally everywhere.
+    """
+    return "".join(c if c.isalnum() or c in "._-+@:,=()[] " else "_" for c in text)
 
 
 def env_kind(prefix: Path) -> str | None:

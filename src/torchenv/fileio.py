@@ -71,3 +71,67 @@ def is_fresh(written_at: float, ttl: float, now: float | None = None) -> bool:
 
     age = (time.time() if now is None else now) - written_at
     return 0 <= age < ttl
+
+
+# --- input files a user or a teammate hands torchenv ----------------------------------------
+
+TOML_MAX_BYTES = 16 * 2**20     # a lock of several targets with thousands of wheels stays under 4 MiB
+TEXT_MAX_BYTES = 16 * 2**20     # a requirements file or an include: thousands of lines are under 1 MiB
+
+
+class InputRefused(ValueError):
+    """An input file torchenv will not parse: too large, nested too deep, or a merge left half-done.
+
+    Why a plain ``ValueError`` here: this floor knows no error family; each reader turns it into its own
+    ``TorchenvError`` (lock, intent, requirements) with the hint that fits that file.
+    """
+
+    def __init__(self, reason: str, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.reason, self.message, self.line = reason, message, line
+
+
+def read_bounded(path: Path, limit: int = TEXT_MAX_BYTES) -> bytes:
+    """The file's bytes, refusing one larger than ``limit`` before reading it whole (a 1.5 GB file is not read)."""
+    from .i18n import _
+
+    with open(path, "rb") as fh:
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise InputRefused("large", _("{path} is larger than {limit} MiB, the most torchenv reads from such a "
+                                      "file").format(path=path, limit=limit // 2**20))
+    return data
+
+
+def merge_conflict_line(text: str) -> int | None:
+    """The first line that is a git merge-conflict marker (``<<<<<<<``, ``=======``, ``>>>>>>>``), if any."""
+    for number, line in enumerate(text.splitlines(), 1):
+        if line[:7] in ("<<<<<<<", "=======", ">>>>>>>") and line[7:8] in ("", " "):
+            return number
+    return None
+
+
+def loads_toml(text: str) -> dict[str, Any]:
+    """``tomllib.loads`` with the input refused first when it is no TOML a person or torchenv wrote.
+
+    Why before parsing: tomllib reports conflict markers as "Invalid statement", runs out of stack
+    on thousands of nested ``[`` (RecursionError) and holds a huge file in memory several times over.
+    """
+    from .i18n import _
+
+    if len(text) > TOML_MAX_BYTES:
+        raise InputRefused("large", _("the file is larger than {limit} MiB, the most torchenv reads from a TOML "
+                                      "file").format(limit=TOML_MAX_BYTES // 2**20))
+    line = merge_conflict_line(text)
+    if line is not None:
+        raise InputRefused("conflict", _("unresolved git merge conflict (a conflict marker at line {line})").format(
+                               line=line), line)
+    try:
+        data: dict[str, Any] = tomllib_module().loads(text)
+    except RecursionError:
+        import sys
+
+        raise InputRefused("deep", _("nested too deeply to read: more levels of [ ] or {{ }} than Python's recursion "
+                                     "limit ({limit}) allows; torchenv's own files nest fewer than 10").format(
+                                         limit=sys.getrecursionlimit())) from None
+    return data

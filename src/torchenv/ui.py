@@ -81,7 +81,7 @@ class Ui:
             from rich.console import Console
 
             stream = cast("IO[str]", _RedactingStream("stderr" if self.json_mode else "stdout"))
-            self._console = Console(file=stream, stderr=self.json_mode, highlight=False)
+            self._console = Console(file=stream, stderr=self.json_mode, highlight=False, emoji=False)
         return self._console
 
     @property
@@ -90,7 +90,8 @@ class Ui:
             from rich.console import Console
 
             stream = cast("IO[str]", _RedactingStream("stderr"))   # a text stream in all but its class
-            self._err = Console(file=stream, stderr=True, highlight=False)
+            # emoji=False: a message quoting a user's file (`root:x:0:0`) shows it as written, not as an emoji
+            self._err = Console(file=stream, stderr=True, highlight=False, emoji=False)
         return self._err
 
     def info(self, text: str, *, markup: bool = True) -> None:

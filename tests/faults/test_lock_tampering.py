@@ -25,7 +25,7 @@ TAMPER = [
                  ["torchenv.lock", "torch", "sha256"], id="no-sha"),
     pytest.param("sha256 of torch not hex", lambda t: _edit(t, "torch", "sha256", '"xyz"'),
                  ["torchenv.lock", "torch", "64 lowercase hex"], id="bad-sha"),
-    pytest.param("garbage TOML in the lock", lambda t: t.replace("[[target]]", "[[target]\n<<<<<<< HEAD"),
+    pytest.param("garbage TOML in the lock", lambda t: t.replace("[[target]]", "[[target]\n<<< HEAD"),
                  ["torchenv.lock:", "not valid TOML"], id="garbage"),
     pytest.param("lock truncated mid-file", lambda t: t[: len(t) * 2 // 3],
                  ["torchenv.lock"], id="truncated"),

@@ -79,10 +79,10 @@ def shell_argv(shell: str, label: str, environ: dict[str, str]) -> tuple[list[st
     """
     import tempfile
 
-    from ..activation import shell_family
+    from ..activation import prompt_label, shell_family
 
     family = shell_family(shell)
-    prefix = f"({label}) "
+    prefix = f"({prompt_label(label)}) "
     if family == "bash":
         fd, name = tempfile.mkstemp(prefix="torchenv-bashrc-", suffix=".sh")
         with os.fdopen(fd, "w") as fh:

@@ -56,7 +56,13 @@ def run(args: argparse.Namespace) -> int:
         ui.console.print(shown(report.verdict()))
     else:
         render_report(ui, report)
-        ui.info(f"[dim]{escape_markup(_('report saved to {path}').format(path=path))}[/]")
+        if path is not None:
+            ui.info(f"[dim]{escape_markup(_('report saved to {path}').format(path=path))}[/]")
+    if path is None:
+        from ..verify.report import report_path
+
+        ui.warn(escape_markup(_("the report could not be saved to {path} (the folder is not writable); the checks "
+                                "above are the result").format(path=report_path(Path(args.project)))))
     return 0 if report.ok else 1
 
 

@@ -68,6 +68,11 @@ class ExportRequest:
     bundle: str | None = None           # dockerfile/apptainer: an offline bundle to copy in
     name: str = ""                      # module/env name; default: the project folder's name
 
+    def __post_init__(self) -> None:
+        for flag, value in (("--bundle", self.bundle), ("--name", self.name)):
+            if value:
+                check_inert(flag, value)
+
     @property
     def target(self) -> LockTarget:
         return self.targets[0]
@@ -85,6 +90,27 @@ class ExportRequest:
 def renderer(kind: ExportKind) -> Callable[[ExportRequest], str]:
     module, _sep, func = kind.renderer.partition(":")
     return cast("Callable[[ExportRequest], str]", getattr(importlib.import_module(f"torchenv.export.{module}"), func))
+
+
+_INERT = re.compile(r"[A-Za-z0-9._/+@=:-]+")
+
+
+def check_inert(flag: str, value: str) -> None:
+    """Refuse a ``--bundle``/``--name`` that a reader of the export would act on.
+
+    Why refuse instead of quoting: the same value lands in a shell ``run:`` line of a CI job, a
+    Dockerfile ``ADD`` (which has no quoting), Apptainer ``%files``/``%post``, modulefile comments
+    and Lua/Tcl strings; a name with ``$(...)``, a quote, a space or a newline would need a different
+    escape in each and run code in one of them. Letters, digits and ``. _ / + @ = : -`` mean the same to all.
+    """
+    from ..errors import IntentError
+    from ..i18n import _
+
+    if not _INERT.fullmatch(value):
+        raise IntentError(_("{value} holds characters a shell, Dockerfile or modulefile would act on").format(
+                              value=ascii(value)), key=flag,
+                          hint=_("use letters, digits and . _ / + @ = : - only (rename the file, or pick another "
+                                 "name)"))
 
 
 def safe_name(text: str) -> str:

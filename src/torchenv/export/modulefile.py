@@ -8,7 +8,6 @@ Paths are this machine's, so the file is generated where it is used.
 """
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,7 +75,7 @@ def tcl(request: ExportRequest) -> str:
     w = _tcl_word
     lines = ["#%Module1.0", request.header("modulefile", "##").rstrip("\n"),
              f"## Save as MODULES_DIR/{p.name}, then: module use MODULES_DIR; module load {p.name}",
-             f"## {p.note}",
+             f"## {_comment(p.note)}",
              f"module-whatis {w(p.summary)}",
              f"proc ModulesHelp {{}} {{ puts stderr {w(p.summary + '; project ' + p.project)} }}",
              f"family {FAMILY}",
@@ -92,7 +91,18 @@ def tcl(request: ExportRequest) -> str:
 
 
 def _lua(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)     # a JSON string is a valid Lua string for these characters
+    """A Lua string literal for ``text``: ``\\ddd`` for control characters (JSON's ``\\u00XX`` is not Lua)."""
+    def char(c: str) -> str:
+        if c in '\\"':
+            return "\\" + c
+        return f"\\{ord(c):03d}" if ord(c) < 32 or ord(c) == 127 else c
+
+    return '"' + "".join(char(c) for c in text) + '"'
+
+
+def _comment(text: str) -> str:
+    """One comment line, whatever a toolkit path holds: a newline would start a command."""
+    return "".join(c if c.isprintable() else "?" for c in text)
 
 
 def lua(request: ExportRequest) -> str:
@@ -100,7 +110,7 @@ def lua(request: ExportRequest) -> str:
     q = _lua
     lines = [request.header("modulefile-lua", "--").rstrip("\n"),
              f"-- Save as MODULES_DIR/{p.name}.lua, then: module use MODULES_DIR; module load {p.name}",
-             f"-- {p.note}",
+             f"-- {_comment(p.note)}",
              f"whatis({q(p.summary)})", f"help({q(p.summary + '; project ' + p.project)})",
              f"family({q(FAMILY)})",
              f"local env = {q(p.env)}",

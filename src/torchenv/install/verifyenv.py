@@ -6,6 +6,7 @@ checks in an interpreter and reports.
 """
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,8 +18,9 @@ if TYPE_CHECKING:
 
 def verify_project(project: Path, *, env: str | Path | None = None, deep: bool = False, timeout: float = 600,
                    on_start: Callable[[Path, Expectations], None] | None = None,
-                   on_check: Callable[[str, object], None] | None = None) -> tuple[VerifyReport, Path]:
-    """Verify the project's env (or ``env``); ``(report, path of the saved verify.json)``.
+                   on_check: Callable[[str, object], None] | None = None) -> tuple[VerifyReport, Path | None]:
+    """Verify the project's env (or ``env``); ``(report, path of the saved verify.json)``, None where it
+    could not be saved (a read-only project still gets its checks: the report is the answer, the file a copy).
 
     ``on_start(prefix, expectations)``: called before the checks run (the CLI prints what it verifies).
     """
@@ -35,8 +37,11 @@ def verify_project(project: Path, *, env: str | Path | None = None, deep: bool =
     extra: dict[str, Any] = {"on_check": on_check} if on_check is not None else {}
     report = run_verify(found.python, expected=expect.expected, expects_gpu=gpu_expected(expect.tier, expect.os),
                         deep=deep, timeout=timeout, **extra)
-    path = write_report(project, report)
-    remember_result(Path(found.prefix), bool(report.ok))
+    path: Path | None = None
+    with contextlib.suppress(OSError):
+        path = write_report(project, report)
+    with contextlib.suppress(OSError):          # a read-only env: the next up verifies again, as before
+        remember_result(Path(found.prefix), bool(report.ok))
     return report, path
 
 

@@ -48,8 +48,13 @@ def load_intent_file(path: Path | str) -> Intent:
     """Parse and validate one torchenv.toml; raise ``IntentError`` naming file, line and key."""
     path = Path(path).resolve()
     name = str(path)
+    from ..fileio import TOML_MAX_BYTES, InputRefused, read_bounded
+
     try:
-        raw = path.read_bytes()
+        raw = read_bounded(path, TOML_MAX_BYTES)
+    except InputRefused as exc:
+        raise IntentError(exc.message, file=name, hint=_("torchenv.toml is a short file you write by hand; "
+                                                         "restore it from version control")) from None
     except OSError as exc:
         raise IntentError(_("cannot read the file: {error}").format(error=exc.strerror or exc), file=name,
                           hint=_("check that it is a readable file")) from None
@@ -70,9 +75,15 @@ def _decode(raw: bytes, name: str) -> str:
 
 def parse_text(text: str, name: str = "<text>") -> dict[str, Any]:
     """TOML text -> dict, with TOML syntax errors turned into ``IntentError`` at file:line."""
+    from ..fileio import InputRefused, loads_toml
+
     try:
-        data: dict[str, Any] = tomllib.loads(text)   # typed by tomli where it is installed, Any otherwise
-        return data
+        return loads_toml(text)
+    except InputRefused as exc:
+        hint = (_("keep the lines you want between the <<<<<<<, ======= and >>>>>>> markers, delete the markers, "
+                  "then run `torchenv lock` to regenerate the lock") if exc.reason == "conflict"
+                else _("torchenv.toml is a short file you write by hand; restore it from version control"))
+        raise IntentError(exc.message, file=name, line=exc.line, hint=hint) from None
     except tomllib.TOMLDecodeError as exc:
         from .locate import strip_position, toml_error_line
 

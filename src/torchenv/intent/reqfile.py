@@ -114,3 +114,30 @@ def is_the_project_itself(editable: str, file_dir: Path, project: Path) -> bool:
     if "://" in target or target.startswith("git+"):
         return False
     return (file_dir / target).resolve() == project.resolve()
+
+
+# the byte-order marks pip's ``auto_decode`` looks for, longest first (UTF-32 LE starts like UTF-16 LE)
+_BOMS = ((b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe\x00\x00", "utf-32-le"), (b"\x00\x00\xfe\xff", "utf-32-be"),
+         (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"))
+
+
+def decode_requirements(raw: bytes) -> str:
+    """A requirements file's text as pip reads it: a BOM names the encoding (PowerShell's ``>`` writes UTF-16
+    with one), else UTF-8. Raises ``UnicodeDecodeError`` like ``bytes.decode``."""
+    for bom, encoding in _BOMS:
+        if raw.startswith(bom):
+            return raw[len(bom):].decode(encoding)
+    return raw.decode("utf-8")
+
+
+_REQUIREMENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\s*(\[[^\]]*\]\s*)?(\(?\s*([<>=!~]=?|===|@|;)|;|$)")
+_LOCATED = re.compile(r"\.{0,2}/|~|[A-Za-z][\w+.-]*://|[\w.+-]+\.(whl|zip|tar\.gz|tgz|tar\.bz2)$")
+
+
+def looks_like_requirement(text: str) -> bool:
+    """A PEP 508 requirement or a location pip installs (path, URL, archive): what a requirements line holds.
+
+    Why plain text: an included file that is not a requirements file (``-r /etc/passwd``) is caught
+    as it is read, before any download; ``packaging`` would cost the no-op ``up`` its start-up.
+    """
+    return bool(_REQUIREMENT.match(text) or _LOCATED.match(text))

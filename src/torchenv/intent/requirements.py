@@ -55,24 +55,29 @@ class _Reading:
     seen: set[Path]
 
 
-def _read_requirements_file(path: Path, reading: _Reading, *, constraint: bool = False) -> None:
-    from ..intent.reqfile import parse_requirements_text
+def _read_requirements_file(path: Path, reading: _Reading, *, constraint: bool = False,
+                            included_from: str | None = None) -> None:
+    from ..fileio import InputRefused, read_bounded
+    from ..intent.reqfile import decode_requirements, parse_requirements_text
 
     path = path.resolve()
     if path in reading.seen:
         return
     reading.seen.add(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = decode_requirements(read_bounded(path))
         lines = conda_pip_lines(text, path) if path.suffix in (".yml", ".yaml") else parse_requirements_text(text)
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, InputRefused) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise IntentError(f"cannot read requirements file: {why}", file=str(path),
                           key="env.requirements", hint="fix the path in [env] requirements "
-                          "(or the -r/-c line that names it)") from None
+                          "(or the -r/-c line that names it)" + (f" ({included_from})" if included_from else ""))\
+            from None
     hashed = 0
     for entry in lines:
         where = f"{_shown(path, reading.project)}:{entry.line}"
+        if included_from and entry.kind == "requirement":
+            _check_included_line(entry.text, where, path, included_from)
         if entry.kind == "requirement":
             reading.out.append(ProjectRequirement(entry.text, str(path), entry.line, constraint))
             hashed += bool(entry.values("--hash"))
@@ -82,7 +87,8 @@ def _read_requirements_file(path: Path, reading: _Reading, *, constraint: bool =
                                             "ignored: " + _SOURCES_FROM)
         elif entry.kind in ("include", "constraint"):
             _read_requirements_file(path.parent / entry.text, reading,
-                                    constraint=constraint or entry.kind == "constraint")
+                                    constraint=constraint or entry.kind == "constraint",
+                                    included_from=f"{where}: {entry.option} {entry.text}")
         elif entry.kind == "editable":
             reading.warnings.append(_editable_note(where, entry.text, path.parent, reading.project))
         else:
@@ -92,6 +98,21 @@ def _read_requirements_file(path: Path, reading: _Reading, *, constraint: bool =
         reading.warnings.append(f"{_shown(path, reading.project)}: the --hash values of {hashed} requirements "
                                 "are not compared; torchenv locks and checks its own sha256 for every file "
                                 "it installs (torchenv.lock)")
+
+
+def _check_included_line(text: str, where: str, path: Path, included_from: str) -> None:
+    """An included file must read as requirements: ``-r /etc/passwd`` is stopped here, not after torch downloaded."""
+    from ..i18n import _
+    from ..intent.reqfile import looks_like_requirement
+
+    if not looks_like_requirement(text):
+        including, _sep, option = included_from.partition(": ")
+        raise IntentError(_("`{option}` names {path}, which is not a requirements file (its line {line} reads "
+                            "{text}); nothing was downloaded").format(option=option, path=path,
+                                                                       line=where.rsplit(":", 1)[-1],
+                                                                       text=ascii(text[:80])), file=including,
+                          hint=_("point the -r/-c line at a requirements file (one requirement per line, "
+                                 "e.g. numpy>=1.26)"))
 
 
 def conda_pip_lines(text: str, path: Path) -> list[ReqLine]:
@@ -313,7 +334,7 @@ def _admits(req: Requirement, version: str, tier: str) -> bool:
 
     planned = Version(version)
     for spec in req.specifier:
-        public, _, local = spec.version.partition("+")
+        public, _plus, local = spec.version.partition("+")
         if local and _tier_of_tag(local) == tier:
             if not type(spec)(f"{spec.operator}{public}").contains(Version(planned.public), prereleases=True):
                 return False

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import LockError
-from ..fileio import tomllib_module
+from ..fileio import InputRefused, tomllib_module
 from ..i18n import _
 from .model import LOCK_VERSION, LockedCondaPackage, LockedWheel, Lockfile, LockTarget
 
@@ -112,19 +112,38 @@ def write_text_atomic(path: Path, text: str) -> None:
 
 def read_lock(path: Path) -> Lockfile:
     """Parse ``torchenv.lock``; every problem is a ``LockError`` naming the file and what is wrong."""
+    from ..fileio import TOML_MAX_BYTES, read_bounded
+
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_bounded(path, TOML_MAX_BYTES).decode("utf-8")
     except FileNotFoundError:
         raise LockError(_("{path}: no such lock file").format(path=path),
                         hint=_("create it with `torchenv lock` (or `torchenv up`)")) from None
+    except InputRefused as exc:
+        raise _refused(exc, path) from None
     return loads_lock(text, path=path)
 
 
+def _refused(exc: InputRefused, path: Path | str) -> LockError:
+    where = f"{path}:{exc.line}" if exc.line else str(path)
+    if exc.reason == "conflict":
+        return LockError(_("{where}: {value}").format(where=where, value=exc.message),
+                         hint=_("the lock is generated: take one side (`git checkout --theirs torchenv.lock`) and "
+                                "run `torchenv lock` to regenerate it from torchenv.toml"))
+    return LockError(_("{where}: {value}").format(where=where, value=exc.message),
+                     hint=_("this is not a lock torchenv wrote; restore it from version control or regenerate it "
+                            "with `torchenv lock`"))
+
+
 def loads_lock(text: str, *, path: Path | str = "torchenv.lock") -> Lockfile:
+    from ..fileio import loads_toml
+
     tomllib = tomllib_module()
     try:
-        data = tomllib.loads(text)
+        data = loads_toml(text)
+    except InputRefused as exc:
+        raise _refused(exc, path) from None
     except tomllib.TOMLDecodeError as exc:
         m = _TOML_POS.search(str(exc))
         where = f"{path}:{m.group(1)}" if m else str(path)
@@ -132,7 +151,20 @@ def loads_lock(text: str, *, path: Path | str = "torchenv.lock") -> Lockfile:
                             where=where, value=str(exc).split(' (at')[0]),
                         hint=_("the lock is generated; restore it from version control or regenerate it with "
                                "`torchenv lock`")) from None
-    return _from_data(data, str(path))
+    return _from_data(data, str(path), text)
+
+
+def _no_duplicates(names: list[str], where: str, file: str, text: str) -> None:
+    """Two entries for one package would reach the installer as a conflict with no name; say which, and where."""
+    seen: set[str] = set()
+    for name in names:
+        key = re.sub(r"[-_.]+", "-", name).lower()
+        if key in seen:
+            lines = [n for n, row in enumerate(text.splitlines(), 1) if row.strip() == f'name = "{name}"']
+            at = f"{file}:{lines[1]}" if len(lines) > 1 else file
+            raise LockError(_("{at}: {where} lists the package {name} twice").format(at=at, where=where, name=name),
+                            hint=_("the lock was edited by hand or merged badly; regenerate it with `torchenv lock`"))
+        seen.add(key)
 
 
 def _need(table: dict[str, Any], key: str, where: str, file: str, kind: type = str) -> Any:
@@ -215,7 +247,7 @@ def _strings(table: dict[str, Any], key: str, where: str, file: str) -> tuple[st
     return tuple(value)
 
 
-def _from_data(data: dict[str, Any], file: str) -> Lockfile:
+def _from_data(data: dict[str, Any], file: str, text: str = "") -> Lockfile:
     from .. import __version__
 
     version = _need(data, "version", "the top level", file, int)
@@ -254,6 +286,7 @@ def _from_data(data: dict[str, Any], file: str) -> Lockfile:
             _same_version(vals["version"], vals["filename"], pwhere, file)
             size = pkg.get("size")
             wheels.append(LockedWheel(**vals, size=size if isinstance(size, int) else None))
+        _no_duplicates([w.name for w in wheels], where, file, text)
         conda = []
         for j, pkg in enumerate(_tables(raw, "conda-package", where, file)):
             pname = pkg.get("name") if isinstance(pkg.get("name"), str) else f"#{j + 1}"

@@ -35,6 +35,8 @@ def pip_conf_text(sources: Sources) -> str:
     would otherwise stay in effect inside the env; an empty value clears it.
     """
     side = sources.pypi
+    for url in (side.index_url, *side.extra_index_urls, *side.find_links):
+        _one_ini_value(url or "")
 
     def key(name: str, values: tuple[str, ...]) -> str:
         return f"{name} =\n" + "".join(f"    {u}\n" for u in values)
@@ -43,6 +45,19 @@ def pip_conf_text(sources: Sources) -> str:
             + key("extra-index-url", side.extra_index_urls) + key("find-links", side.find_links))
     return "".join([_HEADER, "# torch-family packages come from the torch sources of the plan, not from here.\n",
                     _login_note(side), "[global]\n", body, "\n[install]\n", body])
+
+
+def _one_ini_value(url: str) -> None:
+    """A URL with a newline (any control character) would end its pip.conf value and start another key
+    (``trusted-host``, ``index-url``); no URL holds one, so it is refused, named, before anything is written."""
+    from ..errors import SourceError
+    from ..i18n import _
+    from .credentials import redact
+
+    if any(ord(c) < 32 or ord(c) == 127 for c in url):
+        raise SourceError(_("package source {url} holds a newline or another control character; it cannot be "
+                            "written to the env's pip.conf").format(url=ascii(redact(url))),
+                          hint=_("fix the URL in torchenv.toml [mirror] or in your pip config"))
 
 
 def _login_note(side: PypiSide) -> str:
@@ -63,7 +78,11 @@ def write_venv_pip_conf(env_path: Path, sources: Sources) -> Path:
 
 
 def _yaml_str(value: str) -> str:
-    return value if all(c.isalnum() or c in "-_./:" for c in value) and value else f'"{value}"'
+    """A plain scalar when it is one, else a JSON string (valid YAML): a channel name holding a quote
+    or a newline must stay one value, never add keys such as ``channel_alias``."""
+    import json
+
+    return value if all(c.isalnum() or c in "-_./:" for c in value) and value else json.dumps(value)
 
 
 def condarc_text(sources: Sources, channels: list[str]) -> str:
