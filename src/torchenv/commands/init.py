@@ -15,7 +15,7 @@ from . import _options
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from ..intent.detect import Detected
+    from ..intent.evidence.project import Detected
     from ..intent.model import Intent
 
 
@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ..errors import IntentError
-    from ..intent.detect import detect_project
+    from ..intent.evidence.project import detect_project
     from ..intent.init_writer import refuse_existing, render_intent, write_intent_file
     from ..intent.load import apply_overrides, intent_from_text
     from ..intent.model import INTENT_FILE, Intent
@@ -74,7 +74,11 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         ui.emit_json({"file": str(target), "backup": str(backup) if backup else None,
                       "inside_project": str(outer) if outer else None,
-                      "found": [f.__dict__ for f in found.findings], "intent": intent.to_json()})
+                      "found": [f.__dict__ for f in found.findings],
+                      "records": [r.to_json() for r in found.records],
+                      "decisions": {k: d.to_json() for k, d in found.decisions.items()},
+                      "skipped": [{"file": f, "why": why} for f, why in found.skipped],
+                      "intent": intent.to_json()})
         return 0
     if not found.findings:
         ui.step(_("No torch pin found in the project's dependency files (requirements files, pyproject.toml, "
@@ -107,14 +111,21 @@ def _intent_above(project: Path) -> Path | None:
 
 def _notes(found: Detected, intent: Intent) -> dict[str, str]:
     """End-of-line comments for keys whose value came from a project file (not from a flag)."""
-    taken = {"torch.version": (found.version, intent.torch.version, "version ="),
-             "torch.cuda": (found.cuda, intent.torch.cuda, "cuda ="),
-             "torch.python": (found.python, intent.torch.python, "python ="),
-             "torch.with": (tuple(sorted(set(found.with_))), intent.torch.with_, "with +="),
-             "env.extras": (tuple(found.extras), intent.env.extras, "extras =")}
     notes: dict[str, str] = {}
-    for key, (was_found, final, prefix) in taken.items():
-        sources = [f.where for f in found.findings if f.meaning.startswith(prefix)]
-        if sources and was_found == final:
-            notes[key] = "from " + (sources[-1] if key == "torch.cuda" else ", ".join(dict.fromkeys(sources)))
+    for key, field, final in (("torch.version", "version", intent.torch.version),
+                              ("torch.cuda", "cuda", intent.torch.cuda),
+                              ("torch.python", "python", intent.torch.python)):
+        d = found.decisions.get(field)
+        if d is None or d.value is None or d.value != final:
+            continue
+        if d.candidates:
+            notes[key] = "the project names " + ", ".join(d.candidates) + "; auto picks per machine"
+        elif d.by is not None:
+            notes[key] = "from " + d.by.where
+    with_sources = [f.where for f in found.findings if f.meaning.startswith("with +=")]
+    if with_sources and tuple(sorted(set(found.with_))) == intent.torch.with_:
+        notes["torch.with"] = "from " + ", ".join(dict.fromkeys(with_sources))
+    extras = [f.where for f in found.findings if f.meaning.startswith("extras =")]
+    if extras and tuple(found.extras) == intent.env.extras:
+        notes["env.extras"] = "from " + ", ".join(dict.fromkeys(extras))
     return notes

@@ -37,7 +37,7 @@ class Followed:
 
 
 def _tier(version: str, index: str | None) -> str | None:
-    from ..intent.detect import tier_from_url
+    from ..intent.evidence.readers.specs import tier_from_url
     from ..intent.versions import normalise_tier
 
     local = version.partition("+")[2]
