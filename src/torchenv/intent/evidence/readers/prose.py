@@ -44,11 +44,20 @@ def read_prose(text: str, file: str) -> list[Record]:
 
 
 def _target(lines: list[str], no: int) -> str:
-    """The machine the words on the line or just above it name (a heading "ROCm", "On Apple silicon:")."""
-    window = " ".join(lines[max(0, no - 1 - _CONTEXT_LINES):no])
-    if _OURS.search(window):
+    """The machine the words on the line, or its heading (or the lines just above, up to a blank line) name:
+    "### ROCm", "On Apple silicon:"."""
+    window = [lines[no - 1]]
+    for back in range(no - 2, max(-1, no - 2 - _CONTEXT_LINES * 2), -1):
+        above = lines[back]
+        if not above.strip() and not window[-1].lstrip().startswith(("#", "=", "-")) and len(window) > 2:
+            break
+        window.append(above)
+        if above.lstrip().startswith("#") or (back + 1 < len(lines) and re.fullmatch(r"[=\-~^]{3,}", lines[back + 1])):
+            break
+    text = " ".join(window)
+    if _OURS.search(text):
         return ANY
     for target, words in _TARGET_WORDS:
-        if words.search(window):
+        if words.search(text):
             return target
     return ANY
