@@ -68,7 +68,7 @@ def _one(path: Path, packages: list[dict[str, Any]], name: str) -> dict[str, Any
         return here[0]
     versions = sorted({str(p.get("version")) for p in here or found})
     if len({v.partition("+")[0] for v in versions}) == 1:      # one release, builds per platform: the GPU one
-        import sys                                              # off macOS, PyPI's (untagged) one on it
+        import sys  # off macOS, PyPI's (untagged) one on it
 
         tagged = sorted(here or found, key=lambda p: ("+" in str(p.get("version"))) == (sys.platform == "darwin"))
         return tagged[0]
