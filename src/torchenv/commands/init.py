@@ -22,10 +22,13 @@ if TYPE_CHECKING:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("init", help=_("write a torchenv.toml for this project"),
                        description=_("Write a commented torchenv.toml, carrying over the torch pin, CUDA "
-                                     "tier, Python and companions found in the project's requirement files "
+                                     "tier, Python and companions the project states: its requirement files "
                                      "(those a README installs, requirements.txt, requirements/), pyproject.toml, "
-                                     "environment.yml, setup.py/setup.cfg and the code's torchvision/torchaudio "
-                                     "imports. "
+                                     "pixi.toml, conda env files, setup.py/setup.cfg, lock files, README and docs "
+                                     "install commands, installer scripts, Dockerfile bases and the code's "
+                                     "torchvision/torchaudio imports (read, never run). Each statement is weighed "
+                                     "(lock > exact pin > install command > range > base image > import); what "
+                                     "was used and what was set aside is shown. "
                                      "Flags override what was found."))
     _options.add_project(p, walks_up=False)
     p.add_argument("--force", action="store_true",
@@ -81,9 +84,9 @@ def run(args: argparse.Namespace) -> int:
                       "intent": intent.to_json()})
         return 0
     if not found.findings:
-        ui.step(_("No torch pin found in the project's dependency files (requirements files, pyproject.toml, "
-                  "environment.yml, setup.py/setup.cfg): torchenv will choose the newest torch that fits each "
-                  "machine (cuda = \"auto\")"))
+        ui.step(_("No torch pin found in the project's files (requirement files, pyproject.toml, pixi.toml, "
+                  "conda env files, setup.py/setup.cfg, lock files, README install commands, installer scripts, "
+                  "Dockerfiles): torchenv will choose the newest torch that fits each machine (cuda = \"auto\")"))
     from ..intent.texts import translate_found
 
     for f in found.findings:                 # Ui.step escapes markup: "[env]" prints as text

@@ -148,4 +148,5 @@ def follow_existing_lock(intent: Intent, project: Path) -> tuple[Intent, Followe
         return intent, None
     torch = replace(intent.torch, version="==" + found.torch.partition("+")[0], cuda=found.tier or intent.torch.cuda,
                     python=found.python or intent.torch.python, with_=found.with_ or intent.torch.with_)
-    return replace(intent, torch=torch), found
+    keys = ["torch.version"] + (["torch.cuda"] if found.tier else []) + (["torch.python"] if found.python else [])
+    return replace(intent, torch=torch).set_by(f"the project ({found.file}, followed: no torchenv.toml)", *keys), found
