@@ -99,14 +99,15 @@ def _decide(found: Detected) -> None:
     found.python = found.decisions["python"].value
     for d in found.decisions.values():
         _explain(d, found)
-    companions = [r for r in found.records if r.field == "with" and (r.target in wanted or r.target == ANY)]
+    companions = [r for r in found.records if r.field == "with" and (r.target in wanted or r.target == ANY)
+                  and r.strength > 0]
     for r in companions:
         if r.value not in found.with_:
             found.with_.append(r.value)
             found.note(r.where, r.seen, f'with += "{r.value}"')
     for r in found.records:
         if r.field == "with" and r not in companions and r.value not in found.with_:
-            found.note(r.where, r.seen, f"set aside: meant for {r.target}, not this target")
+            found.note(r.where, r.seen, f"set aside: {r.why or f'meant for {r.target}, not this target'}")
 
 
 def _explain(d: Decision, found: Detected) -> None:

@@ -9,6 +9,7 @@ taking the first would plan a GPU project for a CPU.
 """
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from .model import ANY, Decision, Record
@@ -62,8 +63,10 @@ def decide_python(records: Iterable[Record], targets: frozenset[str] = frozenset
     """Python: an exact "X.Y" decides (the strongest, first read); ranges (``requires-python``) only bound it.
 
     An exact Python outside a range the project states is set aside, and the range's floor is taken
-    in its place: ``requires-python = ">=3.10"`` beats a ``.python-version`` of 3.8. With ranges alone
-    nothing is written: the resolver keeps the chosen Python inside ``requires-python``.
+    in its place: ``requires-python = ">=3.10"`` beats a ``.python-version`` of 3.8. A range with an
+    upper bound (``>=3.10,<3.13``) and no exact Python gives its floor, the Python the project is
+    surely tested on; a floor alone (``>=3.10``) writes nothing, and the resolver keeps the chosen
+    Python inside ``requires-python``.
     """
     mine = [r for r in records if r.field == "python" and (r.target in targets or r.target == ANY)]
     exact = [r for r in mine if r.value[:1].isdigit()]
@@ -75,8 +78,9 @@ def decide_python(records: Iterable[Record], targets: frozenset[str] = frozenset
     if fits:
         decided = decide(fits, "python", targets)
         return Decision("python", decided.value, decided.by, decided.agree, decided.set_aside + tuple(aside))
-    if outside:
-        rng = max(ranges, key=lambda r: r.strength)
+    bounded = [r for r in ranges if re.search(r"<=?\s*3\.", r.value)]      # "<4.0" (Poetry's ^3.8) bounds nothing
+    if outside or bounded:
+        rng = max(bounded or ranges, key=lambda r: r.strength)
         floor = _floor(rng.value)
         if floor:
             return Decision("python", floor, rng, set_aside=tuple(aside))
@@ -94,8 +98,6 @@ def _python_in(version: str, spec: str) -> bool:
 
 def _floor(spec: str) -> str | None:
     """``>=3.10,<3.13`` -> "3.10" (the lowest X.Y the range allows)."""
-    import re
-
     m = re.search(r">=\s*(3\.\d+)", spec) or re.search(r"~=\s*(3\.\d+)", spec) or re.search(r">\s*(3\.\d+)", spec)
     if not m:
         return None

@@ -70,8 +70,16 @@ def _pip(words: list[str], seen: str, file: str, line: int | None, kind: str, ta
                 if tier:
                     out.append(Record(file, line, "cuda", tier, kind, seen, target))
             continue
-        out += requirement_records(word, file, line, kind, seen, target)
+        out += requirement_records(_wheel_requirement(word), file, line, kind, seen, target)
     return out
+
+
+def _wheel_requirement(word: str) -> str:
+    """A wheel URL or path (``.../torch-2.0.0%2Bcu118-cp310-...whl``) as ``torch==2.0.0+cu118``."""
+    from urllib.parse import unquote
+
+    m = re.search(r"(?:^|/)(torch|torchvision|torchaudio)-([^-/]+)-[^/]*\.whl$", unquote(word))
+    return f"{m.group(1)}=={m.group(2)}" if m else word
 
 
 def _conda(words: list[str], seen: str, file: str, line: int | None, kind: str, target: str) -> list[Record]:

@@ -10,16 +10,19 @@ import re
 
 from ..model import Record
 from .commands import INSTALL, read_command
-from .specs import tier_or_none
+from .specs import python_records, tier_or_none
 
 _FROM = re.compile(r"^\s*FROM\s+(?:--platform=\S+\s+)?(\S+)", re.IGNORECASE)
 _PYTORCH = re.compile(r"(?:docker\.io/)?pytorch/pytorch:(\d+\.\d+(?:\.\d+)?)-cuda(\d+\.\d+)", re.IGNORECASE)
+_PYTHON = re.compile(r"(?:docker\.io/)?(?:library/)?python:(3\.\d+)", re.IGNORECASE)
 _NVIDIA = re.compile(r"(?:[\w.-]+/)?nvidia/cuda:(\d+\.\d+)", re.IGNORECASE)
 
 
 def read_dockerfile(text: str, file: str) -> list[Record]:
+    from .prose import _logical
+
     out: list[Record] = []
-    for no, line in enumerate(text.splitlines(), 1):
+    for no, line in _logical(text.splitlines()):
         m = _FROM.match(line)
         if m:
             image = m.group(1)
@@ -30,6 +33,9 @@ def read_dockerfile(text: str, file: str) -> list[Record]:
             tier = tier_or_none(cuda.group(2) if torch else cuda.group(1)) if cuda else None
             if tier:
                 out.append(Record(file, no, "cuda", tier, "image", line.strip()))
+            python = _PYTHON.match(image)
+            if python:
+                out += python_records(python.group(1), file, no, "image", line.strip())
         elif line.lstrip().upper().startswith("RUN"):
             for cmd in INSTALL.finditer(line):
                 out += [r for r in read_command(cmd.group(0), file, no, "image") if r.field != "python"]

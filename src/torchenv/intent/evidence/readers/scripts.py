@@ -12,34 +12,91 @@ import re
 
 from ..model import Record
 from .commands import _BACKEND, INSTALL, read_command
-from .specs import python_records, requirement_records, tier_or_none
+from .specs import python_records, requirement_records, tier_from_url, tier_or_none
 
 _CONSTANTS = {"TORCH_VERSION": "version", "PYTORCH_VERSION": "version", "PYTHON_VERSION": "python",
               "CUDA_VERSION": "cuda", "TORCH_CUDA": "cuda", "CUDA": "cuda"}
 
 
 def read_python_script(text: str, file: str) -> list[Record]:
-    """String constants of a Python installer that are install commands or named stack constants."""
+    """String constants of a Python installer that are install commands, torch index URLs or named stack
+    constants. Names and f-strings are filled in from the script's own string constants (and the defaults of
+    ``os.environ.get("TORCH_COMMAND", "...")``), so ``f"pip install torch=={TORCH_VERSION}"`` reads as written."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return []
+    names = _string_names(tree)
     out: list[Record] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            out += _constant(node.targets[0].id, node.value, file)
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and INSTALL.search(node.value):
-            for m in INSTALL.finditer(node.value):
-                out += read_command(m.group(0), file, node.lineno)
-    return out
+            out += _constant(node.targets[0].id, node.value, file, names)
+        value = _render(node, names) if isinstance(node, (ast.Constant, ast.JoinedStr, ast.BinOp)) else None
+        if value is None:
+            continue
+        line = getattr(node, "lineno", None)
+        for m in INSTALL.finditer(value):
+            out += read_command(m.group(0), file, line)
+        if not INSTALL.search(value) and _INDEX.fullmatch(value.strip()):
+            tier = tier_from_url(value.strip())
+            if tier:
+                out.append(Record(file, line, "cuda", tier, "command", value.strip()))
+        if _REQ_FILE.fullmatch(value.strip()):
+            out.append(Record(file, line, "requirements", value.strip(), "command", value.strip()))
+    return list(dict.fromkeys(out))
 
 
-def _constant(name: str, value: ast.expr, file: str) -> list[Record]:
+_INDEX = re.compile(r"https?://\S*/whl/(?:cpu|cu\d{3}|rocm[\d.]+)/?")
+_REQ_FILE = re.compile(r"[\w./-]*requirements[\w.-]*\.txt")
+
+
+def _string_names(tree: ast.AST) -> dict[str, str]:
+    """NAME -> its string value, for assignments of a constant, an f-string of known names, or
+    ``os.environ.get("X", default)`` / ``os.getenv("X", default)`` (the default is what runs)."""
+    names: dict[str, str] = {}
+    for _round in range(2):
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                value = _render(node.value, names)
+                if value is not None:
+                    names.setdefault(node.targets[0].id, value)
+    return names
+
+
+def _render(node: ast.AST, names: dict[str, str]) -> str | None:
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, str) else None
+    if isinstance(node, ast.Name):
+        return names.get(node.id)
+    if isinstance(node, ast.JoinedStr):
+        parts = []
+        for piece in node.values:
+            value = _render(piece.value if isinstance(piece, ast.FormattedValue) else piece, names)
+            if value is None:
+                return None
+            parts.append(value)
+        return "".join(parts)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _render(node.left, names), _render(node.right, names)
+        return left + right if left is not None and right is not None else None
+    if isinstance(node, ast.Call) and len(node.args) == 2 and _is_env_get(node.func):
+        return _render(node.args[1], names)
+    return None
+
+
+def _is_env_get(func: ast.expr) -> bool:
+    return isinstance(func, ast.Attribute) and func.attr in ("get", "getenv") and \
+        (isinstance(func.value, ast.Name) and func.value.id == "os" or
+         isinstance(func.value, ast.Attribute) and func.value.attr == "environ")
+
+
+def _constant(name: str, value: ast.expr, file: str, names: dict[str, str]) -> list[Record]:
     field = _CONSTANTS.get(name.upper())
-    if field is None or not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
+    text = _render(value, names)
+    if field is None or text is None:
         return []
-    text, line = value.value.strip(), value.lineno
-    seen = f"{name} = {value.value!r}"
+    text, line = text.strip(), value.lineno
+    seen = f"{name} = {text!r}"
     if field == "version":
         return requirement_records(f"torch=={text.lstrip('=v')}", file, line, "command", seen)
     if field == "python":
