@@ -21,7 +21,7 @@ _TARGET_WORDS = {
     "mps": "macos", "cuda": "cuda", "gpu": "cuda", "nvidia": "cuda", "cpu": "cpu", "rocm": "rocm", "amd": "rocm",
     "ascend": "npu", "npu": "npu", "xpu": "xpu", "intel": "xpu", "tpu": "tpu", "xla": "tpu", "hpu": "hpu",
     "gaudi": "hpu", "habana": "hpu", "neuron": "neuron", "jax": "jax", "flax": "jax", "tensorflow": "tensorflow",
-    "tf": "tensorflow", "mlx": "macos",
+    "tf": "tensorflow", "mlx": "macos", "hip": "rocm", "ipex": "xpu", "dml": "directml", "directml": "directml",
 }
 _OS = ("linux", "windows", "macos")
 _CU = re.compile(r"cu\d{2,3}")

@@ -68,6 +68,7 @@ def detect_project(project: Path) -> Detected:
     """Everything ``init`` can learn from ``project`` (never raises for a malformed project file)."""
     found = Detected()
     seen: set[Path] = set()
+    _scan_scripts(project, found)                 # first: a script may name the requirement file it installs
     for rel, why in requirement_files(project, found):
         found.requirements.append(rel)
         found.note(rel, why, f'[env] requirements += ["{rel}"]')
@@ -78,7 +79,6 @@ def detect_project(project: Path) -> Detected:
     _scan_setup(project, found, seen)
     _scan_python_version(project, found)
     _scan_docs(project, found)
-    _scan_scripts(project, found)
     _scan_locks(project, found)
     _scan_dockerfiles(project, found)
     scan_readme_extras(project, found)
@@ -126,19 +126,63 @@ def _explain(d: Decision, found: Detected) -> None:
 # --- requirement files ------------------------------------------------------------------------------------
 
 def requirement_files(project: Path, found: Detected) -> list[tuple[str, str]]:
-    """(relative path, why) of the files ``[env] requirements`` should list, best source first; files meant
-    for another OS/accelerator are left out and named in ``found.skipped``."""
-    named = _readme_named(project)
+    """(relative path, why) of the files ``[env] requirements`` should list, best source first: those a README
+    installs, else those an installer script installs, else ``requirements.txt`` (with its per-OS siblings),
+    else the runtime files of ``requirements/``. Files meant for another OS/accelerator are left out and
+    named in ``found.skipped``; a file another chosen one includes is reached through it."""
+    named = _readme_named(project) or _script_named(project, found)
     if not named:
         if (project / "requirements.txt").is_file():
-            named = [("requirements.txt", "file exists")]
+            named = [("requirements.txt", "file exists")] + _root_variants(project)
         elif (project / "requirements").is_dir():
             named = [(f"requirements/{name}", why) for name, why in _runtime_files(project / "requirements")]
     kept, skipped = files.keep_for_target([n for n, _ in named], files.targets())
     for name, why in skipped:
         found.skipped.append((name, why))
         found.note(name, "requirement file", f"skipped: {why}")
-    return [(n, why) for n, why in named if n in kept]
+    included = _included(project, kept)
+    return [(n, why) for n, why in named if n in kept and n not in included]
+
+
+def _root_variants(project: Path) -> list[tuple[str, str]]:
+    """``requirements_linux.txt``, ``requirements-cuda.txt``...: per-OS/accelerator siblings of requirements.txt."""
+    out = []
+    for path in sorted(project.glob("requirements[-_]*.txt")):
+        if files.target_of_name(path.name) != ANY and not _NOT_RUNTIME.search(path.stem):
+            out.append((path.name, "a per-OS or per-accelerator requirement file"))
+    return out
+
+
+def _included(project: Path, names: list[str]) -> set[str]:
+    """Which of ``names`` another of them includes with ``-r``."""
+    from ..reqfile import parse_requirements_text
+
+    out: set[str] = set()
+    for name in names:
+        for entry in parse_requirements_text(_read(project / name) or ""):
+            if entry.kind == "include":
+                rel = _inside(project, (Path(name).parent / entry.text).as_posix())
+                if rel and rel != name:
+                    out.add(rel)
+    return out
+
+
+def _script_named(project: Path, found: Detected) -> list[tuple[str, str]]:
+    """The requirement files an installer script names (``REQS_FILE = "requirements_versions.txt"``), found
+    beside the project root or, by name, once below it."""
+    out: list[tuple[str, str]] = []
+    for r in found.records:
+        if r.field != "requirements" or r.kind != "command":
+            continue
+        rel = _inside(project, r.value) or _by_name(project, Path(r.value).name)
+        if rel and rel not in (n for n, _ in out) and not _NOT_RUNTIME.search(Path(rel).stem):
+            out.append((rel, f"{r.where} names it"))
+    return out
+
+
+def _by_name(project: Path, name: str) -> str | None:
+    hits = [p for p in project.glob(f"*/{name}")] + [p for p in project.glob(f"*/*/{name}")]
+    return hits[0].relative_to(project).as_posix() if len(hits) == 1 else None
 
 
 def _runtime_files(folder: Path) -> list[tuple[str, str]]:
@@ -230,7 +274,7 @@ def _rel(path: Path, project: Path) -> str:
 def _scan_pyproject(project: Path, found: Detected) -> None:
     from .readers.pyproject import read_pixi_toml, read_pyproject
 
-    for name, reader in (("pyproject.toml", read_pyproject), ("pixi.toml", read_pixi_toml)):
+    for name, reader in ((pyproject_file(project), read_pyproject), ("pixi.toml", read_pixi_toml)):
         text = _read(project / name)
         if text is None:
             continue
@@ -241,10 +285,27 @@ def _scan_pyproject(project: Path, found: Detected) -> None:
             found.records += records
 
 
+def _conda_env_files(project: Path) -> list[str]:
+    """``environment.yml``, ``conda.yaml``, ``conda_environment.yaml``, ``environment-cuda.yml``...: conda env
+    files at the root, the ones for another OS/accelerator left out."""
+    names = [p.name for p in sorted(project.glob("*.y*ml")) if p.name in _CONDA_ENV or
+             re.fullmatch(r"(?:[\w-]*[-_])?(?:conda|environment|env)(?:[-_][\w.-]*)?\.ya?ml", p.name)]
+    kept, _skipped = files.keep_for_target(names, files.targets())
+    return kept
+
+
+def pyproject_file(project: Path) -> str:
+    """``pyproject.toml`` at the root, else the one of a ``python/`` folder (a package beside other languages)."""
+    for name in ("pyproject.toml", "python/pyproject.toml"):
+        if (project / name).is_file():
+            return name
+    return "pyproject.toml"
+
+
 def _scan_conda_envs(project: Path, found: Detected, seen: set[Path]) -> None:
     from .readers.conda_env import read_conda_env
 
-    for name in _CONDA_ENV:
+    for name in _conda_env_files(project):
         text = _read(project / name)
         if text is None:
             continue
@@ -362,7 +423,7 @@ def scan_readme_extras(project: Path, found: Detected) -> None:
     (version, tier) choice of torch's build, which torchenv makes per machine."""
     from .readers.pyproject import optional_groups
 
-    groups, name = optional_groups(_read(project / "pyproject.toml") or "")
+    groups, name = optional_groups(_read(project / pyproject_file(project)) or "")
     if not groups:
         return
     names = r"\." + (f"|{re.sub(r'[-_.]+', '[-_.]', name)}" if name else "")

@@ -65,11 +65,11 @@ def _stated(line: str, file: str, no: int, target: str) -> list[Record]:
         spec = f">={release}" if plus or op in (">=", "≥") else release
         out += python_records(spec, file, no, "command", m.group(0), target)
     if not out and re.search(r"\bpython\b", line, re.IGNORECASE):
-        m = _RECOMMENDED.search(line)
-        if m:
-            out += python_records(m.group(1), file, no, "command", m.group(0), target)
-    for m in _TORCH_PROSE.finditer(line):       # a floor in words; an exact pin in words ("produced with
-        name = m.group(1).lower().replace("pytorch", "torch")                     # torch==...") is no request
+        said = _RECOMMENDED.search(line)
+        if said:
+            out += python_records(said.group(1), file, no, "command", said.group(0), target)
+    for m in _TORCH_PROSE.finditer(line):       # a floor in words ("PyTorch >= 1.8"); an exact version in words
+        name = m.group(1).lower().replace("pytorch", "torch")       # ("produced with torch==1.8.0") asks nothing
         out += requirement_records(f"{name}>={m.group(2)}", file, no, "command", m.group(0), target)
     return out
 
@@ -80,7 +80,8 @@ def _set_aside(r: Record) -> Record:
 
 
 _RECOMMENDED = re.compile(r"\(?(3\.\d{1,2})\s+(?:is\s+)?recommended")
-_TORCH_PROSE = re.compile(r"\b((?:py)?torch|torchvision|torchaudio)\]?(?:\([^)\s]*\))?\s*(?:>=|≥)\s*(\d+\.\d+(?:\.\d+)?)", re.IGNORECASE)
+_TORCH_PROSE = re.compile(r"\b((?:py)?torch|torchvision|torchaudio)\]?(?:\([^)\s]*\))?\s*(?:>=|≥)\s*"
+                          r"(\d+\.\d+(?:\.\d+)?)", re.IGNORECASE)
 _ASIDE = re.compile(r"\(optional\)|#\s*optional|\boptional(?:ly)?\b|for example|another example|\be\.g\.",
                     re.IGNORECASE)
 

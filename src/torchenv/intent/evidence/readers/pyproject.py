@@ -8,14 +8,17 @@ source entry says which machine it serves.
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 
+from ..files import target_of_name
 from ..model import ANY, Record
 from .specs import (
     COMPANIONS,
     CONDA_NAMES,
     TORCH_FAMILY,
     conda_records,
+    extra_records,
     marker_target,
     poetry_to_pep440,
     python_records,
@@ -44,6 +47,9 @@ def load(text: str) -> dict[str, Any] | None:
     return data
 
 
+NOT_RUNTIME_EXTRA = re.compile(r"doc|test|dev|lint|style|bench|example|format|typing|mypy|build|ci\b", re.IGNORECASE)
+
+
 def read_pyproject(text: str, file: str = "pyproject.toml") -> list[Record] | None:
     """None when the file does not parse."""
     data = load(text)
@@ -55,6 +61,11 @@ def read_pyproject(text: str, file: str = "pyproject.toml") -> list[Record] | No
     for dep in _list(project.get("dependencies")):
         if isinstance(dep, str):
             out += requirement_records(dep, where, None, "pin")
+    for group, deps in _table(project, "optional-dependencies").items():
+        if NOT_RUNTIME_EXTRA.search(group):
+            continue
+        out += extra_records(group, [d for d in _list(deps) if isinstance(d, str)],
+                             f"{file} [project.optional-dependencies] {group}", target_of_name(group))
     requires = project.get("requires-python")
     if isinstance(requires, str):
         out += python_records(requires, f"{file} [project] requires-python", None, "pin",

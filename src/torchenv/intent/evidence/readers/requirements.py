@@ -39,5 +39,17 @@ def read_requirements(text: str, file: str, target: str = ANY) -> ReqFileReading
                 tier = tier_from_url(url)
                 if tier:
                     records.append(Record(file, entry.line, "cuda", tier, "pin", seen, target))
-            records += requirement_records(entry.text, file, entry.line, "pin", seen, target)
+            for text in _one_or_several(entry.text):
+                records += requirement_records(text, file, entry.line, "pin", seen, target)
     return ReqFileReading(tuple(records), tuple(includes), tuple(editables))
+
+
+def _one_or_several(text: str) -> list[str]:
+    """``torch==2.0.1+cu118 torchvision==0.15.2+cu118`` on one line (which some projects' own installers
+    accept) as its two requirements; any other line as it is."""
+    from .specs import split_requirement
+
+    words = text.split()
+    if len(words) > 1 and split_requirement(text) is None and all(split_requirement(w) for w in words):
+        return words
+    return [text]

@@ -27,6 +27,7 @@ def read_python_script(text: str, file: str) -> list[Record]:
     except (SyntaxError, ValueError):
         return []
     names = _string_names(tree)
+    branch = _branch_targets(tree)
     out: list[Record] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
@@ -37,16 +38,49 @@ def read_python_script(text: str, file: str) -> list[Record]:
         line = getattr(node, "lineno", None)
         for m in INSTALL.finditer(value):
             out += read_command(m.group(0), file, line)
-        if not INSTALL.search(value) and _INDEX.fullmatch(value.strip()):
-            tier = tier_from_url(value.strip())
-            if tier:
-                out.append(Record(file, line, "cuda", tier, "command", value.strip()))
+        if not INSTALL.search(value):
+            out += index_records(value, file, line, "command")
         if _REQ_FILE.fullmatch(value.strip()):
             out.append(Record(file, line, "requirements", value.strip(), "command", value.strip()))
-    return list(dict.fromkeys(out))
+    return list(dict.fromkeys(_targeted(r, branch) for r in out))
 
 
-_INDEX = re.compile(r"https?://\S*/whl/(?:cpu|cu\d{3}|rocm[\d.]+)/?")
+def _targeted(r: Record, branch: dict[int, str]) -> Record:
+    target = branch.get(r.line or 0)
+    return Record(r.file, r.line, r.field, r.value, r.kind, r.seen, target) if target and r.target == "any" else r
+
+
+def _branch_targets(tree: ast.AST) -> dict[int, str]:
+    """line -> the machine an ``if`` branch serves, from the words of its test (``if gpu_choice == "AMD":``,
+    ``if args.use_ipex:``, ``elif gpu in ["APPLE", "NONE"]:``): an installer's per-GPU alternatives."""
+    from ..files import target_of_name
+
+    out: dict[int, str] = {}
+    ifs = sorted((n for n in ast.walk(tree) if isinstance(n, ast.If)), key=lambda n: n.lineno)
+    for node in ifs:                                   # outer first, so an inner branch overrides
+        words = [w.value for w in ast.walk(node.test) if isinstance(w, ast.Constant) and isinstance(w.value, str)]
+        words += [w.id for w in ast.walk(node.test) if isinstance(w, ast.Name)]
+        words += [w.attr for w in ast.walk(node.test) if isinstance(w, ast.Attribute)]
+        targets = [t for t in (target_of_name(w + ".x") for w in words) if t != "any"]
+        if not targets:
+            continue
+        for stmt in node.body:
+            for line in range(stmt.lineno, (stmt.end_lineno or stmt.lineno) + 1):
+                out[line] = targets[0]
+    return out
+
+
+_INDEX = re.compile(r"(?:^|--(?:extra-)?index-url[ =]|\s)(https?://\S*/whl/(?:cpu|cu\d{3}|rocm[\d.]+))/?(?:\s|$)")
+
+
+def index_records(value: str, file: str, line: int | None, kind: str) -> list[Record]:
+    """A torch index URL in a string (``"--index-url https://download.pytorch.org/whl/cu128"``) -> its tier."""
+    out = []
+    for m in _INDEX.finditer(value.strip()):
+        tier = tier_from_url(m.group(1))
+        if tier:
+            out.append(Record(file, line, "cuda", tier, kind, value.strip()))
+    return out
 _REQ_FILE = re.compile(r"[\w./-]*requirements[\w.-]*\.txt")
 
 
@@ -86,8 +120,8 @@ def _render(node: ast.AST, names: dict[str, str]) -> str | None:
 
 def _is_env_get(func: ast.expr) -> bool:
     return isinstance(func, ast.Attribute) and func.attr in ("get", "getenv") and \
-        (isinstance(func.value, ast.Name) and func.value.id == "os" or
-         isinstance(func.value, ast.Attribute) and func.value.attr == "environ")
+        ((isinstance(func.value, ast.Name) and func.value.id == "os") or
+         (isinstance(func.value, ast.Attribute) and func.value.attr == "environ"))
 
 
 def _constant(name: str, value: ast.expr, file: str, names: dict[str, str]) -> list[Record]:

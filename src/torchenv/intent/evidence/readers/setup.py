@@ -8,11 +8,17 @@ import ast
 from typing import Any
 
 from ..model import Record
-from .specs import python_records, requirement_records
+from .specs import extra_records, python_records, requirement_records
 
 
 def setup_py_requirements(text: str) -> tuple[list[str], str | None] | None:
     """(the strings of ``install_requires``, ``python_requires``); None when the file does not parse."""
+    found = _setup_call(text)
+    return None if found is None else (found[0], found[1])
+
+
+def _setup_call(text: str) -> tuple[list[str], str | None, dict[str, list[str]], list[str]] | None:
+    """(install_requires, python_requires, extras_require, every string constant of the file)."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
@@ -21,6 +27,7 @@ def setup_py_requirements(text: str) -> tuple[list[str], str | None] | None:
                 for t in node.targets if isinstance(t, ast.Name)}
     strings: list[str] = []
     python = None
+    extras: dict[str, list[str]] = {}
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and _called(node) == "setup"):
             continue
@@ -30,15 +37,31 @@ def setup_py_requirements(text: str) -> tuple[list[str], str | None] | None:
                 strings += _literal_strings(value)
             elif kw.arg == "python_requires" and isinstance(value, ast.Constant) and isinstance(value.value, str):
                 python = value.value
-    return strings, python
+            elif kw.arg == "extras_require" and isinstance(value, ast.Dict):
+                for key, item in zip(value.keys, value.values):
+                    if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                        item = assigned.get(item.id, item) if isinstance(item, ast.Name) else item
+                        extras[key.value] = _literal_strings(item)
+    constants = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    return strings, python, extras, constants
 
 
 def read_setup_py(text: str, file: str = "setup.py") -> list[Record]:
-    found = setup_py_requirements(text)
+    """install_requires, extras_require (each extra for the machine its name says), python_requires, and torch
+    index URLs the file names (``dependency_links``, a ``PYTORCH_INDEX_URL`` constant)."""
+    from ..files import target_of_name
+    from .pyproject import NOT_RUNTIME_EXTRA
+    from .scripts import index_records
+
+    found = _setup_call(text)
     if found is None:
         return []
-    strings, python = found
+    strings, python, extras, constants = found
     out = [r for s in strings for r in requirement_records(s, f"{file} install_requires", None, "pin")]
+    for extra, items in extras.items():
+        if not NOT_RUNTIME_EXTRA.search(extra):
+            out += extra_records(extra, items, f"{file} extras_require[{extra!r}]", target_of_name(extra))
+    out += [r for c in constants for r in index_records(c, file, None, "pin")]
     if python:
         out += python_records(python, f"{file} python_requires", None, "pin", f"python_requires={python!r}")
     return out

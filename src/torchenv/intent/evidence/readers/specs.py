@@ -192,3 +192,14 @@ def python_records(spec: str, file: str, line: int | None, kind: str, seen: str,
     except InvalidSpecifier:
         return []
     return [Record(file, line, "python", spec, "range", seen, target)] if spec else []
+
+
+def extra_records(group: str, deps: list[str], file: str, target: str) -> list[Record]:
+    """An optional extra's records. Its companions count only when the extra installs torch too (the torch
+    route); an extra naming only ``torchaudio`` serves one model's feature, not the stack."""
+    out = [r for dep in deps for r in requirement_records(dep, file, None, "pin", target=target)]
+    names = {parts[0] for d in deps if (parts := split_requirement(d))}
+    if "torch" in names:
+        return out
+    return [Record(r.file, r.line, r.field, r.value, "ignored", r.seen, r.target,
+                   why=f"the extra {group!r} does not install torch") for r in out]
