@@ -314,3 +314,43 @@ def test_init_json_gives_the_records_and_decisions(tmp_path, capsys):
             "strength": 5, "seen": "torch==2.4.1", "target": "any"} in data["records"]
     version = data["decisions"]["version"]
     assert version["value"] == "==2.4.1" and version["set_aside"][0]["record"]["file"] == "Dockerfile"
+
+
+def test_installer_names_fstrings_and_per_gpu_branches():
+    text = ("import os\nTORCH_VERSION = '2.9.1'\nindex = os.environ.get('TORCH_INDEX_URL', 'https://download.pytorch.org/whl/cu128')\n"
+            "REQS = os.environ.get('REQS_FILE', 'requirements_versions.txt')\n"
+            "def cmd(gpu):\n"
+            "    base = f'pip install torch=={TORCH_VERSION} '\n"
+            "    if gpu == 'NVIDIA':\n"
+            "        return base + '--index-url ' + index\n"
+            "    elif gpu == 'AMD':\n"
+            "        return base + '--index-url https://download.pytorch.org/whl/rocm6.2'\n")
+    got = facts(scripts.read_python_script(text, "one_click.py"))
+    assert ("requirements", "requirements_versions.txt", "command", "any") in got
+    assert ("cuda", "cu128", "command", "cuda") in got and ("cuda", "rocm6.2", "command", "rocm") in got
+    assert ("version", "==2.9.1", "command", "any") in got
+
+
+def test_prose_sets_aside_optional_and_example_commands_and_reads_floors_in_words():
+    text = ("### Conda (Optional)\nconda create -n x python=3.11 pytorch-cuda=12.1 \\\n    pytorch torchvision -c pytorch\n\n"
+            "## Install\nInstall [PyTorch](https://pytorch.org)>=1.8.0 following the official guide.\n"
+            "Create an env with python 3.7 or 3.8 (3.8 recommended)\n")
+    got = facts(prose.read_prose(text, "README.md"))
+    assert {f for f, _v, kind, _t in got if kind == "ignored"} == {"python", "cuda", "with"}
+    assert ("version", ">=1.8.0", "range", "any") in got and ("python", "3.8", "command", "any") in got
+
+
+def test_extras_count_per_machine_and_companions_only_with_torch():
+    text = ('[project]\nname = "x"\n[project.optional-dependencies]\nsrt = ["torch==2.8.0", "torchaudio"]\n'
+            'srt_npu = ["torch==2.1.0"]\nasr = ["torchvision"]\ndev = ["torch==1.0"]\n')
+    got = facts(pyproject.read_pyproject(text))
+    assert got == [("version", "==2.8.0", "pin", "any"), ("with", "torchaudio", "pin", "any"),
+                   ("version", "==2.1.0", "pin", "npu"), ("with", "torchvision", "ignored", "any")]
+
+
+def test_dockerfile_python_base_and_a_wheel_url_in_run():
+    text = ("FROM python:3.10.9-slim\nRUN pip install \\\n  https://download.pytorch.org/whl/cu118/"
+            "torch-2.0.0%2Bcu118-cp310-cp310-linux_x86_64.whl torchvision\n")
+    assert facts(docker.read_dockerfile(text, "Dockerfile")) == [
+        ("python", "3.10", "image", "any"), ("version", "==2.0.0", "image", "any"), ("cuda", "cu118", "image", "any"),
+        ("with", "torchvision", "image", "any")]
