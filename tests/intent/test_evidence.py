@@ -354,3 +354,11 @@ def test_dockerfile_python_base_and_a_wheel_url_in_run():
     assert facts(docker.read_dockerfile(text, "Dockerfile")) == [
         ("python", "3.10", "image", "any"), ("version", "==2.0.0", "image", "any"), ("cuda", "cu118", "image", "any"),
         ("with", "torchvision", "image", "any")]
+
+
+def test_an_argv_list_is_one_command_and_a_branch_for_several_oses_serves_any():
+    text = ("import subprocess, sys\nif sys.platform.startswith('win') or sys.platform.startswith('linux'):\n"
+            "    subprocess.check_call([sys.executable, '-m', 'pip', 'install', 'torch==2.0.1+cu118', '--index-url',"
+            " 'https://download.pytorch.org/whl/cu118'])\n")
+    got = facts(scripts.read_python_script(text, "post_install.py"))
+    assert ("version", "==2.0.1", "command", "any") in got and ("cuda", "cu118", "command", "any") in got

@@ -88,7 +88,7 @@ def doc_files(project: Path) -> list[str]:
 
 _SHELL = re.compile(r"(?:install|setup|webui|start|run|launch|env|one[-_]?click|bootstrap)[\w-]*\."
                     r"(?:sh|bash|bat|cmd|ps1)$", re.IGNORECASE)
-_PYSCRIPT = re.compile(r"(?:launch|install|one[-_]?click|start|webui|setup[-_]env|env[-_]setup)[\w-]*\.py$"
+_PYSCRIPT = re.compile(r"(?:launch|[\w-]*install|one[-_]?click|start|webui|setup[-_]env|env[-_]setup)[\w-]*\.py$"
                        r"|[\w-]*launch_utils\.py$", re.IGNORECASE)
 _SCRIPT_DIRS = ("", "scripts", "modules", "installer", "install", "tools")
 

@@ -32,7 +32,8 @@ def read_python_script(text: str, file: str) -> list[Record]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             out += _constant(node.targets[0].id, node.value, file, names)
-        value = _render(node, names) if isinstance(node, (ast.Constant, ast.JoinedStr, ast.BinOp)) else None
+        value = _render(node, names) if isinstance(node, (ast.Constant, ast.JoinedStr, ast.BinOp)) else \
+            _argv(node, names) if isinstance(node, (ast.List, ast.Tuple)) else None
         if value is None:
             continue
         line = getattr(node, "lineno", None)
@@ -59,10 +60,11 @@ def _branch_targets(tree: ast.AST) -> dict[int, str]:
     ifs = sorted((n for n in ast.walk(tree) if isinstance(n, ast.If)), key=lambda n: n.lineno)
     for node in ifs:                                   # outer first, so an inner branch overrides
         words = [w.value for w in ast.walk(node.test) if isinstance(w, ast.Constant) and isinstance(w.value, str)]
-        words += [w.id for w in ast.walk(node.test) if isinstance(w, ast.Name)]
-        words += [w.attr for w in ast.walk(node.test) if isinstance(w, ast.Attribute)]
-        targets = [t for t in (target_of_name(w + ".x") for w in words) if t != "any"]
-        if not targets:
+        if not words:                  # the values compared say the machine; a variable's name only without them
+            words = [w.id for w in ast.walk(node.test) if isinstance(w, ast.Name)]
+            words += [w.attr for w in ast.walk(node.test) if isinstance(w, ast.Attribute)]
+        targets = list(dict.fromkeys(t for t in (target_of_name(w + ".x") for w in words) if t != "any"))
+        if len(targets) != 1:            # none, or a branch for several machines ("win" or "linux")
             continue
         for stmt in node.body:
             for line in range(stmt.lineno, (stmt.end_lineno or stmt.lineno) + 1):
@@ -116,6 +118,13 @@ def _render(node: ast.AST, names: dict[str, str]) -> str | None:
     if isinstance(node, ast.Call) and len(node.args) == 2 and _is_env_get(node.func):
         return _render(node.args[1], names)
     return None
+
+
+def _argv(node: ast.List | ast.Tuple, names: dict[str, str]) -> str | None:
+    """``[sys.executable, "-m", "pip", "install", "torch==2.0.1+cu118", "--index-url", URL]`` as one command line
+    (the parts it cannot read, such as ``sys.executable``, are left out)."""
+    parts = [p for p in (_render(e, names) for e in node.elts) if p is not None]
+    return " ".join(parts) if "install" in parts and any(p.startswith("pip") for p in parts) else None
 
 
 def _is_env_get(func: ast.expr) -> bool:
