@@ -205,7 +205,8 @@ def _pixi_feature(table: dict[str, Any], where: str) -> list[Record]:
 
         tier = tier_or_none(cuda)
         if tier:
-            out.append(Record(f"{where} system-requirements", None, "cuda", tier, "range", f"cuda = {cuda!r}"))
+            out.append(Record(f"{where} system-requirements", None, "cuda", tier, "ignored", f"cuda = {cuda!r}",
+                              why="the driver the machine needs, not the build torch comes in"))
     return [r for r in out if r.field != "with" or r.value in COMPANIONS]
 
 
