@@ -362,3 +362,16 @@ def test_an_argv_list_is_one_command_and_a_branch_for_several_oses_serves_any():
             " 'https://download.pytorch.org/whl/cu118'])\n")
     got = facts(scripts.read_python_script(text, "post_install.py"))
     assert ("version", "==2.0.1", "command", "any") in got and ("cuda", "cu118", "command", "any") in got
+
+
+def test_a_readme_gpu_route_beside_a_cpu_only_route_gives_the_gpu_tier(tmp_path):
+    torch = init_intent(tmp_path, {"README.md": "With GPU\n```\nconda install pytorch torchvision pytorch-cuda=11.7 "
+                                                "-c pytorch -c nvidia\n```\n\nOr CPU Only\n```\nconda install pytorch "
+                                                "torchvision cpuonly -c pytorch\n```\n"})
+    assert (torch.cuda, torch.with_) == ("cu117", ("torchvision",))
+
+
+def test_an_installer_under_scripts_install_is_read(tmp_path):
+    torch = init_intent(tmp_path, {"scripts/install/install_cu118.sh": "pip install torch==2.1.2 --index-url "
+                                                                       "https://download.pytorch.org/whl/cu118\n"})
+    assert (torch.version, torch.cuda) == ("==2.1.2", "cu118")

@@ -90,7 +90,7 @@ _SHELL = re.compile(r"(?:install|setup|webui|start|run|launch|env|one[-_]?click|
                     r"(?:sh|bash|bat|cmd|ps1)$", re.IGNORECASE)
 _PYSCRIPT = re.compile(r"(?:launch|[\w-]*install|one[-_]?click|start|webui|setup[-_]env|env[-_]setup)[\w-]*\.py$"
                        r"|[\w-]*launch_utils\.py$", re.IGNORECASE)
-_SCRIPT_DIRS = ("", "scripts", "modules", "installer", "install", "tools")
+_SCRIPT_DIRS = ("", "scripts", "scripts/install", "modules", "installer", "install", "tools")
 
 
 def installer_scripts(project: Path) -> list[tuple[str, str]]:

@@ -21,8 +21,9 @@ _PYTHON_PROSE = re.compile(
 _TARGET_WORDS = (("rocm", re.compile(r"\brocm\b|\bamd\b", re.IGNORECASE)),
                  ("macos", re.compile(r"\bmac\s?os\b|apple silicon|\bmps\b|\bm[1-4]\b", re.IGNORECASE)),
                  ("npu", re.compile(r"\bascend\b|\bnpu\b", re.IGNORECASE)),
-                 ("xpu", re.compile(r"\bintel\s+(?:gpu|arc)\b|\bxpu\b", re.IGNORECASE)))
-_OURS = re.compile(r"\bcuda\b|\bnvidia\b|\blinux\b", re.IGNORECASE)
+                 ("xpu", re.compile(r"\bintel\s+(?:gpu|arc)\b|\bxpu\b", re.IGNORECASE)),
+                 ("cpu", re.compile(r"\bcpu[\s-]?only\b|\bcpuonly\b|\bwithout (?:a )?gpu\b", re.IGNORECASE)))
+_OURS = re.compile(r"\bcuda\b|\bnvidia\b|\blinux\b|\bgpu\b(?![\s-]?only)", re.IGNORECASE)
 _CONTEXT_LINES = 3
 
 
