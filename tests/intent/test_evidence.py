@@ -174,7 +174,7 @@ def test_the_strongest_kind_decides_and_both_sides_of_a_conflict_are_named():
     assert d.value == "==2.6.0" and d.by.file == "uv.lock"
     assert [r.file for r in d.agree] == ["pyproject.toml"]
     assert [(r.file, why) for r, why in d.set_aside] == [
-        ("Dockerfile", "uv.lock:1 (lock) is stronger evidence than this image")]
+        ("Dockerfile", "uv.lock:1 (lock file) is stronger evidence than this (Dockerfile base)")]
     d = rank.decide([rec("version", "==2.1.0", "pin", "a"), rec("version", "==2.2.0", "pin", "b")], "version")
     assert d.value == "==2.1.0" and "conflicts with a:1 (==2.1.0)" in d.set_aside[0][1]
 

@@ -13,6 +13,9 @@ from dataclasses import dataclass
 # which names the build exactly and so beats that file's index URL
 # "ignored" is a statement read and not counted (its ``why`` says why): it never decides
 STRENGTH = {"ignored": 0, "lock": 7, "tag": 6, "pin": 5, "command": 4, "range": 3, "image": 2, "import": 1}
+# how init says each kind to a person (texts.py holds the same words for translation)
+KIND_WORDS = {"ignored": "not counted", "lock": "lock file", "tag": "local tag", "pin": "exact pin",
+              "command": "install command", "range": "a range", "image": "Dockerfile base", "import": "an import"}
 FIELDS = ("version", "cuda", "python", "with", "requirements")
 ANY = "any"
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import files, rank
-from .model import ANY, Decision, Record
+from .model import ANY, KIND_WORDS, Decision, Record
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -116,7 +116,7 @@ def _explain(d: Decision, found: Detected) -> None:
                    f'cuda = "auto": the project names several tiers ({", ".join(d.candidates)}); '
                    "each machine gets the one that fits it")
     if d.by is not None:
-        found.note(d.by.where, d.by.seen, f'{d.field} = "{d.value}" ({d.by.kind})')
+        found.note(d.by.where, d.by.seen, f'{d.field} = "{d.value}" ({KIND_WORDS[d.by.kind]})')
     for r in d.agree:
         found.note(r.where, r.seen, f'agrees: {d.field} = "{r.value}"')
     for r, why in d.set_aside:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from .model import ANY, Decision, Record
+from .model import ANY, KIND_WORDS, Decision, Record
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -42,7 +42,8 @@ def decide(records: Iterable[Record], field: str, targets: frozenset[str] = froz
         elif r.strength == top:
             aside.append((r, f"conflicts with {best.where} ({best.value}); the first one read wins"))
         else:
-            aside.append((r, f"{best.where} ({best.kind}) is stronger evidence than this {r.kind}"))
+            aside.append((r, f"{best.where} ({KIND_WORDS[best.kind]}) is stronger evidence than this "
+                             f"({KIND_WORDS[r.kind]})"))
     return Decision(field, best.value, best, tuple(agree), tuple(aside))
 
 
