@@ -375,3 +375,22 @@ def test_an_installer_under_scripts_install_is_read(tmp_path):
     torch = init_intent(tmp_path, {"scripts/install/install_cu118.sh": "pip install torch==2.1.2 --index-url "
                                                                        "https://download.pytorch.org/whl/cu118\n"})
     assert (torch.version, torch.cuda) == ("==2.1.2", "cu118")
+
+
+MALFORMED = ["", "\x00\xff", "package = 5\nrequires-python = 3\n", "[[package]]\nname = 1\nversion = 2\n", '{"default": [], "_meta": 3}', "package: 5\n",
+             "packages: {a: 1}\n", "dependencies: 5\n", "dependencies:\n  - {pip: 3}\n  - 7\n", "[project]\ndependencies = 3\n",
+             "[tool.poetry.dependencies]\ntorch = [1, {version = 2}]\n[tool.poetry]\nsource = 4\n",
+             "[tool.uv]\nindex = [{url = 3}]\nsources = {torch = 5}\n", "[feature]\nx = 3\n", "FROM\nRUN pip install\n",
+             "def f(:\n", "x = os.environ.get()\nif 'amd':\n  pass\n", "setup(install_requires=5, extras_require={1: 2})\n"]
+
+
+@pytest.mark.parametrize("reader", [
+    prose.read_prose, scripts.read_python_script, scripts.read_shell_script, docker.read_dockerfile,
+    locks.read_uv_lock, locks.read_poetry_lock, locks.read_pipfile_lock, locks.read_pixi_lock, locks.read_conda_lock,
+    pyproject.read_pyproject, pyproject.read_pixi_toml, setup.read_setup_py, setup.read_setup_cfg,
+    lambda text, file: conda_env.read_conda_env(text, file).records,
+    lambda text, file: requirements.read_requirements(text, file).records])
+def test_a_malformed_file_gives_no_records_rather_than_an_error(reader):
+    for text in MALFORMED:
+        got = reader(text, "f")
+        assert got is None or all(isinstance(r, Record) for r in got)

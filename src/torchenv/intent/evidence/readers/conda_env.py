@@ -34,7 +34,8 @@ def read_conda_env(text: str, file: str) -> CondaEnvReading:
     skipped: list[str] = []
     for dep in deps if isinstance(deps, list) else []:
         if isinstance(dep, dict):
-            pip += [p for p in dep.get("pip") or [] if isinstance(p, str)]
+            listed = dep.get("pip")
+            pip += [p for p in listed if isinstance(p, str)] if isinstance(listed, list) else []
         elif isinstance(dep, (str, int, float)):
             spec = str(dep)
             found = conda_records(spec, file, lines.get(spec), "pin")

@@ -48,6 +48,11 @@ def _toml(text: str) -> dict[str, Any]:
     return data
 
 
+def _packages(data: dict[str, Any]) -> list[Any]:
+    packages = data.get("package")
+    return packages if isinstance(packages, list) else []
+
+
 def _target_of(markers: Any) -> str:
     """The one OS a list of resolution markers serves (all of them the same), else any."""
     items = markers if isinstance(markers, list) else [markers] if isinstance(markers, str) else []
@@ -58,7 +63,7 @@ def _target_of(markers: Any) -> str:
 def read_uv_lock(text: str, file: str = "uv.lock") -> list[Record]:
     data = _toml(text)
     out: list[Record] = []
-    for pkg in data.get("package") or []:
+    for pkg in _packages(data):
         if not isinstance(pkg, dict) or not isinstance(pkg.get("version"), str):
             continue
         source = pkg.get("source") or {}
@@ -76,7 +81,7 @@ def read_poetry_lock(text: str, file: str = "poetry.lock") -> list[Record]:
     """poetry.lock and pdm.lock: ``[[package]] name, version`` (and Poetry's ``[package.source] url``)."""
     data = _toml(text)
     out: list[Record] = []
-    for pkg in data.get("package") or []:
+    for pkg in _packages(data):
         if not isinstance(pkg, dict) or not isinstance(pkg.get("version"), str):
             continue
         source = pkg.get("source") or {}
@@ -93,17 +98,20 @@ def read_pipfile_lock(text: str, file: str = "Pipfile.lock") -> list[Record]:
         return []
     if not isinstance(data, dict):
         return []
-    meta = data.get("_meta") or {}
-    sources = {s.get("name"): s.get("url") for s in meta.get("sources") or [] if isinstance(s, dict)}
+    meta = data.get("_meta") if isinstance(data.get("_meta"), dict) else {}
+    listed = meta.get("sources") if isinstance(meta.get("sources"), list) else []
+    sources = {s.get("name"): s.get("url") for s in listed if isinstance(s, dict)}
+    default = data.get("default") if isinstance(data.get("default"), dict) else {}
     out: list[Record] = []
-    for name, pkg in (data.get("default") or {}).items():
+    for name, pkg in default.items():
         if not isinstance(pkg, dict) or not isinstance(pkg.get("version"), str):
             continue
         url = sources.get(pkg.get("index"))
         tier = tier_from_url(url) if isinstance(url, str) else None
         target = marker_target(pkg.get("markers")) or ANY
         out += _entry(name, pkg["version"].lstrip("="), tier, file, target, f"{name} {pkg['version']}")
-    python = (meta.get("requires") or {}).get("python_version")
+    requires = meta.get("requires")
+    python = requires.get("python_version") if isinstance(requires, dict) else None
     if isinstance(python, str):
         out += python_records(python, file, None, "lock", f"python_version = {python!r}")
     return out
