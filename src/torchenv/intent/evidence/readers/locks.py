@@ -48,6 +48,10 @@ def _toml(text: str) -> dict[str, Any]:
     return data
 
 
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def _packages(data: dict[str, Any]) -> list[Any]:
     packages = data.get("package")
     return packages if isinstance(packages, list) else []
@@ -98,10 +102,11 @@ def read_pipfile_lock(text: str, file: str = "Pipfile.lock") -> list[Record]:
         return []
     if not isinstance(data, dict):
         return []
-    meta = data.get("_meta") if isinstance(data.get("_meta"), dict) else {}
-    listed = meta.get("sources") if isinstance(meta.get("sources"), list) else []
-    sources = {s.get("name"): s.get("url") for s in listed if isinstance(s, dict)}
-    default = data.get("default") if isinstance(data.get("default"), dict) else {}
+    meta = _dict(data.get("_meta"))
+    listed = meta.get("sources")
+    sources = {s.get("name"): s.get("url") for s in (listed if isinstance(listed, list) else [])
+               if isinstance(s, dict)}
+    default = _dict(data.get("default"))
     out: list[Record] = []
     for name, pkg in default.items():
         if not isinstance(pkg, dict) or not isinstance(pkg.get("version"), str):
