@@ -394,3 +394,9 @@ def test_a_malformed_file_gives_no_records_rather_than_an_error(reader):
     for text in MALFORMED:
         got = reader(text, "f")
         assert got is None or all(isinstance(r, Record) for r in got)
+
+
+def test_pixi_feature_indexes_are_tiers_for_the_machine_the_feature_names():
+    text = ('[feature.cuda12.pypi-options]\nextra-index-urls = ["https://download.pytorch.org/whl/cu126"]\n'
+            '[feature.rocm.pypi-options]\nextra-index-urls = ["https://download.pytorch.org/whl/rocm6.2"]\n')
+    assert facts(pyproject.read_pixi_toml(text)) == [("cuda", "cu126", "pin", "cuda"), ("cuda", "rocm6.2", "pin", "rocm")]

@@ -24,7 +24,7 @@ _TARGET_WORDS = {
     "tf": "tensorflow", "mlx": "macos", "hip": "rocm", "ipex": "xpu", "dml": "directml", "directml": "directml",
 }
 _OS = ("linux", "windows", "macos")
-_CU = re.compile(r"cu\d{2,3}")
+_CU = re.compile(r"cu\d{2,3}|cuda\d+")
 
 
 def host_os() -> str:

@@ -172,7 +172,9 @@ def read_pixi_table(pixi: dict[str, Any], file: str) -> list[Record]:
     JAX feature is JAX's."""
     out = _pixi_feature(pixi, file)
     for name, feature in _table(pixi, "feature").items():
-        out += _pixi_feature(feature, f"{file} [feature.{name}]")
+        target = target_of_name(str(name))
+        out += [r if r.target != ANY else Record(r.file, r.line, r.field, r.value, r.kind, r.seen, target)
+                for r in _pixi_feature(feature, f"{file} [feature.{name}]")]
     return out
 
 
@@ -198,6 +200,11 @@ def _pixi_feature(table: dict[str, Any], where: str) -> list[Record]:
         tier = tier_from_url(index) if isinstance(index, str) else None
         if tier and lname == "torch":
             out.append(Record(where, None, "cuda", tier, "pin", str(index)))
+    options = _table(table, "pypi-options")
+    for url in _list(options.get("index-url")) + _list(options.get("extra-index-urls")):
+        tier = tier_from_url(url) if isinstance(url, str) else None
+        if tier:
+            out.append(Record(f"{where} pypi-options", None, "cuda", tier, "pin", str(url)))
     system = _table(table, "system-requirements")
     cuda = system.get("cuda")
     if has_torch and isinstance(cuda, str) and "." in cuda:
