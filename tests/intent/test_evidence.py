@@ -139,8 +139,8 @@ def test_pixi_features_without_torch_say_nothing_about_torch():
             'cuda-version = "12.4.*"\n[feature.cpu.dependencies]\npytorch-cpu = ">=2.3"\n'
             '[feature.jax.dependencies]\njax = "*"\ncuda-version = "12.2.*"\n')
     assert facts(pyproject.read_pixi_toml(text)) == [
-        ("python", "3.11", "pin", "any"), ("version", ">=2.3", "range", "any"), ("cuda", "cu124", "pin", "any"),
-        ("version", ">=2.3", "range", "any"), ("cuda", "cpu", "pin", "any")]
+        ("python", "3.11", "pin", "any"), ("version", ">=2.3", "range", "cuda"), ("cuda", "cu124", "pin", "cuda"),
+        ("version", ">=2.3", "range", "cpu"), ("cuda", "cpu", "pin", "cpu")]
 
 
 def test_conda_env_ranges_are_kept_as_pep440_specs():
