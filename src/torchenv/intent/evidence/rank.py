@@ -78,7 +78,8 @@ def decide_python(records: Iterable[Record], targets: frozenset[str] = frozenset
     aside = [(r, f"outside {rng.where} ({rng.value})") for r, rng in outside]
     if fits:
         decided = decide(fits, "python", targets)
-        return Decision("python", decided.value, decided.by, decided.agree, decided.set_aside + tuple(aside))
+        inside = tuple(r for r in ranges if decided.value and _python_in(decided.value, r.value))
+        return Decision("python", decided.value, decided.by, decided.agree + inside, decided.set_aside + tuple(aside))
     bounded = [r for r in ranges if re.search(r"<=?\s*3\.", r.value)]      # "<4.0" (Poetry's ^3.8) bounds nothing
     if outside or bounded:
         rng = max(bounded or ranges, key=lambda r: r.strength)
