@@ -400,3 +400,11 @@ def test_pixi_feature_indexes_are_tiers_for_the_machine_the_feature_names():
     text = ('[feature.cuda12.pypi-options]\nextra-index-urls = ["https://download.pytorch.org/whl/cu126"]\n'
             '[feature.rocm.pypi-options]\nextra-index-urls = ["https://download.pytorch.org/whl/rocm6.2"]\n')
     assert facts(pyproject.read_pixi_toml(text)) == [("cuda", "cu126", "pin", "cuda"), ("cuda", "rocm6.2", "pin", "rocm")]
+
+
+def test_doc_pages_in_any_case_and_extension_but_not_scripts(tmp_path):
+    from torchenv.intent.evidence import files
+
+    write(tmp_path, {n: "x" for n in ("readme.md", "SETUP.md", "setup.py", "install.sh", "INSTALL",
+                                       "docs/Installation.rst")})
+    assert files.doc_files(tmp_path) == ["readme.md", "INSTALL", "SETUP.md", "docs/Installation.rst"]

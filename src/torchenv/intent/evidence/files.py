@@ -71,6 +71,7 @@ _DOC = re.compile(r"(?:readme|install(?:ation|ing)?|get(?:ting)?[-_]?started|qui
                   r"(?:[-_.][\w-]*)?(?:\.(?:md|rst|txt|markdown))?$", re.IGNORECASE)
 _DOC_DIRS = ("docs", "doc", "docs/source", "docs/en", "docs/en/get_started", "documentation")
 MAX_DOCS = 12
+_DOC_SUFFIXES = ("", ".md", ".rst", ".txt", ".markdown")
 
 
 def doc_files(project: Path) -> list[str]:
@@ -81,7 +82,7 @@ def doc_files(project: Path) -> list[str]:
         if not base.is_dir():
             continue
         for path in sorted(base.iterdir(), key=lambda p: (not p.name.lower().startswith("readme"), p.name)):
-            if path.is_file() and _DOC.fullmatch(path.name) and not path.name.lower().startswith("setup."):
+            if path.is_file() and _DOC.fullmatch(path.name) and path.suffix.lower() in _DOC_SUFFIXES:
                 out.append(path.relative_to(project).as_posix())
     return out[:MAX_DOCS]
 
