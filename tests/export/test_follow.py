@@ -67,12 +67,31 @@ def test_a_torchenv_toml_wins_over_a_uv_lock(world):
     assert world.plan_calls[-1].torch.version == "==2.4.*"
 
 
-def test_a_lock_pinning_two_torches_is_refused_naming_the_file(world):
+def _marked(entry: str, marker: str) -> str:
+    return entry.replace('source = {', f'resolution-markers = ["{marker}"]\nsource = {{', 1)
+
+
+def test_a_multi_platform_uv_lock_is_followed_with_the_entry_for_this_machine(world):
     (world.project / "torchenv.toml").unlink()
-    (world.project / "uv.lock").write_text(UV_LOCK + UV_LOCK.split("\n\n", 1)[1].replace("2.5.1+cu121", "2.5.1"))
+    head, torch_entry, rest = UV_LOCK.split("\n\n", 2)
+    mac = _marked(torch_entry.replace("2.5.1+cu121", "2.5.1").replace("download.pytorch.org/whl/cu121",
+                                                                       "pypi.org/simple"), "sys_platform == 'darwin'")
+    linux = _marked(torch_entry, "sys_platform != 'darwin'")
+    (world.project / "uv.lock").write_text("\n\n".join([head, mac, linux, rest]))
+    _up(world)
+    import sys
+
+    want = ("==2.5.1", None) if sys.platform == "darwin" else ("==2.5.1", "cu121")
+    followed = world.plan_calls[-1].torch
+    assert (followed.version, followed.cuda if followed.cuda != "auto" else None) == want
+
+
+def test_a_lock_pinning_two_torch_releases_is_refused_naming_the_file(world):
+    (world.project / "torchenv.toml").unlink()
+    (world.project / "uv.lock").write_text(UV_LOCK + UV_LOCK.split("\n\n", 1)[1].replace("2.5.1+cu121", "2.4.1"))
     with pytest.raises(LockError) as exc:
         _up(world)
-    assert "uv.lock: pins torch at several versions (2.5.1, 2.5.1+cu121)" in exc.value.message
+    assert "uv.lock: pins torch at several versions (2.4.1, 2.5.1+cu121)" in exc.value.message
     assert "torchenv init" in exc.value.hint
 
 

@@ -54,7 +54,8 @@ def test_local_tag_beats_index_url_and_says_so(tmp_path, capsys):
     assert init(tmp_path) == 0
     assert load_project_intent(tmp_path).torch.cuda == "cu121"
     out = capsys.readouterr().out
-    assert 'replacing "cu118"' in out and "requirements.txt:2" in out
+    assert 'requirements.txt:2: torch==2.4.1+cu121  ->  cuda = "cu121" (local tag)' in out
+    assert "requirements.txt:1" in out and "set aside: requirements.txt:2 (local tag) is stronger evidence" in out
 
 
 def test_included_requirement_files_are_followed(tmp_path):

@@ -21,7 +21,7 @@ PROJECTS = sorted(p.name for p in CORPUS.iterdir() if p.is_dir())
 
 
 def test_the_corpus_is_large_and_every_fixture_names_its_origin():
-    assert len(PROJECTS) >= 30
+    assert len(PROJECTS) >= 60
     for name in PROJECTS:
         origin = (CORPUS / name / "ORIGIN").read_text()
         assert origin.startswith("repo: ") and "commit" in origin, name

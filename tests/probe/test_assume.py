@@ -184,7 +184,7 @@ def test_a_free_threaded_python_can_be_assumed_and_a_314t_plan_uses_it(monkeypat
                                 "--assume-python", "3.14t", "--assume-python", "3.12"))
     assert m.python_versions() == ["3.12", "3.14t"]
     plan = resolve(Intent(torch=TorchIntent(python="3.14t")), m)
-    assert plan.python == "3.14t" and any("3.14t: asked for by the project; on the (assumed) machine" in r
+    assert plan.python == "3.14t" and any("3.14t: set by the caller; on the (assumed) machine" in r
                                           for r in plan.reasons)
     probed = Machine(os="linux", arch="x86_64", pythons=[PythonInstall("3.14.0t", "/usr/bin/python3.14t", "path"),
                                                          PythonInstall("3.14.0", "/usr/bin/python3.14", "path")])

@@ -128,7 +128,7 @@ def test_python_pin_without_wheels_refused_with_python_alternative():
 def test_explicit_tier_honoured_even_when_newer_fits():
     plan = resolve(intent(cuda="12.6", version="2.8"), machine(driver="575.57.08", gpus=[RTX3090]))
     assert plan.tier == "cu126" and plan.packages[0].version == "2.8.0+cu126"
-    assert any("asked for" in r for r in plan.reasons)
+    assert any("set by the caller (cuda = \"cu126\")" in r for r in plan.reasons)
 
 
 def test_explicit_tier_missing_in_release_is_refused_not_changed():

@@ -15,17 +15,20 @@ from . import _options
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from ..intent.detect import Detected
+    from ..intent.evidence.project import Detected
     from ..intent.model import Intent
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("init", help=_("write a torchenv.toml for this project"),
                        description=_("Write a commented torchenv.toml, carrying over the torch pin, CUDA "
-                                     "tier, Python and companions found in the project's requirement files "
+                                     "tier, Python and companions the project states: its requirement files "
                                      "(those a README installs, requirements.txt, requirements/), pyproject.toml, "
-                                     "environment.yml, setup.py/setup.cfg and the code's torchvision/torchaudio "
-                                     "imports. "
+                                     "pixi.toml, conda env files, setup.py/setup.cfg, lock files, README and docs "
+                                     "install commands, installer scripts, Dockerfile bases and the code's "
+                                     "torchvision/torchaudio imports (read, never run). Each statement is weighed "
+                                     "(lock > exact pin > install command > range > base image > import); what "
+                                     "was used and what was set aside is shown. "
                                      "Flags override what was found."))
     _options.add_project(p, walks_up=False)
     p.add_argument("--force", action="store_true",
@@ -42,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ..errors import IntentError
-    from ..intent.detect import detect_project
+    from ..intent.evidence.project import detect_project
     from ..intent.init_writer import refuse_existing, render_intent, write_intent_file
     from ..intent.load import apply_overrides, intent_from_text
     from ..intent.model import INTENT_FILE, Intent
@@ -74,12 +77,16 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         ui.emit_json({"file": str(target), "backup": str(backup) if backup else None,
                       "inside_project": str(outer) if outer else None,
-                      "found": [f.__dict__ for f in found.findings], "intent": intent.to_json()})
+                      "found": [f.__dict__ for f in found.findings],
+                      "records": [r.to_json() for r in found.records],
+                      "decisions": {k: d.to_json() for k, d in found.decisions.items()},
+                      "skipped": [{"file": f, "why": why} for f, why in found.skipped],
+                      "intent": intent.to_json()})
         return 0
     if not found.findings:
-        ui.step(_("No torch pin found in the project's dependency files (requirements files, pyproject.toml, "
-                  "environment.yml, setup.py/setup.cfg): torchenv will choose the newest torch that fits each "
-                  "machine (cuda = \"auto\")"))
+        ui.step(_("No torch pin found in the project's files (requirement files, pyproject.toml, pixi.toml, "
+                  "conda env files, setup.py/setup.cfg, lock files, README install commands, installer scripts, "
+                  "Dockerfiles): torchenv will choose the newest torch that fits each machine (cuda = \"auto\")"))
     from ..intent.texts import translate_found
 
     for f in found.findings:                 # Ui.step escapes markup: "[env]" prints as text
@@ -107,14 +114,21 @@ def _intent_above(project: Path) -> Path | None:
 
 def _notes(found: Detected, intent: Intent) -> dict[str, str]:
     """End-of-line comments for keys whose value came from a project file (not from a flag)."""
-    taken = {"torch.version": (found.version, intent.torch.version, "version ="),
-             "torch.cuda": (found.cuda, intent.torch.cuda, "cuda ="),
-             "torch.python": (found.python, intent.torch.python, "python ="),
-             "torch.with": (tuple(sorted(set(found.with_))), intent.torch.with_, "with +="),
-             "env.extras": (tuple(found.extras), intent.env.extras, "extras =")}
     notes: dict[str, str] = {}
-    for key, (was_found, final, prefix) in taken.items():
-        sources = [f.where for f in found.findings if f.meaning.startswith(prefix)]
-        if sources and was_found == final:
-            notes[key] = "from " + (sources[-1] if key == "torch.cuda" else ", ".join(dict.fromkeys(sources)))
+    for key, field, final in (("torch.version", "version", intent.torch.version),
+                              ("torch.cuda", "cuda", intent.torch.cuda),
+                              ("torch.python", "python", intent.torch.python)):
+        d = found.decisions.get(field)
+        if d is None or d.value is None or d.value != final:
+            continue
+        if d.candidates:
+            notes[key] = "the project names " + ", ".join(d.candidates) + "; auto picks per machine"
+        elif d.by is not None:
+            notes[key] = "from " + d.by.where
+    with_sources = [f.where for f in found.findings if f.meaning.startswith("with +=")]
+    if with_sources and tuple(sorted(set(found.with_))) == intent.torch.with_:
+        notes["torch.with"] = "from " + ", ".join(dict.fromkeys(with_sources))
+    extras = [f.where for f in found.findings if f.meaning.startswith("extras =")]
+    if extras and tuple(found.extras) == intent.env.extras:
+        notes["env.extras"] = "from " + ", ".join(dict.fromkeys(extras))
     return notes

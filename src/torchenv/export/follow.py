@@ -37,7 +37,7 @@ class Followed:
 
 
 def _tier(version: str, index: str | None) -> str | None:
-    from ..intent.detect import tier_from_url
+    from ..intent.evidence.readers.specs import tier_from_url
     from ..intent.versions import normalise_tier
 
     local = version.partition("+")[2]
@@ -55,14 +55,41 @@ def _python(requires: str | None, filenames: list[str]) -> str | None:
 
 
 def _one(path: Path, packages: list[dict[str, Any]], name: str) -> dict[str, Any] | None:
+    """The lock's entry for ``name`` on this machine. A multi-platform lock holds several (``2.7.0`` from PyPI
+    for macOS, ``2.7.0+cu128`` for Linux): the one whose ``resolution-markers`` hold here is taken; only
+    entries of different public versions that no marker tells apart are refused."""
     from ..errors import LockError
 
     found = [p for p in packages if p.get("name") == name]
-    versions = sorted({str(p.get("version")) for p in found})
-    if len(versions) > 1:
-        raise LockError(f"{path}: pins {name} at several versions ({', '.join(versions)}); torchenv follows one",
-                        hint="write a torchenv.toml for this project (`torchenv init`) to choose")
-    return found[0] if found else None
+    if len(found) <= 1:
+        return found[0] if found else None
+    here = [p for p in found if _holds_here(p.get("resolution-markers"))]
+    if len(here) == 1:
+        return here[0]
+    versions = sorted({str(p.get("version")) for p in here or found})
+    if len({v.partition("+")[0] for v in versions}) == 1:      # one release, builds per platform: the GPU one
+        import sys  # off macOS, PyPI's (untagged) one on it
+
+        tagged = sorted(here or found, key=lambda p: ("+" in str(p.get("version"))) == (sys.platform == "darwin"))
+        return tagged[0]
+    raise LockError(f"{path}: pins {name} at several versions ({', '.join(versions)}); torchenv follows one",
+                    hint="write a torchenv.toml for this project (`torchenv init`) to choose")
+
+
+def _holds_here(markers: Any) -> bool:
+    """Does any of an entry's resolution markers hold on this machine (no markers: it serves every one)?"""
+    from packaging.markers import InvalidMarker, Marker
+
+    items = [m for m in markers if isinstance(m, str)] if isinstance(markers, list) else []
+    if not items:
+        return True
+    for text in items:
+        try:
+            if Marker(text).evaluate():
+                return True
+        except (InvalidMarker, ValueError):
+            return True
+    return False
 
 
 def _from_pylock(path: Path, data: dict[str, Any]) -> Followed | None:
@@ -121,4 +148,5 @@ def follow_existing_lock(intent: Intent, project: Path) -> tuple[Intent, Followe
         return intent, None
     torch = replace(intent.torch, version="==" + found.torch.partition("+")[0], cuda=found.tier or intent.torch.cuda,
                     python=found.python or intent.torch.python, with_=found.with_ or intent.torch.with_)
-    return replace(intent, torch=torch), found
+    keys = ["torch.version"] + (["torch.cuda"] if found.tier else []) + (["torch.python"] if found.python else [])
+    return replace(intent, torch=torch).set_by(f"the project ({found.file}, followed: no torchenv.toml)", *keys), found

@@ -87,7 +87,8 @@ def assumed_machine(spec: TargetSpec, pythons: list[str]) -> Machine:
 
 
 def _target_intent(intent: Intent, spec: TargetSpec) -> Intent:
-    return dataclasses.replace(intent, torch=dataclasses.replace(intent.torch, cuda=spec.tier))
+    return dataclasses.replace(intent, torch=dataclasses.replace(intent.torch, cuda=spec.tier)).set_by(
+        f"the user (lock target {spec.name})", "torch.cuda")
 
 
 @dataclass(frozen=True)

@@ -155,10 +155,12 @@ def apply_overrides(intent: Intent, overrides: IntentOverrides,
         changes.setdefault(section, {})[field.attr] = checked
 
     given = [(rule, overrides) for rule in INTENT_FLAG_KEYS] + [(rule, mirror) for rule in _MIRROR_FLAGS if mirror]
+    flagged: list[tuple[str, str]] = []
     for (attr, flag, section, key), request in given:
         value = getattr(request, attr)
         if value is not None:
             put(flag, section, key, value)
+            flagged.append((f"{section}.{key}", flag))
     if overrides.with_:
         names = [n for item in overrides.with_ for n in str(item).split(",") if n.strip()]
         put("--with", "torch", "with", list(intent.torch.with_) + names)
@@ -166,7 +168,10 @@ def apply_overrides(intent: Intent, overrides: IntentOverrides,
         changes.setdefault("torch", {})["allow_experimental"] = True
     if not changes:
         return intent
-    return replace(intent, **{s: replace(getattr(intent, s), **v) for s, v in changes.items()})
+    changed = replace(intent, **{s: replace(getattr(intent, s), **v) for s, v in changes.items()})
+    for key, flag in flagged:
+        changed = changed.set_by(f"the user ({flag})", key)
+    return changed
 
 
 def _flag_hint(flag: str, hint: str | None) -> str | None:

@@ -59,6 +59,9 @@ class Intent:
     conda: CondaIntent = field(default_factory=CondaIntent)
     file: Path | None = None            # the torchenv.toml it came from, if any
     project: Path | None = None         # the project directory (-C DIR) even when it has no torchenv.toml
+    # who set a key when it was not the file: ("torch.cuda", "the user (--cuda)"), ("torch.version", "torchenv
+    # (fallback: ...)"); keys written in the file need no entry. Not part of the meaning (to_json, hash).
+    origins: tuple[tuple[str, str], ...] = ()
 
     @property
     def project_dir(self) -> Path:
@@ -66,10 +69,18 @@ class Intent:
             return self.file.parent
         return self.project if self.project else Path.cwd()
 
+    def set_by(self, who: str, *keys: str) -> Intent:
+        """This intent with ``keys`` ("torch.cuda") recorded as set by ``who`` (a flag, a followed lock, a rule)."""
+        from dataclasses import replace
+
+        kept = tuple((k, w) for k, w in self.origins if k not in keys)
+        return replace(self, origins=kept + tuple((k, who) for k in keys))
+
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["file"] = str(self.file) if self.file else None
         data["project"] = str(self.project) if self.project else None
+        data.pop("origins", None)
         data["torch"]["with"] = list(data["torch"].pop("with_"))
         return data
 

@@ -35,20 +35,40 @@ def interpreter(machine: Machine, minor: str) -> str | None:
     return max(found, key=lambda p: kb.vtuple(p.version)).path or ""
 
 
+def within(versions: list[str], requires: tuple[str, str] | None) -> list[str]:
+    """The Pythons of ``versions`` that the project's ``requires-python`` allows (all, when it states none)."""
+    if requires is None:
+        return versions
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    try:
+        spec = SpecifierSet(requires[0])
+    except InvalidSpecifier:
+        return versions
+    return [v for v in versions if spec.contains(v.rstrip("t") + ".0", prereleases=True)]
+
+
 def choose_python(rel: kb.Release, machine: Machine, wanted: str | None,
-                  prefer: str | None = None, platform: str | None = None) -> PythonChoice:
+                  prefer: str | None = None, platform: str | None = None, *,
+                  wanted_by: str = "the project", requires: tuple[str, str] | None = None) -> PythonChoice:
+    """``wanted_by`` names who asked for ``wanted``; ``requires`` is the project's (requires-python, file): the
+    Python chosen here stays inside it, since installing the project fails outside it."""
+    bound = f"; kept within the project's requires-python {requires[0]} ({requires[1]})" if requires else ""
     if wanted:
         path = interpreter(machine, wanted)
         where = ("not on this machine: it will be installed" if path is None else
                  f"found at {path}" if path else "on the (assumed) machine")
-        return PythonChoice(wanted, path or None, f"Python {wanted}: asked for by the project; {where}",
-                            None if path is not None else
-                            f"Python {wanted} is not on this machine; `up` has to install it", present=path is not None)
-    supported = list(rel.pythons(platform))
+        warning = None if path is not None else f"Python {wanted} is not on this machine; `up` has to install it"
+        if requires and not within([wanted], requires):
+            warning = (f"Python {wanted} is outside the project's requires-python {requires[0]} ({requires[1]}): "
+                       "installing the project will fail")
+        return PythonChoice(wanted, path or None, f"Python {wanted}: set by {wanted_by}; {where}", warning,
+                            present=path is not None)
+    supported = within(list(rel.pythons(platform)), requires) or list(rel.pythons(platform))
     if prefer and prefer in supported:
         path = interpreter(machine, prefer)
         return PythonChoice(prefer, path or None, f"Python {prefer}: preferred by the caller and supported by "
-                            f"torch {rel.version}", present=path is not None)
+                            f"torch {rel.version}{bound}", present=path is not None)
     present = [v for v in machine.python_versions() if v in supported]
     if present:
         stable = [v for v in present if v not in rel.python_experimental]
@@ -56,13 +76,13 @@ def choose_python(rel: kb.Release, machine: Machine, wanted: str | None,
         others = f" (also on this machine: {', '.join(v for v in present if v != pick)})" if len(present) > 1 else ""
         return PythonChoice(pick, interpreter(machine, pick) or None,
                             f"Python {pick}: the newest Python on this machine that torch {rel.version} has "
-                            f"wheels for{others}")
+                            f"wheels for{others}{bound}")
     stable = [v for v in supported if v not in rel.python_experimental]
     pick = (stable or supported)[-1]
     have = ", ".join(machine.python_versions()) or "none found"
     return PythonChoice(pick, None,
                         f"Python {pick}: the newest Python torch {rel.version} supports "
                         f"({supported[0]}-{supported[-1]}); none of this machine's Pythons ({have}) fits, "
-                        "so it must be installed",
+                        f"so it must be installed{bound}",
                         f"Python {pick} is not on this machine; `up` has to install it (conda backend, or "
                         f"`uv python install {pick}`)", present=False)

@@ -337,7 +337,10 @@ def _try(cand: Candidate, intent: Intent, machine: Machine, overrides: SourceOve
     torch = dataclasses.replace(intent.torch, version=cand.version or intent.torch.version,
                                 cuda=cand.tier or "cpu", python=cand.python or intent.torch.python)
     try:
-        plan = resolve(dataclasses.replace(intent, torch=torch), machine, sources_overrides=overrides)
+        keys = [k for k, v in (("torch.version", cand.version), ("torch.cuda", True), ("torch.python", cand.python))
+                if v]
+        trial = dataclasses.replace(intent, torch=torch).set_by(f"torchenv (fallback: {cand.why})", *keys)
+        plan = resolve(trial, machine, sources_overrides=overrides)
     except (PlanRefused, IntentError) as exc:
         return f"does not fit this machine ({exc.message})"
     missing = missing_file(plan, memory)

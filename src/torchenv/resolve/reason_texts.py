@@ -28,7 +28,7 @@ REASONS = (
     N_("{gpu} (sm_{sm}, {family})"),
     N_("the assumed GPU"),
     # resolver._plan
-    N_("torch {version}: the newest release matching {spec} that fits this machine"),
+    N_("torch {version}: the newest release matching {spec} (set by {who}) that fits this machine"),
     N_("torch {version}: the newest release that fits this machine"),
     N_("torch {version} not chosen: {why}"),
     N_("{count} more newer releases skipped ({kinds})"),
@@ -41,12 +41,12 @@ REASONS = (
     N_("{tier} is an experimental tier for torch {version} ({why})"),
     N_("on Apple silicon the cpu build includes MPS: verify expects the 'mps' device"),
     # resolver._tier_reasons
-    N_("{tier} chosen: asked for (cuda = \"{asked}\"); {why}"),
+    N_("{tier} chosen: set by {who} (cuda = \"{asked}\"); {why}"),
     N_("{tier} chosen: runs on every GPU -- {per_gpu}"),
     N_("{tier} chosen: {why}"),
     N_("driver {driver} >= {floor}, the floor of {tier} ({policy})"),
     N_("no NVIDIA GPU is visible, so neither driver nor GPU code was checked"),
-    N_("cpu chosen: asked for (cuda = \"cpu\"); the GPU will not be used"),
+    N_("cpu chosen: set by {who} (cuda = \"cpu\"); the GPU will not be used"),
     N_("cpu build chosen: macOS wheels are CPU builds, with MPS on Apple silicon"),
     N_("cpu chosen: no usable GPU on this machine"),
     N_("note: {gpu} ({family}) needs an R{floor}+ driver [unverified]"),
@@ -81,7 +81,9 @@ REASONS = (
     N_("{span} with PTX compute_{ptx}"),
     N_("no GPU code"),
     # python_choice
-    N_("Python {python}: asked for by the project; {where}"),
+    N_("Python {python}: set by {who}; {where}"),
+    N_("kept within the project's requires-python {spec} ({file})"),
+    N_("Python {python} is outside the project's requires-python {spec} ({file}): installing the project will fail"),
     N_("not on this machine: it will be installed"),
     N_("found at {path}"),
     N_("on the (assumed) machine"),
@@ -93,7 +95,16 @@ REASONS = (
     N_("Python {python}: the newest Python torch {version} supports ({first}-{last}); none of this machine's "
        "Pythons ({have}) fits, so it must be installed"),
     # resolver._backend
-    N_("{backend}: set by the project (env.backend)"),
+    N_("{backend}: set by {who} (env.backend)"),
+    N_("{backend}: torchenv's default (env.backend is not set)"),
+    # resolve.origins: who set a word of the intent
+    N_("set by {who}"),
+    N_("the project ({where})"),
+    N_("the project ({file}, followed: no torchenv.toml)"),
+    N_("the user ({flag})"),
+    N_("the user (lock target {name})"),
+    N_("torchenv (fallback: {why})"),
+    N_("the caller"),
     N_("conda: the project lists conda packages ([conda] packages)"),
     N_("conda: the planned Python is not on this machine, and conda can provide it"),
     N_("venv: the planned Python is on this machine ({path})"),

@@ -108,14 +108,16 @@ def _plan(intent: Intent, machine: Machine, mv: MachineView, cons: Constraints, 
     reasons = [mv.summary()]
     warnings = list(mv.warnings) + list(c.notes)
 
-    what = f"matching {cons.spec!r} " if cons.spec else ""
+    from .origins import who
+
+    what = f"matching {cons.spec!r} (set by {who(intent, 'torch.version')}) " if cons.spec else ""
     reasons.append(f"torch {rel.version}: the newest release {what}that fits this machine")
     if rel.origin == "overlay":
         reasons.append(f"torch {rel.version} is known from `torchenv recipes refresh` ({rel.source}): index facts "
                        "only, arch lists and experimental status are inferred")
     reasons += _newer_releases(outcome, rel.version)
     reasons += [r.text for r in outcome.rejections if r.release == rel.version]
-    reasons += _tier_reasons(c, mv, cons)
+    reasons += _tier_reasons(c, mv, cons, who(intent, "torch.cuda"))
 
     pypi_tier = kb.pypi_default_tier(rel, mv.platform)
     pypi = pypi_tier == tier
@@ -130,11 +132,13 @@ def _plan(intent: Intent, machine: Machine, mv: MachineView, cons: Constraints, 
     if kind == "rocm" and mv.mode != "rocm":
         warnings.append(f"no AMD ROCm GPU was found: the {tier} build installs, but torch will run on the CPU only")
     if c.status == "experimental":
-        why = "asked for explicitly" if cons.tier != "auto" else (
+        why = f"set by {who(intent, 'torch.cuda')}" if cons.tier != "auto" else (
             "allowed by allow_experimental" if cons.allow_experimental else "no stable tier fits")
         warnings.append(f"{tier} is an experimental tier for torch {rel.version} ({why})")
 
-    py = choose_python(rel, machine, cons.python, prefer_python, mv.platform)
+    requires = project_requires_python(intent)
+    py = choose_python(rel, machine, cons.python, prefer_python, mv.platform,
+                       wanted_by=who(intent, "torch.python"), requires=requires)
     reasons.append(py.reason)
     if py.warning:
         warnings.append(py.warning)
@@ -166,6 +170,21 @@ def _plan(intent: Intent, machine: Machine, mv: MachineView, cons: Constraints, 
         packages=packages, pypi_default_build=pypi, reasons=tuple(reasons), machine=machine, intent=intent,
         sources=sources, python_path=py.path, warnings=tuple(dict.fromkeys(warnings)), expects_gpu=expects_gpu,
         compiled_archs=tuple(compiled), backend_reason=backend_reason, import_requirements=needs)
+
+
+def project_requires_python(intent: Intent) -> tuple[str, str] | None:
+    """(``requires-python``, where) of the project's pyproject.toml: the chosen Python must satisfy it, since
+    installing the project fails outside it."""
+    from ..fileio import tomllib_module
+
+    path = intent.project_dir / "pyproject.toml"
+    try:
+        data = tomllib_module().loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    project = data.get("project")
+    spec = project.get("requires-python") if isinstance(project, dict) else None
+    return (spec, "pyproject.toml") if isinstance(spec, str) and spec.strip() else None
 
 
 def _newer_releases(outcome: Outcome, chosen: str) -> list[str]:
@@ -211,10 +230,10 @@ def _span(versions: list[str], considered: list[str]) -> str:
     return ", ".join(ordered)
 
 
-def _tier_reasons(c: Candidate, mv: MachineView, cons: Constraints) -> list[str]:
+def _tier_reasons(c: Candidate, mv: MachineView, cons: Constraints, by: str) -> list[str]:
     tier = c.tier
     out = []
-    asked = f"asked for (cuda = \"{tier}\"); " if cons.tier != "auto" else ""
+    asked = f"set by {by} (cuda = \"{tier}\"); " if cons.tier != "auto" else ""
     if c.matches:
         if len(c.matches) == 1:
             out.append(f"{tier} chosen: {asked}{c.matches[0][1].explain()}")
@@ -231,7 +250,7 @@ def _tier_reasons(c: Candidate, mv: MachineView, cons: Constraints) -> list[str]
                    + (f" carrying {', '.join(mv.gfx)}" if mv.gfx and kb.rocm_gfx(tier) else ""))
     elif tier == "cpu":
         if cons.tier == "cpu" and mv.mode in ("cuda", "rocm"):
-            out.append("cpu chosen: asked for (cuda = \"cpu\"); the GPU will not be used")
+            out.append(f"cpu chosen: set by {by} (cuda = \"cpu\"); the GPU will not be used")
         elif mv.mode == "mps":
             out.append("cpu build chosen: macOS wheels are CPU builds, with MPS on Apple silicon")
         else:
@@ -245,9 +264,14 @@ def _tier_reasons(c: Candidate, mv: MachineView, cons: Constraints) -> list[str]
 
 
 def _backend(intent: Intent, python_path: str | None, present: bool) -> tuple[str, str]:
+    from .origins import who
+
     backend = intent.env.backend
     if backend != "auto":
-        return backend, f"{backend}: set by the project (env.backend)"
+        by = who(intent, "env.backend")
+        if by == "the caller" and backend == "venv":
+            return backend, f"{backend}: torchenv's default (env.backend is not set)"
+        return backend, f"{backend}: set by {by} (env.backend)"
     if intent.conda.packages:
         return "conda", "conda: the project lists conda packages ([conda] packages)"
     if not present:

@@ -1,0 +1,109 @@
+"""The one ranking: each field of the intent is decided from the records the same way.
+
+Rules, in order: records meant for another machine (``target``) never decide; the strongest
+kind wins (``model.STRENGTH``); among equals the first one read wins. A record that says the
+same, or an exact version inside a range that wins or loses to it, agrees; any other value is
+set aside with the record that beat it named. For ``cuda`` several different tiers at the top
+strength are the project's candidates: the machine picks among them (``cuda = "auto"``), since
+taking the first would plan a GPU project for a CPU.
+"""
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from .model import ANY, KIND_WORDS, Decision, Record
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+
+def decide(records: Iterable[Record], field: str, targets: frozenset[str] = frozenset({ANY})) -> Decision:
+    mine = [r for r in records if r.field == field]
+    usable = [r for r in mine if (r.target in targets or r.target == ANY) and r.strength > 0]
+    away = [(r, r.why if r.strength == 0 else f"meant for {r.target}, not this target") for r in mine
+            if r not in usable]
+    if not usable:
+        return Decision(field, None, None, set_aside=tuple(away))
+    top = max(r.strength for r in usable)
+    best = next(r for r in usable if r.strength == top)
+    if field == "cuda":
+        tiers = list(dict.fromkeys(r.value for r in usable if r.strength == top))
+        if len(tiers) > 1:
+            aside = [(r, f"one of the project's tiers ({', '.join(tiers)}): the machine picks")
+                     for r in usable if r.strength == top] + away
+            return Decision(field, "auto", None, set_aside=tuple(aside), candidates=tuple(tiers))
+    agree, aside = [], list(away)
+    for r in usable:
+        if r is best:
+            continue
+        if r.value == best.value or (field == "version" and _fits(best.value, r.value)):
+            agree.append(r)
+        elif r.strength == top:
+            aside.append((r, f"conflicts with {best.where} ({best.value}); the first one read wins"))
+        else:
+            aside.append((r, f"{best.where} ({KIND_WORDS[best.kind]}) is stronger evidence than this "
+                             f"({KIND_WORDS[r.kind]})"))
+    return Decision(field, best.value, best, tuple(agree), tuple(aside))
+
+
+def _fits(a: str, b: str) -> bool:
+    """Does one spec's exact version satisfy the other (``==2.6.0`` and ``>=2.5.1`` agree)?"""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    for exact, rng in ((a, b), (b, a)):
+        if exact.startswith("==") and "," not in exact and "*" not in exact:
+            try:
+                return exact[2:] in SpecifierSet(rng)
+            except InvalidSpecifier:
+                return False
+    return False
+
+
+def decide_python(records: Iterable[Record], targets: frozenset[str] = frozenset({ANY})) -> Decision:
+    """Python: an exact "X.Y" decides (the strongest, first read); ranges (``requires-python``) only bound it.
+
+    An exact Python outside a range the project states is set aside, and the range's floor is taken
+    in its place: ``requires-python = ">=3.10"`` beats a ``.python-version`` of 3.8. A range with an
+    upper bound (``>=3.10,<3.13``) and no exact Python gives its floor, the Python the project is
+    surely tested on; a floor alone (``>=3.10``) writes nothing, and the resolver keeps the chosen
+    Python inside ``requires-python``.
+    """
+    mine = [r for r in records if r.field == "python" and (r.target in targets or r.target == ANY)]
+    exact = [r for r in mine if r.value[:1].isdigit()]
+    ranges = [r for r in mine if not r.value[:1].isdigit()]
+    outside = [(r, rng) for r in exact for rng in ranges if not _python_in(r.value, rng.value)]
+    out_set = {id(r) for r, _ in outside}
+    fits = [r for r in exact if id(r) not in out_set]
+    aside = [(r, f"outside {rng.where} ({rng.value})") for r, rng in outside]
+    if fits:
+        decided = decide(fits, "python", targets)
+        inside = tuple(r for r in ranges if decided.value and _python_in(decided.value, r.value))
+        return Decision("python", decided.value, decided.by, decided.agree + inside, decided.set_aside + tuple(aside))
+    bounded = [r for r in ranges if re.search(r"<=?\s*3\.", r.value)]      # "<4.0" (Poetry's ^3.8) bounds nothing
+    if outside or bounded:
+        rng = max(bounded or ranges, key=lambda r: r.strength)
+        floor = _floor(rng.value)
+        if floor:
+            return Decision("python", floor, rng, set_aside=tuple(aside))
+    return Decision("python", None, None, set_aside=tuple(aside))
+
+
+def _python_in(version: str, spec: str) -> bool:
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    try:
+        return SpecifierSet(spec).contains(version + ".0", prereleases=True) or version in SpecifierSet(spec)
+    except InvalidSpecifier:
+        return True
+
+
+def _floor(spec: str) -> str | None:
+    """``>=3.10,<3.13`` -> "3.10" (the lowest X.Y the range allows)."""
+    m = re.search(r">=\s*(3\.\d+)", spec) or re.search(r"~=\s*(3\.\d+)", spec) or re.search(r">\s*(3\.\d+)", spec)
+    if not m:
+        return None
+    if spec.lstrip().startswith(">") and not spec.lstrip().startswith(">="):
+        major, minor = m.group(1).split(".")
+        return f"{major}.{int(minor) + 1}"
+    return m.group(1)
