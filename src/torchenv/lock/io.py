@@ -132,7 +132,7 @@ def loads_lock(text: str, *, path: Path | str = "torchenv.lock") -> Lockfile:
                             where=where, value=str(exc).split(' (at')[0]),
                         hint=_("the lock is generated; restore it from version control or regenerate it with "
                                "`torchenv lock`")) from None
-    return _from_data(data, str(path))
+    return _from_data(data, str(path), text)
 
 
 def _need(table: dict[str, Any], key: str, where: str, file: str, kind: type = str) -> Any:
@@ -183,6 +183,46 @@ def _same_version(version: str, filename: str, where: str, file: str) -> None:
                     hint=_("the lock was edited by hand; regenerate it with `torchenv lock`"))
 
 
+def _file_name(filename: str) -> str | None:
+    """The project name a wheel or sdist file name carries; ``None`` for a name of neither form."""
+    from packaging.utils import InvalidSdistFilename, InvalidWheelFilename, parse_sdist_filename, parse_wheel_filename
+
+    try:
+        if filename.endswith(".whl"):
+            return str(parse_wheel_filename(filename)[0])
+        return str(parse_sdist_filename(filename)[0])
+    except (InvalidWheelFilename, InvalidSdistFilename):
+        return None
+
+
+def _same_name(name: str, filename: str, where: str, file: str) -> None:
+    """An entry whose file is another package would install that package under this one's name.
+
+    Why here and not at install: the installer sees only files, so the wrong package went
+    in and the check afterwards blamed the env ("lacks six", "run up again"), which can
+    never fix a lock that lies.
+    """
+    from packaging.utils import canonicalize_name
+
+    have = _file_name(filename)
+    if have is None or canonicalize_name(have) == canonicalize_name(name):
+        return
+    raise LockError(_("{file}: {where}: the entry is for {name} but its file {filename} is the package {other}").format(
+                        file=file, where=where, name=name, filename=filename, other=have),
+                    hint=_("the lock was edited by hand or damaged; restore it from version control or regenerate "
+                           "it with `torchenv lock`"))
+
+
+def _line_of(text: str, key: str, value: str, file: str) -> str:
+    """``file:LINE`` of the line ``key = "value"`` (just ``file`` when it cannot be found), for errors."""
+    quoted = f'"{value}"'
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if stripped.startswith(key) and quoted in stripped:
+            return f"{file}:{number}"
+    return file
+
+
 def _conda_record(required: dict[str, Any], raw: dict[str, Any], where: str, file: str) -> LockedCondaPackage:
     """Required keys plus the optional ones, each type-checked so a hand edit is a LockError, not a crash."""
     extra: dict[str, Any] = {}
@@ -215,7 +255,7 @@ def _strings(table: dict[str, Any], key: str, where: str, file: str) -> tuple[st
     return tuple(value)
 
 
-def _from_data(data: dict[str, Any], file: str) -> Lockfile:
+def _from_data(data: dict[str, Any], file: str, text: str = "") -> Lockfile:
     from .. import __version__
 
     version = _need(data, "version", "the top level", file, int)
@@ -251,7 +291,9 @@ def _from_data(data: dict[str, Any], file: str) -> Lockfile:
             pwhere = f"{where}, package {pname}"
             vals = {k: _need(pkg, k, pwhere, file) for k in _WHEEL_KEYS if k != "size"}
             _sha(vals["sha256"], pwhere, file)
-            _same_version(vals["version"], vals["filename"], pwhere, file)
+            at = _line_of(text, "filename", vals["filename"], file)
+            _same_name(vals["name"], vals["filename"], pwhere, at)
+            _same_version(vals["version"], vals["filename"], pwhere, at)
             size = pkg.get("size")
             wheels.append(LockedWheel(**vals, size=size if isinstance(size, int) else None))
         conda = []
