@@ -97,8 +97,14 @@ def dumps_lock(lock: Lockfile) -> str:
 
 
 def write_lock(path: Path, lock: Lockfile) -> None:
-    """Write atomically: a reader sees the old lock or the new one, never half of one."""
-    write_text_atomic(Path(path), dumps_lock(lock))
+    """Write atomically: a reader sees the old lock or the new one, never half of one.
+
+    Why through a symbolic link: a ``torchenv.lock`` linked to a lock that several checkouts
+    share is meant to stay shared; replacing the link with a plain file cut this checkout
+    off, silently. The new lock replaces the link's target (atomically, beside it).
+    """
+    path = Path(path)
+    write_text_atomic(path.resolve() if path.is_symlink() else path, dumps_lock(lock))
 
 
 def write_text_atomic(path: Path, text: str) -> None:
