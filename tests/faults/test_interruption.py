@@ -121,6 +121,18 @@ def test_stale_partial_downloads_do_not_pile_up(world, observed):
     assert world.cache_partials() == [], "partial downloads of killed runs stay in the cache forever"
 
 
+@pytest.mark.fault("kill -9 right after the env folder was created", where="the first `torchenv up` of a project",
+                   expect="the next plain `up` recognises the half-made env as its own and finishes it (no --force)")
+def test_kill_right_after_the_env_was_created_is_finished_by_the_next_up(world, observed):
+    proc = world.popen(hook="venv-created")
+    world.kill_when(proc, world.marker.exists, signal.SIGKILL)
+    assert (world.project / ".venv" / "pyvenv.cfg").is_file(), "the kill did not land after the env was made"
+    again = world.up()
+    assert again.rc == 0, again.text
+    assert world.env_imports() == "2.4.1+cpu"
+    observed(f"next `up`: exit 0, '{again.gist('ready', 80) or again.out.strip().splitlines()[-1][:80]}'")
+
+
 # --- `torchenv run`: signals to its process group, and a kill -9 of torchenv itself -----------
 
 # Counts every delivery: the C-level handler writes one byte per signal to the wakeup pipe (a

@@ -81,8 +81,22 @@ def _fake_verify(ok: bool) -> None:
     up._verify = verify
 
 
+def _wrap_create_venv() -> None:
+    """Pause right after the engine made the env folder (and before ``up`` goes on)."""
+    from torchenv.engines.uv import UvEngine
+
+    original = UvEngine.create_venv
+
+    def create_venv(self, *, _orig=original, **kw):
+        _orig(self, **kw)
+        reached()
+    UvEngine.create_venv = create_venv
+
+
 if HOOK in ("install-partial", "install-start"):
     _wrap_install(partial=HOOK == "install-partial")
+elif HOOK == "venv-created":
+    _wrap_create_venv()
 elif HOOK == "lock-write":
     _wrap_lock_fsync()
 elif HOOK == "verify":

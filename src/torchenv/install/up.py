@@ -194,14 +194,20 @@ def _aside(env: Path, project_dir: Path, force: bool, ui: Ui) -> Iterator[None]:
 
 
 def _create(backend: Backend, env: Path, project_dir: Path, found: EnvClaim, ui: Ui) -> None:
-    """Create the env and mark it as torchenv's; a create that fails (or is interrupted) leaves nothing.
+    """Create the env marked as torchenv's from its first moment; a create that fails leaves nothing.
 
-    Why clear it here: a half-made folder carries no marker yet, so the next ``up`` could not
-    prove it is torchenv's and would refuse it. Where an env stood before, ``_aside`` restores it.
+    Why the marker first: a kill (``kill -9``, a power cut) between making the folder and
+    marking it left an env the next ``up`` could not prove was torchenv's, and refused
+    without ``--force``. With the marker written into the folder before the engine fills
+    it, a half-made env is always recognised as ours. Why clear it on a failure we see: it
+    is half-made. Where an env stood before, ``_aside`` restores it.
     """
     from .. import safety
 
     try:
+        if found.kind in (safety.ABSENT, safety.EMPTY):
+            env.mkdir(parents=True, exist_ok=True)
+            safety.write_owner(env, project_dir, backend=backend.plan.backend)
         backend.create()
     except BaseException:
         if found.kind in (safety.ABSENT, safety.EMPTY) and (env.exists() or env.is_symlink()):
