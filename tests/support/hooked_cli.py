@@ -34,9 +34,12 @@ def _wrap_install(partial: bool) -> None:
         original = cls.install_files
 
         def install_files(self, *, env_python, files, hashes=None, reinstall=False, _orig=original, **kw):
-            if partial:   # some packages in, the rest not yet: a crash in the middle of the install
+            if partial or FAIL:   # some packages in, the rest not yet: a crash in the middle of the install
                 _orig(self, env_python=env_python, files=list(files)[:1],
                       hashes=hashes, reinstall=reinstall, **kw)
+            if FAIL:
+                from torchenv.errors import EnvError
+                raise EnvError("the installer failed: No space left on device")
             reached()
 
         cls.install_files = install_files
@@ -93,7 +96,8 @@ def _wrap_create_venv() -> None:
     UvEngine.create_venv = create_venv
 
 
-if HOOK in ("install-partial", "install-start"):
+FAIL = HOOK == "install-fail"
+if HOOK in ("install-partial", "install-start", "install-fail"):
     _wrap_install(partial=HOOK == "install-partial")
 elif HOOK == "venv-created":
     _wrap_create_venv()

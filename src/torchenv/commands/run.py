@@ -41,8 +41,22 @@ def run(args: argparse.Namespace) -> int:
     if not cmd:
         args._parser.error("give the command to run after --, e.g. `torchenv run -- python train.py`")
     env = find_env(project_env_path(Path(args.project).absolute(), args.env))
+    _refuse_unfinished(env.prefix)
     environ = activated_environ(env)
     return run_command(cmd, environ)
+
+
+def _refuse_unfinished(prefix: Path) -> None:
+    """An env whose last ``up`` stopped mid-install: say so (and why) instead of running in it."""
+    from ..backends.state import unfinished
+    from ..errors import EnvError
+
+    why = unfinished(prefix)
+    if why is not None:
+        raise EnvError(_("{prefix} is not fully built: the last `torchenv up` did not finish installing it ({why})").format(
+                           prefix=prefix, why=why),
+                       hint=_("fix what that `up` reported, then run `torchenv up` to finish the environment "
+                              "(`torchenv doctor` shows what is wrong)"))
 
 
 def run_command(cmd: list[str], environ: dict[str, str]) -> int:

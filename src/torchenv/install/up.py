@@ -659,15 +659,28 @@ def _install(backend: Backend, env: Path, target: LockTarget, files: list[Path] 
     from ..backends import state as st
 
     st.begin_install(env, target.name)
-    backend.install(target=target, reinstall=reinstall, files=files)
-    fp = st.fingerprint(env, target.python)
-    have = st.distributions(fp)
-    missing = [w.name for w in target.wheels if w.name not in have]
-    if missing:
-        raise EnvError(f"after installing, {env} lacks {', '.join(missing)}",
-                       hint="run `torchenv up` again; if it persists, `torchenv doctor` shows what is wrong")
+    try:
+        backend.install(target=target, reinstall=reinstall, files=files)
+        fp = st.fingerprint(env, target.python)
+        have = st.distributions(fp)
+        missing = [w.name for w in target.wheels if w.name not in have]
+        if missing:
+            raise EnvError(f"after installing, {env} lacks {', '.join(missing)}",
+                           hint="run `torchenv up` again; if it persists, `torchenv doctor` shows what is wrong")
+    except Exception as exc:
+        st.fail_install(env, _failure_words(exc))
+        raise
     st.end_install(env, st.EnvState(target=target.name, lock_digest=st.target_digest(target), fingerprint=fp,
                                     python=target.python, engine=backend.engine_name, torchenv=_version()))
+
+
+def _failure_words(exc: Exception) -> str:
+    """What stopped an install, fit to store and show (no login from a URL in it)."""
+    from ..errors import TorchenvError
+    from ..sources.credentials import redact_text
+
+    text = exc.message if isinstance(exc, TorchenvError) else f"{type(exc).__name__}: {exc}"
+    return redact_text(_("the install failed: {error}").format(error=" ".join(str(text).split())[:500]))
 
 
 def _damage(env: Path, state: Any, fp: tuple[str, ...]) -> str | None:
