@@ -99,13 +99,10 @@ def lock(project: str | Path = ".", options: LockOptions | None = None, *, ui: U
 def bundle(project: str | Path = ".", options: BundleOptions | None = None, *,
            ui: Ui | None = None) -> BundleResult:
     """Pack every file of torchenv.lock's targets into one tar for a machine without network."""
-    from .install.stages import load_intent
-    from .offline.build import make_bundle
-    from .options import BundleOptions, IntentOverrides
+    from .install.stages import bundle_current
+    from .options import BundleOptions
 
-    project_dir = Path(project)
-    return make_bundle(project_dir, load_intent(project_dir, IntentOverrides()), options or BundleOptions(),
-                       _quiet_ui(ui))
+    return bundle_current(Path(project), options or BundleOptions(), _quiet_ui(ui))
 
 
 def verify(project: str | Path = ".", *, env: str | Path | None = None, deep: bool = False,

@@ -50,6 +50,22 @@ def _create_temp(path: Path, mode: int = 0o666) -> tuple[int, Path]:
     raise FileExistsError(f"could not create a temporary file beside {path}")
 
 
+def temp_file(folder: Path | str, prefix: str = ".tmp-", suffix: str = "") -> tuple[int, str]:
+    """``tempfile.mkstemp`` with the umask's mode: a new, empty file in ``folder`` (fd and path).
+
+    Why: caches, stamps and partial downloads are shared by a team (a setgid folder, umask
+    002); mkstemp's fixed 0600 survives ``os.replace`` and locks the teammate out of them.
+    """
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+    for _attempt in range(100):
+        tmp = os.path.join(folder, f"{prefix}{secrets.token_hex(6)}{suffix}")
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"could not create a temporary file in {folder}")
+
+
 def tomllib_module() -> Any:
     """stdlib ``tomllib``, or ``tomli`` on Python 3.10 (same API; ``Any``: no stubs where mypy targets 3.10)."""
     try:

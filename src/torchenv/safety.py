@@ -3,7 +3,7 @@
 Why a marker with paths in it: a bare ``.torchenv/`` folder proves nothing, since every
 project root holds one after ``up``; ``[env] path = "."`` or ``"../other-project"`` then
 looked like an env torchenv owned, and the rebuild deleted the project. The marker
-``<env>/.torchenv/owner.json`` is written right after torchenv creates an env and names
+``<env>/.torchenv/owner.json`` is written into a new env's folder before anything else and names
 the env's own absolute path and the project it belongs to, so a project root, a copied or
 moved env, or another project's env never passes as "ours".
 
@@ -82,7 +82,7 @@ def read_owner(env: Path) -> dict[str, Any] | None:
 
 
 def write_owner(env: Path, project_root: Path, backend: str) -> None:
-    """Mark ``env`` as made by torchenv for ``project_root``; called right after the env was created."""
+    """Mark ``env`` as made by torchenv for ``project_root``; written first, before the engine fills it."""
     from . import __version__
 
     owner_file(env).parent.mkdir(parents=True, exist_ok=True)
@@ -124,13 +124,13 @@ def _ownership(path: Path, root: Path, made_at: Path | None = None) -> EnvClaim:
     """For an existing plain folder that passed ``_structure``: ours, legacy, foreign, empty, or not an env."""
     if not any(path.iterdir()):
         return EnvClaim(path, EMPTY)
-    if not is_python_env(path):
-        return _never(path, "is not a Python environment (no pyvenv.cfg, no conda-meta/)",
-                      f"move what it holds away yourself, or {_hint_other_path()}")
     owner = read_owner(path)
     here = str((made_at or path).resolve())
     if owner is not None and owner.get("env") == here and owner.get("project") == str(root):
-        return EnvClaim(path, OURS)
+        return EnvClaim(path, OURS)          # a Python env, or one torchenv marked and was stopped filling
+    if not is_python_env(path):
+        return _never(path, "is not a Python environment (no pyvenv.cfg, no conda-meta/)",
+                      f"move what it holds away yourself, or {_hint_other_path()}")
     if owner is not None:
         return EnvClaim(path, FOREIGN, f"is a Python environment torchenv made at {owner.get('env')} for the "
                                        f"project {owner.get('project')}, not here for this project")

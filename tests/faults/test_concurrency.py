@@ -45,3 +45,17 @@ def test_two_projects_sharing_the_cache_both_succeed(world, mirrors, tmp_path, o
         observed("both exit 0, same lock targets")
     finally:
         other.close()
+
+
+@pytest.mark.fault("`torchenv bundle` after requirements.txt gained a package that is not locked yet",
+                   where="a project with a working env and lock",
+                   expect="exit 2: the lock is out of date, `torchenv lock` then bundle; no bundle written")
+def test_bundle_of_a_stale_lock_is_refused(ready, observed):
+    (ready.project / "requirements.txt").write_text("six\n")
+    out = ready.root / "offline.tar"
+    r = ready.cli("bundle", "-C", str(ready.project), "-o", str(out))
+    flat = " ".join(r.err.split())
+    assert r.rc == 2, r.text
+    assert "is out of date" in flat and "torchenv lock" in flat, flat
+    assert not out.exists(), "a bundle of the stale lock was written"
+    observed(f"exit {r.rc}, '{flat[flat.index('torchenv.lock'):][:140]}'")

@@ -177,3 +177,17 @@ def test_failed_verify_command_counts_too(ready, observed):
     assert "its last verify failed; verifying again" in again.text, again.text
     observed(f"next `up`: {again.status}")
     assert "is up to date" in ready.up("--verify", hook="verify-pass").out
+
+
+@pytest.mark.fault("`torchenv run` after an `up` whose install failed", where="a new project; `up` failed mid-install",
+                   expect="exit 1: the env is not fully built, with what failed and `torchenv up` to finish it; "
+                          "the command is not run in the half-built env")
+def test_run_in_a_half_built_env_says_why(world, observed):
+    first = world.up(hook="install-fail")
+    assert first.rc != 0, first.text
+    r = world.cli("run", "-C", str(world.project), "--", "python", "-c", "import torch; print('ran')")
+    flat = " ".join(r.err.split())
+    assert r.rc != 0 and "ran" not in r.out, r.text
+    assert "No module named" not in r.text, r.text
+    assert "is not fully built" in flat and "No space left on device" in flat and "torchenv up" in flat, flat
+    observed(f"exit {r.rc}, '{flat[flat.index('.venv'):][:150]}'")

@@ -32,6 +32,9 @@ TAMPER = [
     pytest.param("lock from a newer torchenv", lambda t: t.replace("version = 1\n", "version = 7\n", 1)
                  .replace('torchenv = "', 'torchenv = "9.0.0-', 1),
                  ["torchenv.lock", "newer torchenv", "upgrade torchenv"], id="newer"),
+    pytest.param("an entry for torch whose file is another package (six, same version)",
+                 lambda t: _edit(t, "torch", "filename", '"' + TORCH_FILE.replace("torch-", "six-", 1) + '"'),
+                 ["torchenv.lock:", "package torch", "is the package six"], id="file-of-another-package"),
     pytest.param("a target table replaced by a string", lambda t: t.split("[machine]")[0] + 'target = "x"\n',
                  ["torchenv.lock", "target"], id="target-not-table"),
 ]

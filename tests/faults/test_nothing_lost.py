@@ -52,3 +52,19 @@ def test_failed_up_loses_nothing(guard, tmp_path, label, fail, observed):
     guard.check(observed)
     assert world.leftovers() == []
     assert world.env_imports() == "2.4.1+cpu"
+
+
+@pytest.mark.fault("torchenv.lock is a symbolic link to a lock shared by several checkouts",
+                   where="`torchenv up` after requirements.txt changed",
+                   expect="the new lock is written through the link (the shared file changes, the link stays)")
+def test_a_linked_lock_is_written_through(ready, observed):
+    shared = ready.root / "shared" / "team.lock"
+    shared.parent.mkdir()
+    ready.lock.rename(shared)
+    ready.lock.symlink_to(shared)
+    (ready.project / "requirements.txt").write_text("six\n")
+    r = ready.up()
+    assert r.rc == 0, r.text
+    assert ready.lock.is_symlink(), "the link was replaced by a plain file: the checkouts no longer share a lock"
+    assert 'name = "six"' in shared.read_text(), "the shared lock was not updated"
+    observed("exit 0; torchenv.lock is still the link and the shared lock now has six")

@@ -41,6 +41,25 @@ def test_project_files_follow_the_umask(world, umask, mask, observed):
     observed(", ".join(f"{n} {m:o}" for n, m in modes.items()))
 
 
+@pytest.mark.fault("umask 002 in a team's shared folder: lock file, cache, stamps",
+                   where="`torchenv up` on a new project with a fresh download cache",
+                   expect=".torchenv/up.lock, every cached wheel and every file under .torchenv/ are 0664 (0666 minus "
+                          "the umask): a teammate in the group can run `up` and reuse the cache")
+def test_shared_files_follow_the_umask(world, umask, observed):
+    umask(0o002)
+    r = world.up()
+    assert r.rc == 0, r.text
+    assert world.torchenv_home is not None
+    cache = world.torchenv_home / "cache" / "artifacts"   # torchenv's own; uv keeps its cache its own way
+    written = [*sorted((world.project / ".torchenv").rglob("*")), *sorted(cache.rglob("*"))]
+    files = {str(p): stat.S_IMODE(p.stat().st_mode) for p in written if p.is_file() and not p.is_symlink()}
+    assert str(world.project / ".torchenv" / "up.lock") in files, sorted(files)
+    assert any(name.endswith(".whl") for name in files), sorted(files)
+    wrong = {name: f"{mode:o}" for name, mode in files.items() if mode != 0o664}
+    assert not wrong, f"not 0664 under umask 002: {wrong}"
+    observed(f"{len(files)} files under .torchenv/ and the cache, all 664 (up.lock and the cached wheels included)")
+
+
 # --- a teammate who may not read, write or run something ---------------------------------------
 
 @pytest.fixture

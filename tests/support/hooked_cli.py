@@ -34,9 +34,12 @@ def _wrap_install(partial: bool) -> None:
         original = cls.install_files
 
         def install_files(self, *, env_python, files, hashes=None, reinstall=False, _orig=original, **kw):
-            if partial:   # some packages in, the rest not yet: a crash in the middle of the install
+            if partial or FAIL:   # some packages in, the rest not yet: a crash in the middle of the install
                 _orig(self, env_python=env_python, files=list(files)[:1],
                       hashes=hashes, reinstall=reinstall, **kw)
+            if FAIL:
+                from torchenv.errors import EnvError
+                raise EnvError("the installer failed: No space left on device")
             reached()
 
         cls.install_files = install_files
@@ -81,8 +84,23 @@ def _fake_verify(ok: bool) -> None:
     up._verify = verify
 
 
-if HOOK in ("install-partial", "install-start"):
+def _wrap_create_venv() -> None:
+    """Pause right after the engine made the env folder (and before ``up`` goes on)."""
+    from torchenv.engines.uv import UvEngine
+
+    original = UvEngine.create_venv
+
+    def create_venv(self, *, _orig=original, **kw):
+        _orig(self, **kw)
+        reached()
+    UvEngine.create_venv = create_venv
+
+
+FAIL = HOOK == "install-fail"
+if HOOK in ("install-partial", "install-start", "install-fail"):
     _wrap_install(partial=HOOK == "install-partial")
+elif HOOK == "venv-created":
+    _wrap_create_venv()
 elif HOOK == "lock-write":
     _wrap_lock_fsync()
 elif HOOK == "verify":

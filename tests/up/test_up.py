@@ -104,7 +104,7 @@ def test_failed_first_create_leaves_nothing_the_next_up_would_refuse(world, monk
     real_create = VenvBackend.create
 
     def half_create(self):
-        self.env_path.mkdir()
+        self.env_path.mkdir(exist_ok=True)   # torchenv made it (with its marker) first
         (self.env_path / "pyvenv.cfg").write_text("version = 3.11.0\n")   # uv writes this first
         raise KeyboardInterrupt
 

@@ -203,7 +203,8 @@ class CondaBackend(Backend):
         if path.exists() and not path.is_dir():
             raise EnvError(_("{path} is a file, not an environment").format(path=path),
                            hint=_("choose another [env] path"))
-        if path.is_dir() and any(path.iterdir()) and not (path / "conda-meta").is_dir():
+        held = [p for p in path.iterdir() if p.name != ".torchenv"] if path.is_dir() else []   # the marker is ours
+        if held and not (path / "conda-meta").is_dir():
             what = "a venv" if (path / "pyvenv.cfg").exists() else "files that are not a conda environment"
             raise EnvError(_("{path} holds {what}; torchenv will not install a conda env over it").format(
                                path=path, what=what),

@@ -237,6 +237,33 @@ def begin_install(env: Path, target: str) -> None:
                 {"pid": os.getpid(), "target": target, "started": time.time()})
 
 
+def fail_install(env: Path, why: str) -> None:
+    """Add to the in-progress marker what stopped the install, for ``torchenv run`` to tell."""
+    marker = marker_dir(env) / IN_PROGRESS
+    try:
+        data = json.loads(marker.read_text())
+        _write_json(marker, {**data, "failed": why})
+    except (OSError, ValueError, TypeError):
+        pass    # the marker alone still says the env is unfinished
+
+
+def unfinished(env: Path) -> str | None:
+    """Why the env is not fully built (its last install did not finish), in words; ``None`` when it is.
+
+    Why ``run`` asks: a half-installed env fails later with ``No module named ...``, which
+    points at the user's code, not at the ``up`` that failed.
+    """
+    marker = marker_dir(env) / IN_PROGRESS
+    if not marker.exists():
+        return None
+    try:
+        data = json.loads(marker.read_text())
+    except (OSError, ValueError):
+        data = {}
+    why = data.get("failed") if isinstance(data, dict) else None
+    return str(why) if why else _("it was stopped (killed or interrupted) before it finished")
+
+
 def end_install(env: Path, state: EnvState) -> None:
     """Record the finished sync, with what the no-op check will compare (interpreter, watched files)."""
     import dataclasses

@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import HashMismatch, SourceError
+from ..fileio import temp_file
 
 MAX_METADATA_BYTES = 16 << 20     # a METADATA file larger than this is not a wheel's metadata
 _TAIL = 64 << 10                  # first range read: the zip's end records (and often its directory)
@@ -244,7 +244,7 @@ def stub_wheel(filename: str, meta: WheelMetadata, folder: Path) -> Path:
     record = "".join(_record_line(p, d) for p, d in members.items()) + f"{info}/RECORD,,\n"
     members[f"{info}/RECORD"] = record.encode()
     folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".stub-", suffix=".tmp")
+    fd, tmp = temp_file(folder, prefix=".stub-", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as out, zipfile.ZipFile(out, "w") as archive:
             for path, data in members.items():

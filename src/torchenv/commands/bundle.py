@@ -48,11 +48,8 @@ def run(args: argparse.Namespace) -> int:
             ui.info(f"[bold green]ok:[/] {args.bundle}: {result.files} files, {human_size(result.bytes)}, all match "
                     f"the manifest (targets: {', '.join(result.targets) or 'none'})", markup=True)
         return 0
-    from ..install.stages import load_intent
-    from ..offline.build import make_bundle
-    from ..options import IntentOverrides
+    from ..install.stages import bundle_current
     from ._options import bundle_options
 
-    project = Path(args.project or ".")
-    make_bundle(project, load_intent(project, IntentOverrides()), bundle_options(args), ui)
+    bundle_current(Path(args.project or "."), bundle_options(args), ui)
     return 0

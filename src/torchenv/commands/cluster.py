@@ -100,14 +100,13 @@ def _up(args: argparse.Namespace, ui: Ui, torchenv: list[str]) -> int:
     cluster, found, layout = _context(args, torchenv)
 
     def bundle(path: Path) -> None:
-        from ..install.stages import load_intent
-        from ..offline.build import make_bundle
-        from ..options import BundleOptions, IntentOverrides
+        from ..install.stages import bundle_current
+        from ..options import BundleOptions
         from ._options import source_overrides
 
         options = BundleOptions(sources=source_overrides(args), output=path, tool=False,
                                 targets=tuple(t.plan.target_name for t in found.targets))
-        make_bundle(layout.project, load_intent(layout.project, IntentOverrides()), options, ui)
+        bundle_current(layout.project, options, ui)
 
     rows = cluster_up(cluster, found, layout, bundle, pending_timeout=args.pending_timeout)
     _table(ui, ["node type", "node", "result"], [[r.node_type, r.node, r.detail] for r in rows],

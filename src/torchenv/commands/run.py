@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import argparse
 import errno
+import os
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -39,8 +41,22 @@ def run(args: argparse.Namespace) -> int:
     if not cmd:
         args._parser.error("give the command to run after --, e.g. `torchenv run -- python train.py`")
     env = find_env(project_env_path(Path(args.project).absolute(), args.env))
+    _refuse_unfinished(env.prefix)
     environ = activated_environ(env)
     return run_command(cmd, environ)
+
+
+def _refuse_unfinished(prefix: Path) -> None:
+    """An env whose last ``up`` stopped mid-install: say so (and why) instead of running in it."""
+    from ..backends.state import unfinished
+    from ..errors import EnvError
+
+    why = unfinished(prefix)
+    if why is not None:
+        raise EnvError(_("{prefix} is not fully built: the last `torchenv up` did not finish installing it ({why})").format(
+                           prefix=prefix, why=why),
+                       hint=_("fix what that `up` reported, then run `torchenv up` to finish the environment "
+                              "(`torchenv doctor` shows what is wrong)"))
 
 
 def run_command(cmd: list[str], environ: dict[str, str]) -> int:
@@ -93,24 +109,42 @@ _SI_KERNEL = 0x80   # si_code of a signal the kernel sent (a terminal's Ctrl-C r
 class _Held:
     """SIGTERM, SIGINT, SIGHUP (and SIGCHLD) blocked in torchenv, taken with ``sigtimedwait`` and passed on.
 
-    Why ``sigtimedwait`` and not handlers: it tells who sent the signal. A Ctrl-C in the
-    terminal already reached the child (same process group), and a second SIGINT would cut
-    short its own clean-up (a training script saving a checkpoint); a ``kill -INT`` aimed
-    at torchenv alone did not, and is passed on. SIGTERM and SIGHUP are always passed on.
+    Why ``sigtimedwait`` and not handlers: it tells who sent the signal. A Ctrl-C or a hangup
+    of the terminal (the kernel sends it to the whole foreground process group) already
+    reached the child, and a second one would cut short its own clean-up (a training script
+    saving a checkpoint); a ``kill`` aimed at torchenv alone did not, and is passed on.
+    Why the command gets a process group of its own when there is no terminal: a job runner
+    (CI, Slurm, systemd, ``timeout``) signals torchenv's whole group, and nothing tells that
+    apart from a ``kill`` of torchenv alone; in a group of its own the command gets only the
+    one torchenv passes on, and so does every process it started. On a terminal it stays in
+    torchenv's group, which keeps its access to the terminal and job control (Ctrl-Z, ``fg``).
     Blocked before the child starts (and unblocked in it), so no signal slips in between.
     """
 
     def __init__(self, sigs: set[int], old_mask: set[int]) -> None:
         self.sigs, self.old_mask = sigs, old_mask
+        self.own_group = False
 
     def popen(self, argv: list[str], environ: dict[str, str]) -> subprocess.Popen[bytes]:
         import signal
         import subprocess
 
-        old = self.old_mask
-        return subprocess.Popen(argv, env=environ,
-                                preexec_fn=(lambda: signal.pthread_sigmask(signal.SIG_SETMASK, old)) if self.sigs
-                                else None)
+        old, parent, own = self.old_mask, os.getpid(), bool(self.sigs) and not _has_terminal()
+
+        def in_child() -> None:
+            if own:
+                os.setpgid(0, 0)
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+            _end_with_parent(parent)
+
+        proc = subprocess.Popen(argv, env=environ, preexec_fn=in_child if self.sigs else None)
+        if own:
+            try:
+                os.setpgid(proc.pid, proc.pid)    # also from here, so no signal finds the group not made yet
+            except OSError:
+                pass                              # the child did it first (and may have exec'd already)
+        self.own_group = own
+        return proc
 
     def wait(self, proc: subprocess.Popen[bytes]) -> int:
         import signal
@@ -121,13 +155,52 @@ class _Held:
             info = signal.sigtimedwait(self.sigs, 0.25)
             if info is None or info.si_signo == signal.SIGCHLD:
                 continue
-            if info.si_signo == signal.SIGINT and info.si_code == _SI_KERNEL:
-                continue
+            if info.si_signo in (signal.SIGINT, signal.SIGHUP) and info.si_code == _SI_KERNEL:
+                continue                          # the terminal sent it to the child's group as well
             try:
-                proc.send_signal(info.si_signo)
+                if self.own_group:
+                    os.killpg(proc.pid, info.si_signo)
+                else:
+                    proc.send_signal(info.si_signo)
             except ProcessLookupError:
                 pass
         return proc.returncode
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _has_terminal() -> bool:
+    """Whether torchenv has a controlling terminal (its signals then come from it, to the whole group)."""
+    try:
+        fd = os.open("/dev/tty", os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return False
+    os.close(fd)
+    return True
+
+
+def _end_with_parent(parent: int) -> None:
+    """In the child, before exec: the kernel sends it SIGTERM when torchenv dies, even by ``kill -9``.
+
+    Why ``PR_SET_PDEATHSIG`` and not a watchdog process: it costs nothing, needs no second
+    process that could itself be killed, and SIGTERM (not SIGKILL) still lets a training
+    script save its checkpoint. Linux only; elsewhere the command outlives a killed torchenv
+    as before. A torchenv killed before the call is caught by the parent check after it.
+    """
+    import signal
+
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:
+        os.kill(os.getpid(), signal.SIGTERM)
 
 
 @contextmanager

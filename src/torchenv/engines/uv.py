@@ -248,7 +248,9 @@ class UvEngine(WheelEngine):
         self._warming = []
 
     def create_venv(self, *, python: str, path: Path) -> None:
-        cmd = [uv_bin(), "venv", "--no-config", "--quiet", "--no-python-downloads", "--python", python, str(path)]
+        # --allow-existing: the folder already holds torchenv's owner marker, written before the env
+        cmd = [uv_bin(), "venv", "--no-config", "--quiet", "--no-python-downloads", "--allow-existing",
+               "--python", python, str(path)]
         run_tool(cmd, what=_("creating {path} with Python {python}").format(path=path, python=python),
                  env=uv_environ(), error=EnvError,
                  hint=missing_python_hint(python))

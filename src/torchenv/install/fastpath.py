@@ -276,14 +276,13 @@ def _reusable(project: str) -> tuple[UpToDate, list[Any], int] | None:
 
 
 def _write(project: str, done: UpToDate, paths: list[Any]) -> None:
-    import tempfile
-
+    from ..fileio import temp_file
     from ..sources.credentials import redact_text
 
     stamp_dir = os.path.join(project, STAMP_DIR)
     body = {"schema": SCHEMA, "torchenv": _version(), "env": str(done.env_path), "lock": done.lock_path.name,
             "target": done.target, "warnings": [redact_text(w) for w in done.warnings], "paths": paths}
-    fd, tmp = tempfile.mkstemp(dir=stamp_dir, prefix=".noop-stamp-", suffix=".tmp")
+    fd, tmp = temp_file(stamp_dir, prefix=".noop-stamp-", suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         json.dump(body, fh)
     os.replace(tmp, _stamp_path(project))

@@ -33,7 +33,7 @@ class _Flock:
         import fcntl
         import time
 
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)   # the umask decides, as for every other file
         deadline = None if timeout < 0 else time.monotonic() + timeout
         try:
             while True:

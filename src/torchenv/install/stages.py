@@ -18,7 +18,8 @@ if TYPE_CHECKING:
     from ..intent.model import Intent
     from ..intent.requirements import ProjectRequirement
     from ..lock.model import Lockfile, LockTarget
-    from ..options import IntentOverrides, UpOptions
+    from ..offline.build import BundleResult
+    from ..options import BundleOptions, IntentOverrides, UpOptions
     from ..resolve.plan import Plan
     from ..ui import Ui
 
@@ -87,6 +88,44 @@ def load_project(project_dir: Path, overrides: IntentOverrides, ui: Ui | None = 
     return Project(dir=project_dir, intent=intent, reqs=tuple(reqs), warnings=tuple(warnings),
                    lock_path=project_dir / LOCK_FILE, lock=lock, lock_current=current,
                    env=noop.env_path_for(intent, project_dir), remembered=remembered)
+
+
+def bundle_current(project_dir: Path, options: BundleOptions, ui: Ui) -> BundleResult:
+    """``make_bundle`` of the project's lock, under the project lock and only when the lock is current.
+
+    Why the project lock: no ``up`` re-locks (or changes requirements.txt's lock) while the
+    bundle reads the lock and packs the project files beside it.
+    """
+    from ..offline.build import make_bundle
+    from ..options import IntentOverrides
+    from .projectlock import project_lock
+
+    with project_lock(Path(project_dir), ui):
+        refuse_stale_lock(Path(project_dir).resolve())
+        return make_bundle(project_dir, load_intent(project_dir, IntentOverrides()), options, ui)
+
+
+def refuse_stale_lock(project_dir: Path) -> None:
+    """The lock must be the one a plain offline ``up`` accepts (same intent, requirements and project).
+
+    Why ``bundle`` asks, and refuses rather than locking first: a bundle packs
+    requirements.txt with torchenv.lock; packed after a requirement was added and not locked
+    (or while an ``up`` re-locked), it held the new file with the old lock, exited 0, and the
+    offline ``up`` refused it. The lock is what was reviewed (and may be for another
+    machine's ``--target``), so a bundle never re-resolves it quietly.
+    """
+    from ..errors import LockError
+    from ..lock.model import LOCK_FILE
+    from ..options import IntentOverrides, UpOptions
+
+    if not (project_dir / LOCK_FILE).is_file():
+        return                                # bundle says there is none, and how to make one
+    project = load_project(project_dir, IntentOverrides(), up=UpOptions())
+    if not project.lock_current:
+        raise LockError(_("{lock_path} is out of date: torchenv.toml or the project requirements changed since it "
+                          "was written; the offline `torchenv up` would refuse a bundle of it").format(
+                            lock_path=project.lock_path),
+                        hint=_("run `torchenv lock` (with the same `--target` as before, if any), then bundle"))
 
 
 def _kept_overrides(up: UpOptions, base: Intent, src: Path, lock: Lockfile | None,

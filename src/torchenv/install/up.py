@@ -195,14 +195,20 @@ def _aside(env: Path, project_dir: Path, force: bool, ui: Ui) -> Iterator[None]:
 
 
 def _create(backend: Backend, env: Path, project_dir: Path, found: EnvClaim, ui: Ui) -> None:
-    """Create the env and mark it as torchenv's; a create that fails (or is interrupted) leaves nothing.
+    """Create the env marked as torchenv's from its first moment; a create that fails leaves nothing.
 
-    Why clear it here: a half-made folder carries no marker yet, so the next ``up`` could not
-    prove it is torchenv's and would refuse it. Where an env stood before, ``_aside`` restores it.
+    Why the marker first: a kill (``kill -9``, a power cut) between making the folder and
+    marking it left an env the next ``up`` could not prove was torchenv's, and refused
+    without ``--force``. With the marker written into the folder before the engine fills
+    it, a half-made env is always recognised as ours. Why clear it on a failure we see: it
+    is half-made. Where an env stood before, ``_aside`` restores it.
     """
     from .. import safety
 
     try:
+        if found.kind in (safety.ABSENT, safety.EMPTY):
+            env.mkdir(parents=True, exist_ok=True)
+            safety.write_owner(env, project_dir, backend=backend.plan.backend)
         backend.create()
     except BaseException:
         if found.kind in (safety.ABSENT, safety.EMPTY) and (env.exists() or env.is_symlink()):
@@ -691,15 +697,28 @@ def _install(backend: Backend, env: Path, target: LockTarget, files: list[Path] 
     from ..backends import state as st
 
     st.begin_install(env, target.name)
-    backend.install(target=target, reinstall=reinstall, files=files)
-    fp = st.fingerprint(env, target.python)
-    have = st.distributions(fp)
-    missing = [w.name for w in target.wheels if w.name not in have]
-    if missing:
-        raise EnvError(f"after installing, {env} lacks {', '.join(missing)}",
-                       hint="run `torchenv up` again; if it persists, `torchenv doctor` shows what is wrong")
+    try:
+        backend.install(target=target, reinstall=reinstall, files=files)
+        fp = st.fingerprint(env, target.python)
+        have = st.distributions(fp)
+        missing = [w.name for w in target.wheels if w.name not in have]
+        if missing:
+            raise EnvError(f"after installing, {env} lacks {', '.join(missing)}",
+                           hint="run `torchenv up` again; if it persists, `torchenv doctor` shows what is wrong")
+    except Exception as exc:
+        st.fail_install(env, _failure_words(exc))
+        raise
     st.end_install(env, st.EnvState(target=target.name, lock_digest=st.target_digest(target), fingerprint=fp,
                                     python=target.python, engine=backend.engine_name, torchenv=_version()))
+
+
+def _failure_words(exc: Exception) -> str:
+    """What stopped an install, fit to store and show (no login from a URL in it)."""
+    from ..errors import TorchenvError
+    from ..sources.credentials import redact_text
+
+    text = exc.message if isinstance(exc, TorchenvError) else f"{type(exc).__name__}: {exc}"
+    return redact_text(_("the install failed: {error}").format(error=" ".join(str(text).split())[:500]))
 
 
 def _damage(env: Path, state: Any, fp: tuple[str, ...]) -> str | None:

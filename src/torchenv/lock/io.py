@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ..envlayout import dist_name
 from ..errors import LockError
 from ..fileio import InputRefused, tomllib_module
 from ..i18n import _
@@ -97,8 +98,14 @@ def dumps_lock(lock: Lockfile) -> str:
 
 
 def write_lock(path: Path, lock: Lockfile) -> None:
-    """Write atomically: a reader sees the old lock or the new one, never half of one."""
-    write_text_atomic(Path(path), dumps_lock(lock))
+    """Write atomically: a reader sees the old lock or the new one, never half of one.
+
+    Why through a symbolic link: a ``torchenv.lock`` linked to a lock that several checkouts
+    share is meant to stay shared; replacing the link with a plain file cut this checkout
+    off, silently. The new lock replaces the link's target (atomically, beside it).
+    """
+    path = Path(path)
+    write_text_atomic(path.resolve() if path.is_symlink() else path, dumps_lock(lock))
 
 
 def write_text_atomic(path: Path, text: str) -> None:
@@ -158,13 +165,15 @@ def _no_duplicates(names: list[str], where: str, file: str, text: str) -> None:
     """Two entries for one package would reach the installer as a conflict with no name; say which, and where."""
     seen: set[str] = set()
     for name in names:
-        key = re.sub(r"[-_.]+", "-", name).lower()
+        key = dist_name(name)
         if key in seen:
             lines = [n for n, row in enumerate(text.splitlines(), 1) if row.strip() == f'name = "{name}"']
             at = f"{file}:{lines[1]}" if len(lines) > 1 else file
             raise LockError(_("{at}: {where} lists the package {name} twice").format(at=at, where=where, name=name),
                             hint=_("the lock was edited by hand or merged badly; regenerate it with `torchenv lock`"))
         seen.add(key)
+
+
 
 
 def _need(table: dict[str, Any], key: str, where: str, file: str, kind: type = str) -> Any:
@@ -213,6 +222,46 @@ def _same_version(version: str, filename: str, where: str, file: str) -> None:
     raise LockError(_("{file}: {where}: version {version!r} does not match its file {filename}").format(
                         file=file, where=where, version=version, filename=filename),
                     hint=_("the lock was edited by hand; regenerate it with `torchenv lock`"))
+
+
+def _file_name(filename: str) -> str | None:
+    """The project name a wheel or sdist file name carries; ``None`` for a name of neither form."""
+    from packaging.utils import InvalidSdistFilename, InvalidWheelFilename, parse_sdist_filename, parse_wheel_filename
+
+    try:
+        if filename.endswith(".whl"):
+            return str(parse_wheel_filename(filename)[0])
+        return str(parse_sdist_filename(filename)[0])
+    except (InvalidWheelFilename, InvalidSdistFilename):
+        return None
+
+
+def _same_name(name: str, filename: str, where: str, file: str) -> None:
+    """An entry whose file is another package would install that package under this one's name.
+
+    Why here and not at install: the installer sees only files, so the wrong package went
+    in and the check afterwards blamed the env ("lacks six", "run up again"), which can
+    never fix a lock that lies.
+    """
+    from packaging.utils import canonicalize_name
+
+    have = _file_name(filename)
+    if have is None or canonicalize_name(have) == canonicalize_name(name):
+        return
+    raise LockError(_("{file}: {where}: the entry is for {name} but its file {filename} is the package {other}").format(
+                        file=file, where=where, name=name, filename=filename, other=have),
+                    hint=_("the lock was edited by hand or damaged; restore it from version control or regenerate "
+                           "it with `torchenv lock`"))
+
+
+def _line_of(text: str, key: str, value: str, file: str) -> str:
+    """``file:LINE`` of the line ``key = "value"`` (just ``file`` when it cannot be found), for errors."""
+    quoted = f'"{value}"'
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if stripped.startswith(key) and quoted in stripped:
+            return f"{file}:{number}"
+    return file
 
 
 def _conda_record(required: dict[str, Any], raw: dict[str, Any], where: str, file: str) -> LockedCondaPackage:
@@ -283,7 +332,9 @@ def _from_data(data: dict[str, Any], file: str, text: str = "") -> Lockfile:
             pwhere = f"{where}, package {pname}"
             vals = {k: _need(pkg, k, pwhere, file) for k in _WHEEL_KEYS if k != "size"}
             _sha(vals["sha256"], pwhere, file)
-            _same_version(vals["version"], vals["filename"], pwhere, file)
+            at = _line_of(text, "filename", vals["filename"], file)
+            _same_name(vals["name"], vals["filename"], pwhere, at)
+            _same_version(vals["version"], vals["filename"], pwhere, at)
             size = pkg.get("size")
             wheels.append(LockedWheel(**vals, size=size if isinstance(size, int) else None))
         _no_duplicates([w.name for w in wheels], where, file, text)

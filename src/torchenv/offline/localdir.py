@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..fileio import temp_file
 from ..i18n import _
 from .layout import CONDA, FILES, Bundle
 
@@ -111,7 +111,7 @@ def _into_cache(path: Path, item: Needed) -> Path:
     final = paths.wheel_cache() / item.sha256[:2] / item.sha256 / item.filename
     if not final.is_file():
         final.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=final.parent, prefix=".partial-")
+        fd, tmp = temp_file(final.parent, prefix=".partial-")
         os.close(fd)
         os.unlink(tmp)
         try:
@@ -157,7 +157,7 @@ def import_from_tar(items: list[Needed], bundle: Bundle, target: str, result: Lo
                     continue
                 final = root / item.sha256[:2] / item.sha256 / item.filename
                 final.parent.mkdir(parents=True, exist_ok=True)
-                fd, tmp = tempfile.mkstemp(dir=final.parent, prefix=".partial-")
+                fd, tmp = temp_file(final.parent, prefix=".partial-")
                 try:
                     h = hashlib.sha256()
                     with os.fdopen(fd, "wb") as out, opener.open() as src:

@@ -145,11 +145,12 @@ def _load_json(path: Path) -> Any:   # a cache file's JSON, checked by each read
 
 def _save_json(path: Path, data: Any) -> None:
     import json
-    import tempfile
+
+    from ..fileio import temp_file
 
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+        fd, tmp = temp_file(path.parent, prefix=f".{path.name}.")
         with os.fdopen(fd, "w") as fh:
             json.dump(data, fh)
         os.replace(tmp, path)

@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 import urllib.parse
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal, cast
 
 from ..errors import HashMismatch, SourceError
+from ..fileio import temp_file
 from ..i18n import _
 from .index import local_path as _local_path
 
@@ -98,7 +98,7 @@ class _VerifiedLocal:
     def _save(self) -> None:
         try:
             self.file.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.file.parent, prefix=".verified-")
+            fd, tmp = temp_file(self.file.parent, prefix=".verified-")
             with os.fdopen(fd, "w") as f:
                 json.dump(self.data, f)
             os.replace(tmp, self.file)
@@ -129,7 +129,7 @@ def _download(url: str, filename: str, expected: str | None, dest: Path, *, ui: 
 
     staging = dest if expected is None else dest.parent
     staging.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=staging, prefix=".partial-", suffix=".tmp")
+    fd, tmp_name = temp_file(staging, prefix=".partial-", suffix=".tmp")
     tmp = Path(tmp_name)
     try:
         with os.fdopen(fd, "wb") as out:
