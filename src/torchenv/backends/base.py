@@ -32,8 +32,11 @@ class Backend(ABC):
         """Create an empty environment at ``env_path`` with the planned Python."""
 
     @abstractmethod
-    def install(self, *, target: LockTarget, reinstall: bool = False, files: list[Path] | None = None) -> None:
+    def install(self, *, target: LockTarget, reinstall: bool = False, files: list[Path] | None = None,
+                keep_extra: bool = False) -> None:
         """Install exactly the target's files (hash-checked) into the environment.
+
+        ``keep_extra``: leave packages the lock does not name (added by hand) in place instead of removing them.
 
         ``reinstall``: put every locked file back even where the env already has it (a repair);
         ``files``: what ``materialise`` fetched, so nothing is downloaded twice.

@@ -422,13 +422,15 @@ class VenvBackend(Backend):
         """
         return self.wheels.fetch(target.wheels)
 
-    def install(self, *, target: LockTarget, reinstall: bool = False, files: list[Path] | None = None) -> None:
+    def install(self, *, target: LockTarget, reinstall: bool = False, files: list[Path] | None = None,
+                keep_extra: bool = False) -> None:
         """Install the target's files; ``files`` are those ``materialise`` returned (fetched now if not given)."""
         files = self.materialise(target) if files is None else files
         hashes = {w.filename: w.sha256 for w in target.wheels}
         with self.ui.progress(_("installing {count} packages ({installer})").format(count=len(files),
                                                                                  installer=self.engine.name)):
-            self.engine.install_files(env_python=self.python(), files=files, hashes=hashes, reinstall=reinstall)
+            self.engine.install_files(env_python=self.python(), files=files, hashes=hashes, reinstall=reinstall,
+                                     keep_extra=keep_extra)
 
     def python(self) -> Path:
         from .state import env_python

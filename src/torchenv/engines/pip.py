@@ -141,7 +141,7 @@ class PipEngine(WheelEngine):
             return parse_report(report, pypi)
 
     def install_files(self, *, env_python: Path, files: list[Path],
-                      hashes: dict[str, str] | None = None, reinstall: bool = False) -> None:
+                      hashes: dict[str, str] | None = None, reinstall: bool = False, keep_extra: bool = False) -> None:
         pip = installing_pip(env_python)
         with tempfile.TemporaryDirectory(prefix="torchenv-sync-") as tmp:
             req = Path(tmp) / "requirements.txt"
@@ -153,7 +153,8 @@ class PipEngine(WheelEngine):
             run_tool(cmd, what=_("installing {count} files into {path}").format(
                          count=len(files), path=env_python.parent.parent) + " (pip)",
                      env=pip_tool_environ())
-        self._remove_extraneous(env_python, files)
+        if not keep_extra:
+            self._remove_extraneous(env_python, files)
 
     def _remove_extraneous(self, env_python: Path, files: list[Path]) -> None:
         from ..envlayout import distributions, fingerprint
