@@ -133,7 +133,8 @@ class BuildRule:
 
 BUILD_RULES: tuple[BuildRule, ...] = (
     BuildRule(N_("build requirement not locked"),
-              r"Because (?P<module>[\w.-]+) was not found in the provided package locations",
+              r"Because (?P<module>[\w.-]+) was not found in the provided package locations|"
+              r"No matching distribution found for (?P<pip_module>[\w.-]+)",
               N_("{package}'s build needs {module}, which is not among the locked files (installs use only "
                  "locked, hash-checked files): add {module} to the project's requirements so it is locked, then "
                  "run `torchenv up` again")),
@@ -193,7 +194,7 @@ def explain_build(log: str, package: str, log_path: str) -> BuildFailure:
         for rule in BUILD_RULES:
             m = re.search(rule.pattern, text, re.IGNORECASE)
             if m is not None:
-                module = m.groupdict().get("module") or ""
+                module = next((v for v in m.groupdict().values() if v), "")
                 return BuildFailure(rule.kind, errors, _(rule.hint).format(package=package, module=module))
     return BuildFailure(None, errors, _("the lines above are the build's first errors; the whole log is {log}. "
                                         "Fix what they name, then run `torchenv up` again").format(log=log_path))
