@@ -182,7 +182,7 @@ def _as_build_failure(exc: BackendError, files: list[Path], what: str) -> Backen
     from .base import SDIST_SUFFIXES
     from .failures import build_failed
 
-    sdists = [project_of(f.name) for f in files if f.name.endswith(SDIST_SUFFIXES)]
+    sdists = [project_of(f.name) or f.name for f in files if f.name.endswith(SDIST_SUFFIXES)]
     if not sdists or "subprocess-exited-with-error" not in exc.message:
         return exc
     return build_failed(" / ".join(sorted(sdists)), exc.message, what=what)
