@@ -143,7 +143,8 @@ BUILD_RULES: tuple[BuildRule, ...] = (
                  "requires in its pyproject.toml (torchenv then builds it against the env's torch, without "
                  "isolation), then run `torchenv up` again")),
     BuildRule(N_("C++ compiler missing"),
-              r"command '?[\w./+-]*(?:g\+\+|c\+\+|gcc|cc|clang\+\+)'? failed|(?:g\+\+|c\+\+|gcc|cc): (?:command )?not "
+              r"command '?[\w./+-]*(?:g\+\+|c\+\+|gcc|cc|clang\+\+)'? failed: No such file|"
+              r"(?:g\+\+|c\+\+|gcc|cc): (?:command )?not "
               r"found|No such file or directory: '(?:[\w./-]*/)?(?:g\+\+|c\+\+|gcc|cc)'|"
               r"Could not find a C\+\+ compiler|no acceptable C compiler",
               N_("{package} compiles C++ and no working C++ compiler was found: install one "
