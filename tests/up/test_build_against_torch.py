@@ -84,3 +84,66 @@ def test_a_package_added_by_hand_is_kept_by_up_and_removed_by_up_exact(world, ca
     assert code == 0 and not any(d.startswith("six-") for d in world.dists()), "up --exact removes it"
     assert "policy: --exact" in said
     assert any(d.startswith("torch-") for d in world.dists())
+
+
+SDIST_BACKEND = '''
+import os, subprocess, zipfile
+
+def get_requires_for_build_wheel(config_settings=None):
+    return []
+
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    import torch
+    subprocess.run(["c++", "--version"], check=True)       # the compile a real extension runs
+    name = "fastop-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(os.path.join(wheel_directory, name), "w") as z:
+        z.writestr("fastop.py", "BUILT_WITH = %r\\n" % torch.__version__)
+        z.writestr("fastop-1.0.dist-info/METADATA", "Metadata-Version: 2.1\\nName: fastop\\nVersion: 1.0\\n")
+        z.writestr("fastop-1.0.dist-info/WHEEL",
+                   "Wheel-Version: 1.0\\nGenerator: t\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n")
+        z.writestr("fastop-1.0.dist-info/RECORD", "")
+    return name
+'''
+
+
+def _torch_sdist(folder):
+    import io
+    import tarfile
+
+    path = folder / "fastop-1.0.tar.gz"
+    files = {"fastop-1.0/pyproject.toml": '[build-system]\nrequires = ["torch"]\nbuild-backend = "fastop_backend"\n'
+                                          'backend-path = ["."]\n[project]\nname = "fastop"\nversion = "1.0"\n',
+             "fastop-1.0/fastop_backend.py": SDIST_BACKEND,
+             "fastop-1.0/PKG-INFO": "Metadata-Version: 2.2\nName: fastop\nVersion: 1.0\n"}
+    folder.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(path, "w:gz") as tar:
+        for name, text in files.items():
+            data = text.encode()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return path
+
+
+@pytest.mark.parametrize("installer", ["uv"])     # pip's resolver locks wheels only: no sdist to build
+def test_a_dependency_built_against_torch_is_built_once_and_reused_by_the_next_env(world, monkeypatch):
+    import shutil
+
+    from tests.support.packages import build_index
+
+    build_index(world.root / "pypi", {"fastop": [_torch_sdist(world.root / "sdists")]})
+    calls = world.root / "compiler-calls"
+    wrapper = world.root / "bin" / "c++"
+    wrapper.parent.mkdir()
+    wrapper.write_text(f"#!/bin/sh\necho \"$@\" >> {calls}\n")
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{wrapper.parent}:{__import__('os').environ['PATH']}")
+    (world.project / "requirements.txt").write_text("fastop\n")
+    world.run_up()
+    check = [str(world.env / "bin" / "python"), "-c", "import fastop; print(fastop.BUILT_WITH)"]
+    assert subprocess.run(check, capture_output=True, text=True).stdout.strip() == "2.4.1+cpu"
+    assert len(calls.read_text().splitlines()) == 1, "built once, against the env's torch"
+    shutil.rmtree(world.env)
+    world.run_up()
+    assert subprocess.run(check, capture_output=True, text=True).stdout.strip() == "2.4.1+cpu"
+    assert len(calls.read_text().splitlines()) == 1, "the second env reuses the cached wheel: no compiler ran"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
-from torchenv.install.buildenv import GIB, build_environ
+from torchenv.backends.buildenv import GIB, build_environ
 from torchenv.install.project_install import against_torch
 from torchenv.machine import CudaToolkit, Gpu, Machine, NvidiaInfo
 

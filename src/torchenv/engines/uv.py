@@ -290,7 +290,7 @@ class UvEngine(WheelEngine):
                 cmd.append("--require-hashes")
             if reinstall:
                 cmd.append("--reinstall")
-            run_tool([*cmd, str(req)], what=_("installing {count} files into {path}").format(
+            run_tool([*cmd, *(["-r"] if keep_extra else []), str(req)], what=_("installing {count} files into {path}").format(
                          count=len(files), path=env_python.parent.parent) + " (uv)",
                      env=uv_environ())
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..backends.torchbuild import _pyproject, against_torch
 from ..i18n import _
 
 if TYPE_CHECKING:
@@ -65,68 +66,6 @@ def _has_build_system(pyproject: Path) -> bool:
     except (OSError, ValueError):
         return False
     return isinstance(data.get("build-system"), dict)
-
-
-@dataclass(frozen=True)
-class AgainstTorch:
-    """Why the project's build needs the env's torch, and what else its build needs (locked with the rest)."""
-    reason: str
-    build_requires: tuple[str, ...]
-
-
-_IMPORTS_TORCH = re.compile(r"^\s*(?:import\s+torch\b|from\s+torch[\w.]*\s+import\b)", re.M)
-_DEFAULT_BUILD = ("setuptools>=40.8.0", "wheel")     # what pip assumes for a setup.py without [build-system]
-
-
-def _pyproject(project_dir: Path) -> dict[str, Any]:
-    from ..fileio import tomllib_module
-
-    try:
-        data = tomllib_module().loads((project_dir / "pyproject.toml").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _req_name(spec: str) -> str:
-    return re.sub(r"[-_.]+", "-", re.split(r"[<>=!~;\[ @]", spec.strip(), maxsplit=1)[0]).lower()
-
-
-def _recipe_row(name: str) -> dict[str, Any] | None:
-    from ..kb.load import recipe
-
-    return next((row for row in recipe("builds").get("against_torch", []) if row.get("name") == name), None)
-
-
-def against_torch(project_dir: Path) -> AgainstTorch | None:
-    """Does the project's build import torch? ``torch`` in ``[build-system] requires``, a ``setup.py`` that
-    imports it (``torch.utils.cpp_extension``), or a package the ``builds`` recipe knows; ``None`` otherwise.
-
-    Why: built in isolation such a build sees no torch ("No module named 'torch'"), and one that
-    got a torch of its own would compile against a torch other than the env's.
-    """
-    from ..kb.query import torch_family
-
-    data = _pyproject(project_dir)
-    build_system = data.get("build-system")
-    requires = build_system.get("requires", []) if isinstance(build_system, dict) else []
-    declared = [r for r in requires if isinstance(r, str)] if isinstance(requires, list) else []
-    family = set(torch_family())
-    others = tuple(r for r in declared if _req_name(r) not in family)
-    if any(_req_name(r) == "torch" for r in declared):
-        return AgainstTorch(_("[build-system] requires torch"), others)
-    try:
-        setup = (project_dir / "setup.py").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        setup = ""
-    if _IMPORTS_TORCH.search(setup):
-        return AgainstTorch(_("setup.py imports torch"), others if "build-system" in data else _DEFAULT_BUILD)
-    name = data.get("project", {}).get("name") if isinstance(data.get("project"), dict) else None
-    row = _recipe_row(_req_name(name)) if isinstance(name, str) else None
-    if row is not None:
-        return AgainstTorch(_("{name} builds against torch (recipes/builds.toml)").format(name=row["name"]),
-                            tuple(dict.fromkeys([*others, *row.get("build_requires", [])])))
-    return None
 
 
 def build_requirements(project_dir: Path) -> list[str]:
@@ -250,9 +189,9 @@ def _run_install(python: Path, plan: Plan, project_dir: Path, ui: Any) -> BuildF
     locked and installed with the rest, so nothing is fetched); any other gets its build backend from
     the PyPI side in an isolated build, as pip and uv do.
     """
+    from ..backends.buildenv import build_environ, host_compiler
     from ..engines.uv import SourceFlags, run_tool, source_flags, uv_bin, uv_environ
     from ..errors import BuildFailed, TorchenvError
-    from .buildenv import build_environ, host_compiler
 
     needs = against_torch(project_dir)
     isolation = [] if needs is None else ["--no-build-isolation"]
