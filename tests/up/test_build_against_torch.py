@@ -70,6 +70,7 @@ def _said(capsys) -> str:
 
 
 def test_a_package_added_by_hand_is_kept_by_up_and_removed_by_up_exact(world, capsys):
+    write_package_project(world.project)
     world.run_up()
     six = next((world.root / "wheels").glob("six-*.whl"))
     subprocess.run([str(world.env / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps", str(six)],
@@ -83,6 +84,8 @@ def test_a_package_added_by_hand_is_kept_by_up_and_removed_by_up_exact(world, ca
     said = _said(capsys)
     assert code == 0 and not any(d.startswith("six-") for d in world.dists()), "up --exact removes it"
     assert "policy: --exact" in said
+    assert "installed the project itself" not in said, "the project itself stays: a compiled one is not rebuilt"
+    assert any(d.startswith("demo-") for d in world.dists())
     assert any(d.startswith("torch-") for d in world.dists())
 
 

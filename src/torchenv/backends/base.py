@@ -42,6 +42,10 @@ class Backend(ABC):
         ``files``: what ``materialise`` fetched, so nothing is downloaded twice.
         """
 
+    def remove(self, names: list[str]) -> None:  # noqa: B027 -- an optional hook, not abstract
+        """Uninstall these distributions (``up --exact``: packages added by hand); nothing where the backend
+        cannot tell its own packages from the user's."""
+
     def materialise(self, target: LockTarget) -> list[Path] | None:
         """Fetch and hash-check every file of ``target`` before the env is touched; ``None``: the install fetches."""
         return None

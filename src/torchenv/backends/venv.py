@@ -447,6 +447,15 @@ class VenvBackend(Backend):
         wheels = [built_wheel(f, hashes.get(f.name, ""), self.plan, self.python(), torch, self.ui) for f in sdists]
         self.engine.install_files(env_python=self.python(), files=wheels, keep_extra=True)
 
+    def remove(self, names: list[str]) -> None:
+        from ..engines.pip import installing_pip, pip_tool_environ
+        from ..engines.uv import run_tool
+
+        if names:
+            run_tool([*installing_pip(self.python()), "uninstall", "--yes", "--quiet", *names],
+                     what=_("removing packages added by hand ({names})").format(names=", ".join(names)),
+                     env=pip_tool_environ())
+
     def python(self) -> Path:
         from .state import env_python
 

@@ -639,7 +639,7 @@ def _in_place_action(backend: Backend, env: Path, target: LockTarget, ui: Ui, *,
 
 # in-place action -> (re-install every file, keep what the lock does not name, the UpResult status)
 _IN_PLACE = {"repair": (True, False, "repaired"), "reinstall": (True, False, "repaired"),
-             "restore": (False, True, "repaired"), "restore-exact": (False, False, "repaired"),
+             "restore": (False, True, "repaired"), "restore-exact": (False, True, "repaired"),
              "sync": (False, False, "synced")}
 
 
@@ -673,6 +673,11 @@ def sync_env(backend: Backend, env: Path, target: LockTarget, plan: Plan, ui: Ui
     files = backend.materialise(target)
     if seen.exists and why is None:
         reinstall, keep_extra, status = _IN_PLACE[action]
+        if action == "restore-exact":    # only what was added by hand goes: pip and the project itself stay
+            from .project_install import kept_names
+
+            backend.remove(sorted(hand_added(st.distributions(st.fingerprint(env, target.python)), target,
+                                             backend.kept_packages | kept_names(env))))
         _install(backend, env, target, files, reinstall=reinstall, keep_extra=keep_extra)
         return status
     created = why is None
