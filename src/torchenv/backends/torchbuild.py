@@ -14,8 +14,6 @@ import hashlib
 import json
 import os
 import re
-import tarfile
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,7 +37,7 @@ _IMPORTS_TORCH = re.compile(r"^\s*(?:import\s+torch\b|from\s+torch[\w.]*\s+impor
 _DEFAULT_BUILD = ("setuptools>=40.8.0", "wheel")     # what pip assumes for a setup.py without [build-system]
 
 
-def _pyproject(project_dir: Path) -> dict[str, Any]:
+def read_pyproject(project_dir: Path) -> dict[str, Any]:
     from ..fileio import tomllib_module
 
     try:
@@ -73,7 +71,7 @@ def against_torch(project_dir: Path) -> AgainstTorch | None:
     """
     from ..kb.query import torch_family
 
-    data = _pyproject(project_dir)
+    data = read_pyproject(project_dir)
     build_system = data.get("build-system")
     requires = build_system.get("requires", []) if isinstance(build_system, dict) else []
     declared = [r for r in requires if isinstance(r, str)] if isinstance(requires, list) else []
@@ -97,6 +95,9 @@ def against_torch(project_dir: Path) -> AgainstTorch | None:
 
 def needs_torch(sdist: Path) -> bool:
     """Does this source distribution's build import torch (read from its ``setup.py``/``pyproject.toml``)?"""
+    import tarfile
+    import tempfile
+
     from ..sources.index import project_of
 
     if recipe_knows(project_of(sdist.name) or ""):
@@ -133,6 +134,8 @@ def cache_root() -> Path:
 
 def built_wheel(sdist: Path, sha256: str, plan: Plan, env_python: Path, torch_build: str, ui: Any) -> Path:
     """The wheel of ``sdist`` built against the env's torch: from the cache, else built now and cached."""
+    import tempfile
+
     from ..engines.pip import installing_pip, pip_tool_environ
     from ..engines.uv import run_tool
     from .buildenv import build_environ

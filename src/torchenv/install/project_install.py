@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..backends.torchbuild import _pyproject, against_torch
+from ..backends.torchbuild import against_torch, read_pyproject
 from ..i18n import _
 
 if TYPE_CHECKING:
@@ -231,7 +231,7 @@ def _run_install(python: Path, plan: Plan, project_dir: Path, ui: Any) -> BuildF
 
 
 def _project_name(project_dir: Path) -> str:
-    name = _pyproject(project_dir).get("project", {})
+    name = read_pyproject(project_dir).get("project", {})
     name = name.get("name") if isinstance(name, dict) else None
     return name if isinstance(name, str) else project_dir.name
 
