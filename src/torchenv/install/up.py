@@ -627,7 +627,7 @@ def _in_place_action(backend: Backend, env: Path, target: LockTarget, ui: Ui, *,
         ui.step(_("{env}: restoring the locked packages and removing those added by hand (policy: --exact)").format(
             env=env))
         return "restore-exact"
-    if len(changes) == len(hand_added(st.distributions(fp), target, keep)):    # only additions: nothing to put back
+    if set(state.fingerprint) <= set(fp) and hand_added(st.distributions(fp), target, keep):   # only additions
         st.write_state(env, dataclasses.replace(state, fingerprint=fp, watched=st.watch_list(env, state.python)))
         ui.step(_("{env} is up to date; packages added by hand are kept (policy: keep; `torchenv up --exact` "
                   "removes them)").format(env=env))
