@@ -100,6 +100,19 @@ class BackendError(TorchenvError):
     """An engine (uv, pip, rattler, conda) failed; message carries its output tail."""
 
 
+class BuildFailed(BackendError):
+    """A package (a dependency built from source, or the project itself) did not build.
+
+    Why its own type: ``up`` saves ``output`` (the whole build log) under the project's ``.torchenv/`` and
+    names it, and the message shows the build's first real errors, not the installer's last line.
+    """
+
+    def __init__(self, message: str, *, package: str, output: str, what: str, hint: str | None = None,
+                 log: str | None = None) -> None:
+        super().__init__(message, hint=hint, package=package, log=log)
+        self.package, self.output, self.what, self.log = package, output, what, log
+
+
 class ConcurrentRun(TorchenvError):
     """Another torchenv process holds the project lock."""
 

@@ -83,6 +83,7 @@ class UpOptions:
     from_: Path | None = None            # a bundle or a folder of files; implies offline
     save: bool = False                   # write the intent flags into torchenv.toml (comments kept)
     reset_overrides: bool = False        # drop the flags torchenv.lock remembers from the last up
+    exact: bool = False                  # remove packages added by hand (a plain up keeps them)
 
     @property
     def is_offline(self) -> bool:
@@ -91,7 +92,7 @@ class UpOptions:
     @property
     def needs_full_path(self) -> bool:
         """Options the no-op check cannot answer for: another machine, other sources, ``force``."""
-        return self.force or self.machine.given or self.sources.given
+        return self.force or self.exact or self.machine.given or self.sources.given
 
 
 @dataclass(frozen=True)

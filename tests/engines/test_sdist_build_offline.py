@@ -59,3 +59,20 @@ def test_an_sdist_builds_from_the_locked_wheels_without_an_index(tmp_path, engin
     out = subprocess.run([str(python), "-c", "import onlysdist; print(onlysdist.BUILT)"],
                          capture_output=True, text=True)
     assert out.stdout.strip() == "True", out.stderr
+
+
+@pytest.mark.parametrize("engine", [UvEngine, PipEngine])
+def test_an_sdist_whose_build_requirement_is_not_locked_names_both(tmp_path, engine):
+    from torchenv.errors import BuildFailed
+
+    files = tmp_path / "locked"
+    files.mkdir()
+    sdist = _sdist(files)
+    env = tmp_path / "env"
+    engine().create_venv(python=sys.executable, path=env)
+    with pytest.raises(BuildFailed) as raised:
+        engine().install_files(env_python=env / "bin" / "python", files=[sdist])
+    said = " ".join(str(raised.value).split())
+    assert raised.value.package == "onlysdist" and "onlysdist did not build" in said, said
+    assert "tinybackend" in said and "add tinybackend to the project's requirements" in said, said
+    assert "host name" not in said and "check its spelling" not in said

@@ -61,25 +61,6 @@ def test_a_pyproject_without_a_build_system_is_not_installed(world):
     assert noop.check(world.project, world.options()) is not None
 
 
-def test_a_failing_project_build_leaves_the_env_and_is_said_once(world, capsys):
-    write_package_project(world.project)
-    (world.project / "FAIL").write_text("")
-    from torchenv.install.up import run_up
-    from torchenv.ui import Ui
-
-    run_up(world.project, world.options(), Ui())
-    err = capsys.readouterr()
-    said = " ".join((err.out + err.err).split())
-    assert "the project itself could not be installed" in said and "compiler" in said
-    assert any(d.startswith("torch-") for d in world.dists()), "the locked packages are installed"
-    assert noop.check(world.project, world.options()) is not None, "not retried until its build files change"
-    (world.project / "FAIL").unlink()
-    (world.project / "pyproject.toml").write_text((world.project / "pyproject.toml").read_text() + "\n")
-    assert noop.check(world.project, world.options()) is None
-    world.run_up()
-    assert _run(world, "demo-hello").returncode == 0
-
-
 def test_a_setup_py_projects_install_requires_are_locked_and_it_is_installed(world):
     write_package_project(world.project)
     pyproject = world.project / "pyproject.toml"

@@ -32,12 +32,19 @@ class Backend(ABC):
         """Create an empty environment at ``env_path`` with the planned Python."""
 
     @abstractmethod
-    def install(self, *, target: LockTarget, reinstall: bool = False, files: list[Path] | None = None) -> None:
+    def install(self, *, target: LockTarget, reinstall: bool = False, files: list[Path] | None = None,
+                keep_extra: bool = False) -> None:
         """Install exactly the target's files (hash-checked) into the environment.
+
+        ``keep_extra``: leave packages the lock does not name (added by hand) in place instead of removing them.
 
         ``reinstall``: put every locked file back even where the env already has it (a repair);
         ``files``: what ``materialise`` fetched, so nothing is downloaded twice.
         """
+
+    def remove(self, names: list[str]) -> None:  # noqa: B027 -- an optional hook, not abstract
+        """Uninstall these distributions (``up --exact``: packages added by hand); nothing where the backend
+        cannot tell its own packages from the user's."""
 
     def materialise(self, target: LockTarget) -> list[Path] | None:
         """Fetch and hash-check every file of ``target`` before the env is touched; ``None``: the install fetches."""

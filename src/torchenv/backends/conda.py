@@ -220,7 +220,8 @@ class CondaBackend(Backend):
         """
         return self.wheel_part.fetch_files(plan=self.plan, wheels=target.wheels) if target.wheels else []
 
-    def install(self, *, target: LockTarget, reinstall: bool = False, files: list[Path] | None = None) -> None:
+    def install(self, *, target: LockTarget, reinstall: bool = False, files: list[Path] | None = None,
+                keep_extra: bool = False) -> None:
         """Exactly the target's conda records (no solve), then its wheels, then the env-local configs.
 
         ``reinstall``: re-link every locked package (``up`` repairing an interrupted or hand-changed env).

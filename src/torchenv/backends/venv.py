@@ -424,13 +424,39 @@ class VenvBackend(Backend):
         """
         return self.wheels.fetch(target.wheels)
 
-    def install(self, *, target: LockTarget, reinstall: bool = False, files: list[Path] | None = None) -> None:
+    def install(self, *, target: LockTarget, reinstall: bool = False, files: list[Path] | None = None,
+                keep_extra: bool = False) -> None:
         """Install the target's files; ``files`` are those ``materialise`` returned (fetched now if not given)."""
+        from ..engines.base import SDIST_SUFFIXES
+        from .torchbuild import needs_torch
+
         files = self.materialise(target) if files is None else files
         hashes = {w.filename: w.sha256 for w in target.wheels}
-        with self.ui.progress(_("installing {count} packages ({installer})").format(count=len(files),
+        against = [f for f in files if f.name.endswith(SDIST_SUFFIXES) and needs_torch(f)]
+        rest = [f for f in files if f not in against]
+        with self.ui.progress(_("installing {count} packages ({installer})").format(count=len(rest),
                                                                                  installer=self.engine.name)):
-            self.engine.install_files(env_python=self.python(), files=files, hashes=hashes, reinstall=reinstall)
+            self.engine.install_files(env_python=self.python(), files=rest, hashes=hashes, reinstall=reinstall,
+                                     keep_extra=keep_extra)
+        if against:
+            self._install_built(target, against, hashes)
+
+    def _install_built(self, target: LockTarget, sdists: list[Path], hashes: dict[str, str]) -> None:
+        """The sdists that compile against torch: built (or taken from the cache) now that torch is installed."""
+        from .torchbuild import built_wheel
+
+        torch = next((w.version for w in target.wheels if w.name == "torch"), target.torch)
+        wheels = [built_wheel(f, hashes.get(f.name, ""), self.plan, self.python(), torch, self.ui) for f in sdists]
+        self.engine.install_files(env_python=self.python(), files=wheels, keep_extra=True)
+
+    def remove(self, names: list[str]) -> None:
+        from ..engines.pip import installing_pip, pip_tool_environ
+        from ..engines.uv import run_tool
+
+        if names:
+            run_tool([*installing_pip(self.python()), "uninstall", "--yes", "--quiet", *names],
+                     what=_("removing packages added by hand ({names})").format(names=", ".join(names)),
+                     env=pip_tool_environ())
 
     def python(self) -> Path:
         from .state import env_python

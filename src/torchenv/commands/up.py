@@ -33,6 +33,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help=_("write the intent flags (--torch, --cuda, --python, ...) into torchenv.toml, comments kept"))
     p.add_argument("--reset-overrides", action="store_true",
                    help=_("plan from torchenv.toml alone, dropping the flags torchenv.lock remembers from the last up"))
+    p.add_argument("--exact", action="store_true",
+                   help=_("remove packages added to the env by hand (not in torchenv.lock); a plain up keeps them"))
     p.add_argument("--frozen", action="store_true",
                    help=_("install exactly what torchenv.lock says; fail instead of re-resolving"))
     p.add_argument("--vscode", action="store_true",

@@ -38,13 +38,14 @@ class WheelEngine(ABC):
 
     @abstractmethod
     def install_files(self, *, env_python: Path, files: list[Path], hashes: dict[str, str] | None = None,
-                      reinstall: bool = False) -> None:
+                      reinstall: bool = False, keep_extra: bool = False) -> None:
         """Install these already hash-checked wheel files, no dependency resolution.
 
         ``hashes`` (file name -> sha256): the engine checks them again where it can (uv's
         ``--require-hashes``), so a file swapped after torchenv's check is still refused.
         ``reinstall``: re-install every file even if the same version is present (``up``
-        repairing an interrupted or hand-changed env).
+        repairing an interrupted or hand-changed env). ``keep_extra``: packages not among ``files`` (added
+        by hand) stay; otherwise they are removed.
         """
 
 

@@ -14,8 +14,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..i18n import N_, _
+
+if TYPE_CHECKING:
+    from ..errors import BuildFailed
 
 _PATH = (r"(?:at path \"(?P<path>[^\"]+)\"|`(?P<path2>[^`]+)`: (?:Permission denied|Read-only)"
          r"|(?:Permission denied|Read-only file system): '(?P<path3>[^']+)')")
@@ -113,3 +117,110 @@ def _named_path(output: str, rule: FailureRule) -> str:
             if path:
                 return path
     return _("a folder the installer writes to (named above)")
+
+
+# -- builds ---------------------------------------------------------------------------------------------------
+# What a failed build's own log says, and the fix for it. A build's output is long and its last line is often
+# a wrapper's ("subprocess-exited-with-error", a traceback's tail from a download inside setup.py), so the
+# first real error lines are shown, and the rules below are matched against those lines first.
+
+@dataclass(frozen=True)
+class BuildRule:
+    kind: str
+    pattern: str         # regex searched in the build's error lines, then in its whole log (case-insensitive)
+    hint: str            # ``{module}``: the module a ``No module named`` line names; ``{package}``: what was built
+
+
+BUILD_RULES: tuple[BuildRule, ...] = (
+    BuildRule(N_("build requirement not locked"),
+              r"Because (?P<module>[\w.-]+) was not found in the provided package locations|"
+              r"No matching distribution found for (?P<pip_module>[\w.-]+)",
+              N_("{package}'s build needs {module}, which is not among the locked files (installs use only "
+                 "locked, hash-checked files): add {module} to the project's requirements so it is locked, then "
+                 "run `torchenv up` again")),
+    BuildRule(N_("build needs torch"), r"No module named '?torch'?(?![\w.])",
+              N_("{package}'s build imports torch but was built in isolation: add \"torch\" to [build-system] "
+                 "requires in its pyproject.toml (torchenv then builds it against the env's torch, without "
+                 "isolation), then run `torchenv up` again")),
+    BuildRule(N_("C++ compiler missing"),
+              r"command '?[\w./+-]*(?:g\+\+|c\+\+|gcc|cc|clang\+\+)'? failed: No such file|"
+              r"(?:g\+\+|c\+\+|gcc|cc): (?:command )?not "
+              r"found|No such file or directory: '(?:[\w./-]*/)?(?:g\+\+|c\+\+|gcc|cc)'|"
+              r"Could not find a C\+\+ compiler|no acceptable C compiler",
+              N_("{package} compiles C++ and no working C++ compiler was found: install one "
+                 "(Debian/Ubuntu: `sudo apt-get install g++`; Fedora/RHEL: `sudo dnf install gcc-c++`; "
+                 "conda: `conda install -c conda-forge gxx_linux-64`), then run `torchenv up` again")),
+    BuildRule(N_("CUDA compiler missing"), r"nvcc: not found|No such file or directory: '[^']*nvcc'|CUDA_HOME "
+              r"environment variable is not set|Could not find nvcc",
+              N_("{package} compiles CUDA code and no nvcc was found: install the CUDA toolkit of the env's "
+                 "tier and set CUDA_HOME to it, or use a prebuilt wheel of {package} for this torch")),
+    BuildRule(N_("build requirement missing"), r"No module named '?(?P<module>[\w.]+)'?",
+              N_("{package}'s build needs the module {module}, which its build does not declare: add its "
+                 "package to [build-system] requires in pyproject.toml (torchenv locks it and installs it "
+                 "before the build), then run `torchenv up` again")),
+)
+
+# wrapper lines every failed build prints around the real error: never the error itself
+_WRAPPERS = re.compile(r"subprocess-exited-with-error|metadata-generation-failed|legacy-install-failure|"
+                       r"Failed to build|Failed to prepare distributions|Build backend failed|"
+                       r"Call to `.*` failed|Failed building (?:wheel|editable)|ERROR: Could not build|"
+                       r"See above for output|exited with|note: This error originates", re.IGNORECASE)
+_ERROR_LINE = re.compile(r"(?:^|[\s:])(?:fatal )?error(?:\[\w+\])?:|^\s*\w*(?:Error|Exception):|"
+                         r"^\s*E\d{4}:|undefined reference to", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class BuildFailure:
+    kind: str | None       # a ``BUILD_RULES`` kind, ``None`` when no rule knows it
+    errors: tuple[str, ...]
+    hint: str
+
+
+def error_lines(log: str, limit: int = 6) -> tuple[str, ...]:
+    """The first real ``error:`` lines of a build log (compiler errors, a raised exception), wrappers left out."""
+    picked: list[str] = []
+    for raw in log.splitlines():
+        line = raw.strip().lstrip("│|").strip()
+        if line and _ERROR_LINE.search(line) and not _WRAPPERS.search(line) and line not in picked:
+            picked.append(line[:300])
+            if len(picked) == limit:
+                break
+    return tuple(picked)
+
+
+def explain_build(log: str, package: str, log_path: str) -> BuildFailure:
+    """The kind, first error lines and fix of a failed build of ``package`` whose log is at ``log_path``."""
+    errors = error_lines(log)
+    for text in ("\n".join(errors), log):
+        for rule in BUILD_RULES:
+            m = re.search(rule.pattern, text, re.IGNORECASE)
+            if m is not None:
+                module = next((v for v in m.groupdict().values() if v), "")
+                return BuildFailure(rule.kind, errors, _(rule.hint).format(package=package, module=module))
+    return BuildFailure(None, errors, _("the lines above are the build's first errors; the whole log is {log}. "
+                                        "Fix what they name, then run `torchenv up` again").format(log=log_path))
+
+
+def built_package(output: str) -> str | None:
+    """The package an installer says it failed to build (uv: ``Failed to build `NAME @ ...```, pip:
+    ``Failed building wheel for NAME`` / ``Failed to build NAME``); ``None`` when it names none."""
+    m = re.search(r"Failed to (?:build|download and build) `(?P<a>[^`@= ]+)|Failed building (?:wheel|editable) "
+                  r"for (?P<b>[\w.-]+)|ERROR: Failed to build (?:installable wheels for some pyproject\.toml based "
+                  r"projects \()?(?P<c>[\w.-]+)|Getting requirements to build wheel for (?P<d>[\w.-]+)", output)
+    if m is None:
+        return None
+    return next(g for g in m.groups() if g)
+
+
+def build_failed(package: str, output: str, *, what: str, log: str | None = None) -> BuildFailed:
+    """The error for a failed build: its first real errors (else the log's last lines), the log's path, a fix."""
+    from ..errors import BuildFailed
+
+    failure = explain_build(output, package, log or _("(not saved)"))
+    shown = failure.errors or tuple(line.strip() for line in output.strip().splitlines()[-5:])
+    message = (_("{what} failed: {package} did not build ({kind}); its first errors:").format(
+                   what=what, package=package, kind=_(failure.kind) if failure.kind else _("build failed"))
+               + "".join(f"\n    {line}" for line in shown))
+    if log:
+        message += "\n" + _("the whole build log: {log}").format(log=log)
+    return BuildFailed(message, package=package, output=output, what=what, hint=failure.hint, log=log)

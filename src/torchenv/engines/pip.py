@@ -31,7 +31,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import BackendError, EnvError
+from ..errors import BackendError, BuildFailed, EnvError
 from ..i18n import _
 from .base import WheelEngine, build_requirement_links
 from .uv import file_url, index_for, missing_python_hint, requirements_lines, run_tool, source_flags
@@ -141,7 +141,7 @@ class PipEngine(WheelEngine):
             return parse_report(report, pypi)
 
     def install_files(self, *, env_python: Path, files: list[Path],
-                      hashes: dict[str, str] | None = None, reinstall: bool = False) -> None:
+                      hashes: dict[str, str] | None = None, reinstall: bool = False, keep_extra: bool = False) -> None:
         pip = installing_pip(env_python)
         with tempfile.TemporaryDirectory(prefix="torchenv-sync-") as tmp:
             req = Path(tmp) / "requirements.txt"
@@ -150,10 +150,16 @@ class PipEngine(WheelEngine):
                    *build_requirement_links(files, Path(tmp) / "built-with")]
             if reinstall:
                 cmd.append("--force-reinstall")
-            run_tool(cmd, what=_("installing {count} files into {path}").format(
-                         count=len(files), path=env_python.parent.parent) + " (pip)",
-                     env=pip_tool_environ())
-        self._remove_extraneous(env_python, files)
+            what = _("installing {count} files into {path}").format(count=len(files),
+                                                                   path=env_python.parent.parent) + " (pip)"
+            try:
+                run_tool(cmd, what=what, env=pip_tool_environ())
+            except BuildFailed:
+                raise
+            except BackendError as exc:
+                raise _as_build_failure(exc, files, what) from None
+        if not keep_extra:
+            self._remove_extraneous(env_python, files)
 
     def _remove_extraneous(self, env_python: Path, files: list[Path]) -> None:
         from ..envlayout import distributions, fingerprint
@@ -167,6 +173,19 @@ class PipEngine(WheelEngine):
             run_tool([*installing_pip(env_python), "uninstall", "--yes", "--quiet", *extra],
                      what=_("removing packages the lock does not name ({names})").format(names=", ".join(extra)),
                      env=pip_tool_environ())
+
+
+def _as_build_failure(exc: BackendError, files: list[Path], what: str) -> BackendError:
+    """pip's failed build of a build requirement names no package (``pip subprocess to install build
+    dependencies did not run successfully``): it is one of the source distributions among ``files``."""
+    from ..sources.index import project_of
+    from .base import SDIST_SUFFIXES
+    from .failures import build_failed
+
+    sdists = [project_of(f.name) or f.name for f in files if f.name.endswith(SDIST_SUFFIXES)]
+    if not sdists or "subprocess-exited-with-error" not in exc.message:
+        return exc
+    return build_failed(" / ".join(sorted(sdists)), exc.message, what=what)
 
 
 def installing_pip(env_python: Path) -> list[str]:

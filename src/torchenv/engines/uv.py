@@ -98,9 +98,12 @@ def run_tool(cmd: list[str], *, what: str, env: dict[str, str] | None = None,
     """
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
-        from .failures import classify
+        from .failures import build_failed, built_package, classify
 
         out = (proc.stderr.strip() or proc.stdout.strip())
+        package = built_package(f"{proc.stdout}\n{proc.stderr}")
+        if package is not None:   # a build's own log: its first errors say why, not the installer's last line
+            raise build_failed(package, f"{proc.stdout}\n{proc.stderr}".strip(), what=what)
         tail = "\n".join(out.splitlines()[-25:])
         failure = classify(out)
         kind = f"; {_(failure.kind)}" if failure else ""   # the kind is an id; shown in the user's language
@@ -276,19 +279,20 @@ class UvEngine(WheelEngine):
             return parse_pylock(out, pypi)
 
     def install_files(self, *, env_python: Path, files: list[Path],
-                      hashes: dict[str, str] | None = None, reinstall: bool = False) -> None:
+                      hashes: dict[str, str] | None = None, reinstall: bool = False, keep_extra: bool = False) -> None:
         files, hashes = with_pip_seed(env_python, files, hashes)
         self._settle()
         with tempfile.TemporaryDirectory(prefix="torchenv-sync-") as tmp:
             req = Path(tmp) / "requirements.txt"
             req.write_text(requirements_lines(files, hashes))
-            cmd = [uv_bin(), "pip", "sync", "--no-config", "--quiet", "--no-index", "--python", str(env_python),
+            verb = ["install", "--no-deps"] if keep_extra else ["sync"]   # sync removes what the lock lacks
+            cmd = [uv_bin(), "pip", *verb, "--no-config", "--quiet", "--no-index", "--python", str(env_python),
                    *build_requirement_links(files, Path(tmp) / "built-with")]
             if hashes:
                 cmd.append("--require-hashes")
             if reinstall:
                 cmd.append("--reinstall")
-            run_tool([*cmd, str(req)], what=_("installing {count} files into {path}").format(
+            run_tool([*cmd, *(["-r"] if keep_extra else []), str(req)], what=_("installing {count} files into {path}").format(
                          count=len(files), path=env_python.parent.parent) + " (uv)",
                      env=uv_environ())
 

@@ -22,9 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..backends.torchbuild import against_torch, read_pyproject
 from ..i18n import _
 
 if TYPE_CHECKING:
+    from ..errors import BuildFailed
     from ..lock.model import Lockfile
     from ..resolve.plan import Plan
 
@@ -66,17 +68,31 @@ def _has_build_system(pyproject: Path) -> bool:
     return isinstance(data.get("build-system"), dict)
 
 
+def build_requirements(project_dir: Path) -> list[str]:
+    """What the project's build needs from the PyPI side when it builds against the env's torch: locked with
+    the project's requirements, so the build (which runs without isolation) finds them installed."""
+    if installable(project_dir) is None:
+        return []
+    needs = against_torch(project_dir)
+    return list(needs.build_requires) if needs is not None else []
+
+
 def lock_entry(project_dir: Path) -> dict[str, Any]:
-    """The lock's ``[project]`` table: empty when the project is not a package."""
+    """The lock's ``[project]`` table: empty when the project is not a package. A project built against the
+    env's torch says so (``build-isolation = false``) and names its locked build requirements."""
     if installable(project_dir) is None:
         return {}
-    return {"path": ".", "editable": True, "hash": NO_HASH}
+    entry: dict[str, Any] = {"path": ".", "editable": True, "hash": NO_HASH}
+    needs = against_torch(project_dir)
+    if needs is not None:
+        entry.update({"build-isolation": False, "build-requires": list(needs.build_requires)})
+    return entry
 
 
 def lock_agrees(lock: Lockfile, project_dir: Path) -> bool:
     """Does the lock say what the folder is (a package to install, or not)? A build system added
     or removed re-locks, so the next ``up`` installs (or stops installing) the project."""
-    return bool(lock.project) == (installable(project_dir) is not None)
+    return dict(lock.project) == lock_entry(project_dir)
 
 
 def _read_record(env: Path) -> dict[str, Any] | None:
@@ -95,6 +111,8 @@ def noop_problem(env: Path, site: Path, project_dir: Path) -> str | None:
         return None
     if record is None or [list(i) for i in build.inputs] != record.get("inputs"):
         return "the project is not installed, or its build files changed"
+    if not record.get("ok"):
+        return "the project's last build failed"
     info = record.get("dist_info")
     if record.get("ok") and (not info or not (site / info).is_dir()):
         return "the project's own install is gone"
@@ -124,20 +142,17 @@ def sync_project(env: Path, python: Path, plan: Plan, project_dir: Path, ui: Any
     if problem is None or build is None:
         return None
     before = set(os.listdir(site)) if site.is_dir() else set()
-    error = _run_install(python, plan, project_dir, ui)
+    failure = _run_install(python, plan, project_dir, ui)
     after = set(os.listdir(site)) if site.is_dir() else set()
     info = next((n for n in sorted(after - before) if n.endswith(".dist-info")), None) or _own_dist_info(site,
                                                                                                         project_dir)
     name = st.distributions((info,)) if info else {}
-    record = {"inputs": [list(i) for i in build.inputs], "ok": error is None, "dist_info": info,
-              "name": next(iter(name), None), "error": error}
+    record = {"inputs": [list(i) for i in build.inputs], "ok": failure is None, "dist_info": info,
+              "name": next(iter(name), None), "error": failure.log if failure is not None else None}
     st._write_json(st.marker_dir(env) / RECORD, record)
     _refresh_state(env)
-    if error is not None:
-        ui.warn(_("the project itself could not be installed into {env} ({error}); its dependencies are installed. "
-                  "It is tried again when pyproject.toml/setup.py/setup.cfg change; to try it by hand: "
-                  "`torchenv run -- python -m pip install --no-deps -e .`").format(env=env, error=error))
-        return None
+    if failure is not None:
+        raise failure
     ui.step(_("installed the project itself into {env} (editable, as `pip install -e .` does)").format(env=env))
     return "installed"
 
@@ -167,36 +182,70 @@ def _refresh_state(env: Path) -> None:
                                             watched=st.watch_list(env, state.python)))
 
 
-def _run_install(python: Path, plan: Plan, project_dir: Path, ui: Any) -> str | None:
-    """``pip install --no-deps -e DIR`` by the plan's installer; the build backend comes from the PyPI side.
-    The first line of the failure, or ``None``."""
-    from ..engines.uv import SourceFlags, run_tool, source_flags, uv_bin, uv_environ
-    from ..errors import TorchenvError
+def _run_install(python: Path, plan: Plan, project_dir: Path, ui: Any) -> BuildFailed | None:
+    """``pip install --no-deps -e DIR`` by the plan's installer; the failure, its log saved, or ``None``.
 
+    A project built against the env's torch is built without isolation (its build requirements were
+    locked and installed with the rest, so nothing is fetched); any other gets its build backend from
+    the PyPI side in an isolated build, as pip and uv do.
+    """
+    from ..backends.buildenv import build_environ, host_compiler
+    from ..engines.uv import SourceFlags, run_tool, source_flags, uv_bin, uv_environ
+    from ..errors import BuildFailed, TorchenvError
+
+    needs = against_torch(project_dir)
+    isolation = [] if needs is None else ["--no-build-isolation"]
     pypi = plan.sources.pypi if plan.sources is not None else None
     sources = (source_flags(pypi, list(plan.sources.wheelhouses), tool=plan.installer)
                if plan.sources is not None and pypi is not None else SourceFlags((), {}))
     if plan.installer == "uv":
         cmd = [uv_bin(), "pip", "install", "--no-config", "--quiet", "--no-deps", "--python", str(python),
                *(["--index-strategy", pypi.index_strategy] if pypi is not None else []), *sources.args,
-               "-e", str(project_dir)]
+               *isolation, "-e", str(project_dir)]
         env = {**uv_environ(), **sources.env}
     else:
         from ..engines.pip import installing_pip, pip_environ
 
-        cmd = [*installing_pip(python), "install", "--quiet", "--no-deps", *sources.args, "-e", str(project_dir)]
+        cmd = [*installing_pip(python), "install", "--quiet", "--no-deps", *sources.args, *isolation,
+               "-e", str(project_dir)]
         env = {**pip_environ(), **sources.env}
+    if needs is not None:
+        env.update(build_environ(plan, python))
+        if host_compiler() is None:
+            ui.warn(_("no C++ compiler found ($CXX, c++, g++ or clang++ on PATH); a build that compiles ops will "
+                      "fail: install one (Debian/Ubuntu: `sudo apt-get install g++`; Fedora/RHEL: "
+                      "`sudo dnf install gcc-c++`)"))
+        ui.step(_("building the project against the env's torch, without build isolation ({why})").format(
+            why=needs.reason))
+    what = _("installing the project itself (editable)")
     try:
-        with ui.progress(_("installing the project itself (editable)")):
-            run_tool(cmd, what=f"installing {project_dir} into the env (editable)", env=env)
-    except TorchenvError as exc:
-        return _failure_line(exc.message)
+        with ui.progress(what):
+            run_tool(cmd, what=what, env=env)
+    except BuildFailed as exc:
+        return saved_log(exc, project_dir)
+    except TorchenvError as exc:    # an installer failure that names no build: the project's build all the same
+        from ..engines.failures import build_failed
+
+        return saved_log(build_failed(_project_name(project_dir), exc.message, what=what), project_dir)
     return None
 
 
-def _failure_line(output: str) -> str:
-    """The line of a build's output that says what failed (the last ``...Error: ...``), else its last line."""
-    lines = [line.strip() for line in output.splitlines() if line.strip() and not line.strip().startswith("hint")]
-    raised = [line for line in lines if re.search(r"\w(Error|Exception):", line)]
-    errors = [line for line in lines if line.lower().startswith("error:")]
-    return (raised or errors or lines or ["the build failed"])[-1][:300]
+def _project_name(project_dir: Path) -> str:
+    name = read_pyproject(project_dir).get("project", {})
+    name = name.get("name") if isinstance(name, dict) else None
+    return name if isinstance(name, str) else project_dir.name
+
+
+def saved_log(failure: BuildFailed, project_dir: Path) -> BuildFailed:
+    """``failure`` with its whole log written to ``<project>/.torchenv/build-logs/<package>.log`` and named."""
+    from ..engines.failures import build_failed
+    from ..fileio import write_atomic
+    from ..sources.credentials import redact_text
+
+    path = project_dir / ".torchenv" / "build-logs" / f"{re.sub(r'[^A-Za-z0-9._-]+', '_', failure.package)}.log"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, redact_text(failure.output) + "\n")
+    except OSError:
+        return failure
+    return build_failed(failure.package, failure.output, what=failure.what, log=str(path))

@@ -160,6 +160,8 @@ def plan_for(project: Project, options: Any, ui: Ui) -> Plan:
 def lock_with(backend: Backend, plan: Plan, project: Project, ui: Ui) -> LockTarget:
     """Exact files with sha256 for ``plan`` (the backend's engine resolves; nothing is installed)."""
     from ..intent import requirements as reqmod
+    from . import project_install
 
     with ui.progress(_("locking {target} ({installer})").format(target=plan.target_name, installer=plan.installer)):
-        return backend.lock_target(requirements=reqmod.as_lines(list(project.reqs)))
+        return backend.lock_target(requirements=[*reqmod.as_lines(list(project.reqs)),
+                                                 *project_install.build_requirements(project.dir)])

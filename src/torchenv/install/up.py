@@ -249,18 +249,29 @@ def _create_while_fetching(backend: Backend, env: Path, project_dir: Path, found
     return files
 
 
-def _hand_changes(before: dict[str, str], target: LockTarget, keep: frozenset[str]) -> list[str]:
+def hand_added(before: dict[str, str], target: LockTarget, keep: frozenset[str]) -> dict[str, str]:
+    """The distributions in the env that the lock does not name (and that are not kept by design: pip, the project)."""
+    from ..sources.index import normalize
+
+    locked = {w.name for w in target.wheels}
+    return {name: v for name, v in sorted(before.items()) if name not in keep and normalize(name) not in locked}
+
+
+def _hand_changes(before: dict[str, str], target: LockTarget, keep: frozenset[str], *,
+                  exact: bool = False) -> list[str]:
     locked = {w.name: w for w in target.wheels}
     out = []
     from ..sources.index import normalize
 
+    added = _("{name} {version} was added by hand and is removed (`up --exact`)") if exact else _(
+        "{name} {version} was added by hand and is kept (not in torchenv.lock: add it to your requirements to "
+        "lock it; `torchenv up --exact` removes it)")
     for name, version in sorted(before.items()):
         want = locked.get(normalize(name))
         if name in keep:
             continue
         if want is None:
-            out.append(_("{name} {version} was added by hand (not in torchenv.lock; add it to your requirements to "
-                         "keep it)").format(name=name, version=version))
+            out.append(added.format(name=name, version=version))
         elif want.version.lower() != version.lower() and want.version.replace("-", "_") != version:
             out.append(_("{name} {version} was changed by hand (the lock has {locked})").format(
                 name=name, version=version, locked=want.version))
@@ -392,6 +403,7 @@ def run_up(project_dir: Path, options: UpOptions, ui: Ui) -> UpResult:
 def _run_locked(project_dir: Path, options: UpOptions, ui: Ui, strategy: OnlineSources) -> UpResult:
     """The stages, in order: load → decide the target → sources → sync → record → verify."""
     from ..backends import make_backend
+    from ..errors import BuildFailed
     from . import project_install
     from .stages import load_project
 
@@ -404,15 +416,23 @@ def _run_locked(project_dir: Path, options: UpOptions, ui: Ui, strategy: OnlineS
         ui.step(_("{name} locked too: {why} ([env] jupyter = false leaves it out)").format(
             name=added.text, why=_shown_reason(added.added)))
     backend = choice.backend or make_backend(plan=choice.plan, env_path=project.env, ui=ui)
-    status = sync_env(backend, project.env, choice.install_target or choice.target, choice.plan, ui,
-                      project_dir=project_dir, force=options.force)
-    if project_install.sync_project(project.env, backend.python(), choice.plan, project_dir, ui) \
-            and status == "up-to-date":
-        status = "synced"
+    try:
+        status = sync_env(backend, project.env, choice.install_target or choice.target, choice.plan, ui,
+                          project_dir=project_dir, force=options.force, exact=options.exact)
+    except BuildFailed as exc:      # a dependency built from source: its log kept, its first errors named
+        raise project_install.saved_log(exc, project_dir) from None
 
     def record() -> None:
         strategy.after_sync(project.env, choice.plan, ui)
         _record(project, choice, ui)
+
+    try:
+        if project_install.sync_project(project.env, backend.python(), choice.plan, project_dir, ui) \
+                and status == "up-to-date":
+            status = "synced"
+    except BuildFailed:
+        record()      # the locked packages are installed and the lock says so; the project itself is not: no "ready"
+        raise
 
     verify_ok = None
     if options.no_verify:
@@ -614,8 +634,12 @@ def _look(env: Path, project_dir: Path, force: bool) -> EnvSeen:
     return EnvSeen(found, ours, exists, st.env_python_version(env) if exists else None, broken)
 
 
-def _in_place_action(backend: Backend, env: Path, target: LockTarget, ui: Ui) -> str:
-    """For an env that stays: ``up-to-date``, ``repair``, ``reinstall``, ``restore`` or ``sync``."""
+def _in_place_action(backend: Backend, env: Path, target: LockTarget, ui: Ui, *, exact: bool = False) -> str:
+    """For an env that stays: ``up-to-date``, ``repair``, ``reinstall``, ``restore`` or ``sync``.
+
+    Packages added by hand stay unless ``exact`` (``up --exact``): an env changed only by additions is
+    up to date, and its state records them, so the next ``up`` is a no-op again.
+    """
     from ..backends import state as st
 
     if st.in_progress(env):
@@ -633,24 +657,38 @@ def _in_place_action(backend: Backend, env: Path, target: LockTarget, ui: Ui) ->
         ui.step(_("{env}: {damage}; repairing (re-installing every locked file)").format(env=env, damage=damage))
         backend.forget_cached(st.damaged_distributions(env, state))
         return "reinstall"
-    if fp == state.fingerprint:
-        ui.step(_("{env} is up to date").format(env=env))
-        return "up-to-date"
     from .project_install import kept_names
 
-    for line in _hand_changes(st.distributions(fp), target, backend.kept_packages | kept_names(env)):
+    keep = backend.kept_packages | kept_names(env)
+    extra = hand_added(st.distributions(fp), target, keep) if exact else {}
+    if fp == state.fingerprint and not extra:
+        ui.step(_("{env} is up to date").format(env=env))
+        return "up-to-date"
+    changes = _hand_changes(st.distributions(fp), target, keep, exact=exact)
+    for line in changes:
         ui.warn(f"{env}: {line}")
-    ui.step(_("{env}: restoring the locked packages").format(env=env))
+    if exact:
+        ui.step(_("{env}: restoring the locked packages and removing those added by hand (policy: --exact)").format(
+            env=env))
+        return "restore-exact"
+    if set(state.fingerprint) <= set(fp) and hand_added(st.distributions(fp), target, keep):   # only additions
+        st.write_state(env, dataclasses.replace(state, fingerprint=fp, watched=st.watch_list(env, state.python)))
+        ui.step(_("{env} is up to date; packages added by hand are kept (policy: keep; `torchenv up --exact` "
+                  "removes them)").format(env=env))
+        return "up-to-date"
+    ui.step(_("{env}: restoring the locked packages; packages added by hand are kept (policy: keep; "
+              "`torchenv up --exact` removes them)").format(env=env))
     return "restore"
 
 
-# in-place action -> (re-install every file, the UpResult status)
-_IN_PLACE = {"repair": (True, "repaired"), "reinstall": (True, "repaired"), "restore": (False, "repaired"),
-             "sync": (False, "synced")}
+# in-place action -> (re-install every file, keep what the lock does not name, the UpResult status)
+_IN_PLACE = {"repair": (True, False, "repaired"), "reinstall": (True, False, "repaired"),
+             "restore": (False, True, "repaired"), "restore-exact": (False, True, "repaired"),
+             "sync": (False, False, "synced")}
 
 
 def sync_env(backend: Backend, env: Path, target: LockTarget, plan: Plan, ui: Ui, *, project_dir: Path,
-             force: bool = False) -> str:
+             force: bool = False, exact: bool = False) -> str:
     """Make ``env`` hold exactly ``target``; returns the ``UpResult.status``.
 
     Why decide first and fetch before touching anything: a download failure (dead mirror,
@@ -666,7 +704,7 @@ def sync_env(backend: Backend, env: Path, target: LockTarget, plan: Plan, ui: Ui
     elif seen.claim.kind == safety.LEGACY:
         safety.write_owner(env, project_dir, backend=plan.backend)   # adopt it: from now on the marker proves it
     if seen.exists and why is None:
-        action = _in_place_action(backend, env, target, ui)
+        action = _in_place_action(backend, env, target, ui, exact=exact)
         if action == "up-to-date":
             return action
     if seen.claim.kind == safety.ABSENT and backend.name == "venv":
@@ -678,8 +716,13 @@ def sync_env(backend: Backend, env: Path, target: LockTarget, plan: Plan, ui: Ui
         return "installed"
     files = backend.materialise(target)
     if seen.exists and why is None:
-        reinstall, status = _IN_PLACE[action]
-        _install(backend, env, target, files, reinstall=reinstall)
+        reinstall, keep_extra, status = _IN_PLACE[action]
+        if action == "restore-exact":    # only what was added by hand goes: pip and the project itself stay
+            from .project_install import kept_names
+
+            backend.remove(sorted(hand_added(st.distributions(st.fingerprint(env, target.python)), target,
+                                             backend.kept_packages | kept_names(env))))
+        _install(backend, env, target, files, reinstall=reinstall, keep_extra=keep_extra)
         return status
     created = why is None
     ui.step(_("{why} {env} with Python {python} ({installer})").format(
@@ -692,13 +735,13 @@ def sync_env(backend: Backend, env: Path, target: LockTarget, plan: Plan, ui: Ui
 
 
 def _install(backend: Backend, env: Path, target: LockTarget, files: list[Path] | None, *,
-             reinstall: bool) -> None:
+             reinstall: bool, keep_extra: bool = False) -> None:
     """Install under the in-progress marker; record the env's state only once every locked package is there."""
     from ..backends import state as st
 
     st.begin_install(env, target.name)
     try:
-        backend.install(target=target, reinstall=reinstall, files=files)
+        backend.install(target=target, reinstall=reinstall, files=files, keep_extra=keep_extra)
         fp = st.fingerprint(env, target.python)
         have = st.distributions(fp)
         missing = [w.name for w in target.wheels if w.name not in have]

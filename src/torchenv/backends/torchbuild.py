@@ -1,0 +1,169 @@
+"""Source distributions that compile against torch: built once against the env's torch, the wheel cached.
+
+Why: an sdist whose build imports torch (``torch.utils.cpp_extension``; the ``builds`` recipe lists the
+known ones) fails in an isolated build ("No module named 'torch'"), and one that brought a torch of its
+own would compile against another torch. Such a file is built after the locked wheels are installed,
+without isolation, by the env's interpreter. Compiling takes minutes to hours, so the wheel is kept in
+torchenv's cache under what decides its bytes -- the sdist's sha256, the torch build, the Python, the
+CUDA archs and toolkit -- and the next env (or the next project) with the same inputs installs it without
+running a compiler.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..i18n import _
+
+if TYPE_CHECKING:
+    from ..resolve.plan import Plan
+
+_BUILD_FILES = ("setup.py", "pyproject.toml")
+
+
+@dataclass(frozen=True)
+class AgainstTorch:
+    """Why the project's build needs the env's torch, and what else its build needs (locked with the rest)."""
+    reason: str
+    build_requires: tuple[str, ...]
+
+
+_IMPORTS_TORCH = re.compile(r"^\s*(?:import\s+torch\b|from\s+torch[\w.]*\s+import\b)", re.M)
+_DEFAULT_BUILD = ("setuptools>=40.8.0", "wheel")     # what pip assumes for a setup.py without [build-system]
+
+
+def read_pyproject(project_dir: Path) -> dict[str, Any]:
+    from ..fileio import tomllib_module
+
+    try:
+        data = tomllib_module().loads((project_dir / "pyproject.toml").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _req_name(spec: str) -> str:
+    return re.sub(r"[-_.]+", "-", re.split(r"[<>=!~;\[ @]", spec.strip(), maxsplit=1)[0]).lower()
+
+
+def _recipe_row(name: str) -> dict[str, Any] | None:
+    from ..kb.load import recipe
+
+    return next((row for row in recipe("builds").get("against_torch", []) if row.get("name") == name), None)
+
+
+def recipe_knows(name: str) -> bool:
+    """Is ``name`` a package the ``builds`` recipe lists as built against torch?"""
+    return _recipe_row(_req_name(name)) is not None if name else False
+
+
+def against_torch(project_dir: Path) -> AgainstTorch | None:
+    """Does the project's build import torch? ``torch`` in ``[build-system] requires``, a ``setup.py`` that
+    imports it (``torch.utils.cpp_extension``), or a package the ``builds`` recipe knows; ``None`` otherwise.
+
+    Why: built in isolation such a build sees no torch ("No module named 'torch'"), and one that
+    got a torch of its own would compile against a torch other than the env's.
+    """
+    from ..kb.query import torch_family
+
+    data = read_pyproject(project_dir)
+    build_system = data.get("build-system")
+    requires = build_system.get("requires", []) if isinstance(build_system, dict) else []
+    declared = [r for r in requires if isinstance(r, str)] if isinstance(requires, list) else []
+    family = set(torch_family())
+    others = tuple(r for r in declared if _req_name(r) not in family)
+    if any(_req_name(r) == "torch" for r in declared):
+        return AgainstTorch(_("[build-system] requires torch"), others)
+    try:
+        setup = (project_dir / "setup.py").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        setup = ""
+    if _IMPORTS_TORCH.search(setup):
+        return AgainstTorch(_("setup.py imports torch"), others if "build-system" in data else _DEFAULT_BUILD)
+    name = data.get("project", {}).get("name") if isinstance(data.get("project"), dict) else None
+    row = _recipe_row(_req_name(name)) if isinstance(name, str) else None
+    if row is not None:
+        return AgainstTorch(_("{name} builds against torch (recipes/builds.toml)").format(name=row["name"]),
+                            tuple(dict.fromkeys([*others, *row.get("build_requires", [])])))
+    return None
+
+
+def needs_torch(sdist: Path) -> bool:
+    """Does this source distribution's build import torch (read from its ``setup.py``/``pyproject.toml``)?"""
+    import tarfile
+    import tempfile
+
+    from ..sources.index import project_of
+
+    if recipe_knows(project_of(sdist.name) or ""):
+        return True
+    if not sdist.name.endswith((".tar.gz", ".tgz")):
+        return False
+    with tempfile.TemporaryDirectory(prefix="torchenv-sdist-") as tmp:
+        try:
+            with tarfile.open(sdist) as tar:
+                for member in tar.getmembers():
+                    parts = member.name.split("/")
+                    if len(parts) == 2 and parts[1] in _BUILD_FILES and member.isfile():
+                        data = tar.extractfile(member)
+                        if data is not None:
+                            (Path(tmp) / parts[1]).write_bytes(data.read())
+        except (OSError, tarfile.TarError):
+            return False
+        return against_torch(Path(tmp)) is not None
+
+
+def cache_key(source_sha256: str, plan: Plan, torch_build: str, environ: dict[str, str]) -> str:
+    """What decides the built wheel's bytes, hashed: source, torch build, Python, archs, toolkit."""
+    inputs = {"source": source_sha256, "torch": torch_build, "python": plan.python, "platform": plan.platform,
+              "archs": environ.get("TORCH_CUDA_ARCH_LIST") or os.environ.get("TORCH_CUDA_ARCH_LIST", ""),
+              "cuda": plan.cuda_version or "", "cuda_home": environ.get("CUDA_HOME", "")}
+    return hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()[:32]
+
+
+def cache_root() -> Path:
+    from ..paths import cache_dir
+
+    return cache_dir() / "built-wheels"
+
+
+def built_wheel(sdist: Path, sha256: str, plan: Plan, env_python: Path, torch_build: str, ui: Any) -> Path:
+    """The wheel of ``sdist`` built against the env's torch: from the cache, else built now and cached."""
+    import tempfile
+
+    from ..engines.pip import installing_pip, pip_tool_environ
+    from ..engines.uv import run_tool
+    from .buildenv import build_environ
+
+    environ = build_environ(plan, env_python)
+    folder = cache_root() / cache_key(sha256, plan, torch_build, environ)
+    cached = sorted(folder.glob("*.whl")) if folder.is_dir() else []
+    if cached:
+        ui.step(_("{name}: the wheel built against this torch before is reused from the cache (no compile)")
+                .format(name=sdist.name))
+        return cached[0]
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="torchenv-build-", dir=folder.parent) as tmp:
+        what = _("building {name} against the env's torch, without build isolation").format(name=sdist.name)
+        with ui.progress(what):
+            run_tool([*installing_pip(env_python), "wheel", "--quiet", "--no-deps", "--no-index",
+                      "--no-build-isolation", "-w", tmp, str(sdist)], what=what,
+                     env={**pip_tool_environ(), **environ})
+        wheels = sorted(Path(tmp).glob("*.whl"))
+        if not wheels:
+            from ..errors import BackendError
+
+            raise BackendError(_("{what}: no wheel came out").format(what=what))
+        staged = Path(tmp) / "done"
+        staged.mkdir()
+        os.replace(wheels[0], staged / wheels[0].name)
+        try:
+            os.replace(staged, folder)     # one rename: a reader sees no folder or a whole one
+        except OSError:                    # another run cached it meanwhile
+            pass
+    return next(iter(sorted(folder.glob("*.whl"))))
