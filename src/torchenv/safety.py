@@ -132,11 +132,27 @@ def _ownership(path: Path, root: Path, made_at: Path | None = None) -> EnvClaim:
         return _never(path, "is not a Python environment (no pyvenv.cfg, no conda-meta/)",
                       f"move what it holds away yourself, or {_hint_other_path()}")
     if owner is not None:
-        return EnvClaim(path, FOREIGN, f"is a Python environment torchenv made at {owner.get('env')} for the "
-                                       f"project {owner.get('project')}, not here for this project")
+        return EnvClaim(path, FOREIGN, _moved_or_other(owner, here, root))
     if (path / ".torchenv" / "state.json").is_file():
         return EnvClaim(path, LEGACY, "is a Python environment made by an older torchenv (no ownership marker)")
     return EnvClaim(path, FOREIGN, "is a Python environment torchenv did not create")
+
+
+def _moved_or_other(owner: dict[str, Any], here: str, root: Path) -> str:
+    """Why a marked env is not this project's, naming only what differs.
+
+    Why not one sentence: an env reached through a symbolic link, or a project moved as a whole, keeps
+    its marker's old paths; "made at A for project P, not here" then reads as a contradiction when P is
+    this project. Each case says which of the two paths moved.
+    """
+    made_env, made_for = owner.get("env"), owner.get("project")
+    if made_for == str(root):
+        return (f"is a Python environment torchenv made for this project at {made_env}; it is now at {here}, "
+                "so it was moved (or a link now points elsewhere)")
+    if made_env == here:
+        return (f"is a Python environment torchenv made here for the project {made_for}; this project is "
+                f"{root}, so one of the two was moved or copied")
+    return f"is a Python environment torchenv made at {made_env} for the project {made_for}, not for {root}"
 
 
 def claim(path: Path, project_root: Path, *, made_at: Path | None = None) -> EnvClaim:

@@ -153,7 +153,7 @@ def test_another_projects_env_is_not_taken_over(world, observed):
     before = _everything(world)
     r = world.up()
     assert r.rc == 2, r.text
-    assert "torchenv made at" in r.text and "other-project" in r.text and "--force" in r.text, r.text
+    assert "torchenv made here for the project" in r.text and "other-project" in r.text and "--force" in r.text, r.text
     assert diff(before, _everything(world)) == []
     observed(_said(r))
 
@@ -194,7 +194,30 @@ def test_moved_env_is_not_taken_for_ours(world, observed):
     _set_env_path(world, "venv-copy")
     before = _everything(world)
     r = world.up()
-    assert r.rc == 2 and "torchenv made at" in r.text and str(world.env) in r.text, r.text
+    assert r.rc == 2 and "torchenv made for this project at" in r.text and str(world.env) in r.text, r.text
+    assert diff(before, _everything(world)) == []
+    observed(_said(r))
+
+
+@pytest.mark.fault("`.venv` is a link to torchenv's env, which was moved and the link re-pointed",
+                   where="`torchenv up` (real CLI)",
+                   expect="exit 2: one coherent message (made for this project at the old place, now at the new "
+                          "one), --force offered; nothing changed")
+def test_a_moved_linked_env_is_named_without_contradiction(world, observed):
+    real = world.root / "envs" / "proj-env"
+    real.mkdir(parents=True)
+    world.env.symlink_to(real, target_is_directory=True)
+    assert world.up().rc == 0 and (real / "pyvenv.cfg").is_file()
+    moved = world.root / "envs" / "proj-env-moved"
+    real.rename(moved)
+    world.env.unlink()
+    world.env.symlink_to(moved, target_is_directory=True)
+    before = _everything(world)
+    r = world.up()
+    text = " ".join(r.text.split())
+    assert r.rc == 2, r.text
+    assert "not here for this project" not in text, r.text
+    assert f"made for this project at {real}" in text and f"now at {moved}" in text and "--force" in text, r.text
     assert diff(before, _everything(world)) == []
     observed(_said(r))
 
@@ -256,7 +279,7 @@ class FakeBackend(Backend):
         (env / "bin").mkdir(exist_ok=True)
         (env / "bin" / "python").write_text("#!/bin/sh\n")
 
-    def install(self, *, target, reinstall=False, files=None):
+    def install(self, *, target, reinstall=False, files=None, keep_extra=False):
         self._maybe_fail("install")
         site = st.site_packages(self.env_path, target.python)
         site.mkdir(parents=True, exist_ok=True)
