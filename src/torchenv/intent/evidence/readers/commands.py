@@ -17,7 +17,7 @@ _PIP_VALUE_OPTIONS = {"-r", "--requirement", "-c", "--constraint", "-e", "--edit
                       "--extra-index-url", "-i", "--index-url", "--index", "--default-index", "--torch-backend",
                       "--trusted-host", "--platform", "--python-version", "--only-binary", "--no-binary"}
 _CONDA_VALUE_OPTIONS = {"-c", "--channel", "-n", "--name", "-p", "--prefix", "--file", "-f"}
-_BACKEND = re.compile(r"\bUV_TORCH_BACKEND\s*=\s*['\"]?([A-Za-z0-9.]+)")
+TORCH_BACKEND_VAR = re.compile(r"\bUV_TORCH_BACKEND\s*=\s*['\"]?([A-Za-z0-9.]+)")
 INSTALL = re.compile(r"(?:\b(?:uv\s+)?pip3?(?:\.exe)?\s+install|\b(?:conda|mamba|micromamba)\s+(?:install|create))\b"
                      r"[^\n`]*", re.IGNORECASE)
 
@@ -35,7 +35,7 @@ def read_command(command: str, file: str, line: int | None, kind: str = "command
                  target: str = ANY) -> list[Record]:
     """Records of one command line (it may chain several with ``&&``)."""
     out: list[Record] = []
-    for m in _BACKEND.finditer(command):
+    for m in TORCH_BACKEND_VAR.finditer(command):
         tier = tier_or_none(m.group(1))
         if tier:
             out.append(Record(file, line, "cuda", tier, kind, m.group(0), target))

@@ -19,10 +19,10 @@ _NVIDIA = re.compile(r"(?:[\w.-]+/)?nvidia/cuda:(\d+\.\d+)", re.IGNORECASE)
 
 
 def read_dockerfile(text: str, file: str) -> list[Record]:
-    from .prose import _logical
+    from .prose import logical_lines
 
     out: list[Record] = []
-    for no, line in _logical(text.splitlines()):
+    for no, line in logical_lines(text.splitlines()):
         m = _FROM.match(line)
         if m:
             image = m.group(1)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from ..model import ANY, Record
-from .commands import _BACKEND, INSTALL, read_command
+from .commands import INSTALL, TORCH_BACKEND_VAR, read_command
 from .specs import python_records, requirement_records
 
 _PYTHON_PROSE = re.compile(
@@ -30,13 +30,13 @@ _CONTEXT_LINES = 3
 def read_prose(text: str, file: str) -> list[Record]:
     lines = text[:200_000].splitlines()
     out: list[Record] = []
-    for no, line in _logical(lines):
+    for no, line in logical_lines(lines):
         target, context = _target(lines, no)
         aside = bool(_ASIDE.search(context))
         found: list[Record] = []
         for m in INSTALL.finditer(line):
             found += read_command(m.group(0), file, no, "command", target)
-        if _BACKEND.search(line) and not INSTALL.search(line):
+        if TORCH_BACKEND_VAR.search(line) and not INSTALL.search(line):
             found += read_command(line, file, no, "command", target)
         out += [_set_aside(r) for r in found] if aside else found
         if not INSTALL.search(line):
@@ -44,7 +44,7 @@ def read_prose(text: str, file: str) -> list[Record]:
     return out
 
 
-def _logical(lines: list[str]) -> list[tuple[int, str]]:
+def logical_lines(lines: list[str]) -> list[tuple[int, str]]:
     """(first line number, text) with shell continuations (``\\`` at the end) joined."""
     out: list[tuple[int, str]] = []
     joining = False

@@ -11,7 +11,7 @@ import ast
 import re
 
 from ..model import Record
-from .commands import _BACKEND, INSTALL, read_command
+from .commands import INSTALL, TORCH_BACKEND_VAR, read_command
 from .specs import python_records, requirement_records, tier_from_url, tier_or_none
 
 _CONSTANTS = {"TORCH_VERSION": "version", "PYTORCH_VERSION": "version", "PYTHON_VERSION": "python",
@@ -158,6 +158,6 @@ def read_shell_script(text: str, file: str) -> list[Record]:
             continue
         for m in INSTALL.finditer(line):
             out += read_command(m.group(0), file, no)
-        if _BACKEND.search(line) and not INSTALL.search(line):
+        if TORCH_BACKEND_VAR.search(line) and not INSTALL.search(line):
             out += read_command(line, file, no)
     return out
