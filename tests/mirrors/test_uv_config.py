@@ -72,11 +72,11 @@ def test_variables_beat_files_and_user_uv_toml_is_read(tmp_path, monkeypatch):
 
 def test_uv_settings_win_over_pip_config_and_say_so(tmp_path, monkeypatch):
     conf = tmp_path / "pip.conf"
-    conf.write_text("[global]\nindex-url = https://pip.example/simple\nfind-links = /opt/wheels\n")
+    conf.write_text("[global]\nindex-url = https://pip.example/simple\nfind-links = /srv/team-wheels\n")
     monkeypatch.setenv("PIP_CONFIG_FILE", str(conf))
     monkeypatch.setenv("UV_INDEX_URL", "https://uv.example/simple")
     s = pypi(project(tmp_path))
-    assert s.pypi.index_url == "https://uv.example/simple" and "/opt/wheels" in s.pypi.find_links
+    assert s.pypi.index_url == "https://uv.example/simple" and "/srv/team-wheels" in s.pypi.find_links
     assert any("uv's settings name the indexes" in r for r in s.reasons), s.reasons
 
 
