@@ -251,14 +251,21 @@ def render(o: dict, args: argparse.Namespace) -> str:
 
 
 def write(path: Path, report: str) -> None:
-    """Replace this script's section of ``path`` (added under a heading the first time); the rest stays."""
+    write_section(path, report, MARK, "Downloads: ranged, multi-mirror (`bench/bench_download.py`)")
+
+
+def write_section(path: Path, report: str, mark: str, heading: str) -> None:
+    """Replace one bench script's section of ``path`` (added under ``heading`` the first time); the rest stays.
+
+    Shared by the bench scripts that write into docs/benchmarks.md, each between its own markers.
+    """
     text = path.read_text() if path.exists() else ""
-    end = MARK.replace("results", "end")
-    if MARK in text and end in text:
-        head, rest = text.split(MARK, 1)
+    end = mark.replace("results", "end")
+    if mark in text and end in text:
+        head, rest = text.split(mark, 1)
         text = head + report + rest.split(end, 1)[1]
     else:
-        text = text.rstrip("\n") + "\n\n## Downloads: ranged, multi-mirror (`bench/bench_download.py`)\n\n" + report + "\n"
+        text = text.rstrip("\n") + f"\n\n## {heading}\n\n" + report + "\n"
     path.write_text(text)
 
 

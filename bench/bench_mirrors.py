@@ -33,6 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench_download import write_section  # noqa: E402
 from tests.support.connects import read_log  # noqa: E402
 from tests.support.packages import build_index, make_wheel  # noqa: E402
 from tests.support.rangeserver import serve_ranges  # noqa: E402
@@ -226,16 +227,7 @@ def render(o: dict, args: argparse.Namespace) -> str:
 
 
 def write(path: Path, report: str) -> None:
-    """Replace this script's section of ``path`` (added under a heading the first time); the rest stays."""
-    text = path.read_text() if path.exists() else ""
-    end = MARK.replace("results", "end")
-    if MARK in text and end in text:
-        head, rest = text.split(MARK, 1)
-        text = head + report + rest.split(end, 1)[1]
-    else:
-        text = (text.rstrip("\n") + "\n\n## `torchenv up` through user-named mirrors (`bench/bench_mirrors.py`)\n\n"
-                + report + "\n")
-    path.write_text(text)
+    write_section(path, report, MARK, "`torchenv up` through user-named mirrors (`bench/bench_mirrors.py`)")
 
 
 if __name__ == "__main__":
