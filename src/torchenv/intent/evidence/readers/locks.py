@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from ..model import ANY, Record
@@ -64,17 +65,24 @@ def _target_of(markers: Any) -> str:
     return found.pop() if len(found) == 1 else ANY
 
 
-def read_uv_lock(text: str, file: str = "uv.lock") -> list[Record]:
-    data = _toml(text)
+def _package_entries(data: dict[str, Any], file: str, url_key: str,
+                     target_of: Callable[[dict[str, Any]], str]) -> list[Record]:
+    """``[[package]]`` tables of a TOML lock (uv, Poetry, PDM): name, version, the tier of ``source.<url_key>``."""
     out: list[Record] = []
     for pkg in _packages(data):
         if not isinstance(pkg, dict) or not isinstance(pkg.get("version"), str):
             continue
         source = pkg.get("source") or {}
-        registry = source.get("registry") if isinstance(source, dict) else None
-        tier = tier_from_url(registry) if isinstance(registry, str) else None
-        target = _target_of(pkg.get("resolution-markers"))
-        out += _entry(str(pkg.get("name")), pkg["version"], tier, file, target, f"{pkg.get('name')} {pkg['version']}")
+        url = source.get(url_key) if isinstance(source, dict) else None
+        tier = tier_from_url(url) if isinstance(url, str) else None
+        out += _entry(str(pkg.get("name")), pkg["version"], tier, file, target_of(pkg),
+                      f"{pkg.get('name')} {pkg['version']}")
+    return out
+
+
+def read_uv_lock(text: str, file: str = "uv.lock") -> list[Record]:
+    data = _toml(text)
+    out = _package_entries(data, file, "registry", lambda pkg: _target_of(pkg.get("resolution-markers")))
     requires = data.get("requires-python")
     if isinstance(requires, str):
         out += python_records(requires, file, None, "lock", f"requires-python = {requires!r}")
@@ -83,16 +91,7 @@ def read_uv_lock(text: str, file: str = "uv.lock") -> list[Record]:
 
 def read_poetry_lock(text: str, file: str = "poetry.lock") -> list[Record]:
     """poetry.lock and pdm.lock: ``[[package]] name, version`` (and Poetry's ``[package.source] url``)."""
-    data = _toml(text)
-    out: list[Record] = []
-    for pkg in _packages(data):
-        if not isinstance(pkg, dict) or not isinstance(pkg.get("version"), str):
-            continue
-        source = pkg.get("source") or {}
-        url = source.get("url") if isinstance(source, dict) else None
-        tier = tier_from_url(url) if isinstance(url, str) else None
-        out += _entry(str(pkg.get("name")), pkg["version"], tier, file, ANY, f"{pkg.get('name')} {pkg['version']}")
-    return out
+    return _package_entries(_toml(text), file, "url", lambda pkg: ANY)
 
 
 def read_pipfile_lock(text: str, file: str = "Pipfile.lock") -> list[Record]:
