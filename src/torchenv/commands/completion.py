@@ -17,7 +17,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..cli import build_parser
+    from .parser import build_parser
     from ..export.completion import SHELLS as WRITERS
 
     sys.stdout.write(WRITERS[args.shell](build_parser()))

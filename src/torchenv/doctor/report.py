@@ -20,7 +20,7 @@ SHOWN_PREFIXES = ("CUDA", "NVIDIA", "TORCH", "PYTORCH", "LD_LIBRARY_PATH", "PATH
 
 
 def redact(text: str, environ: Mapping[str, str], *, include_paths: bool = False) -> str:
-    from ..sources.credentials import redact_text
+    from ..redaction import redact_text
 
     for name, value in environ.items():
         if SECRET_NAME.search(name) and value and len(value) >= 3:
@@ -49,7 +49,7 @@ def _env_vars(environ: Mapping[str, str]) -> list[str]:
 
 
 def render(diag: Diagnosis, environ: Mapping[str, str]) -> str:
-    from .. import __version__
+    from ..version import __version__
 
     m, e = diag.machine, diag.env
     lines = ["# torchenv doctor report", "", f"torchenv {__version__}", "", "## Machine", ""]

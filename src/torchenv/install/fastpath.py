@@ -134,7 +134,7 @@ def _rel(path: str) -> str:
 
 
 def _version() -> str:
-    from .. import __version__
+    from ..version import __version__
 
     return __version__
 
@@ -277,7 +277,7 @@ def _reusable(project: str) -> tuple[UpToDate, list[Any], int] | None:
 
 def _write(project: str, done: UpToDate, paths: list[Any]) -> None:
     from ..fileio import temp_file
-    from ..sources.credentials import redact_text
+    from ..redaction import redact_text
 
     stamp_dir = os.path.join(project, STAMP_DIR)
     body = {"schema": SCHEMA, "torchenv": _version(), "env": str(done.env_path), "lock": done.lock_path.name,

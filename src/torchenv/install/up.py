@@ -135,7 +135,7 @@ def machine_facts(plan: Plan) -> dict[str, Any]:
 def new_lockfile(old: Lockfile | None, intent: Intent, reqs: list[ProjectRequirement], target: LockTarget, plan: Plan,
                  ui: Ui, project: dict[str, Any] | None = None, overrides: dict[str, Any] | None = None) -> Lockfile:
     """The lock with ``target`` added/replaced; targets made for another intent are dropped (with a warning)."""
-    from .. import __version__
+    from ..version import __version__
     from ..intent.requirements import lock_is_current, requirements_digest
     from ..lock.model import Lockfile
 
@@ -758,7 +758,7 @@ def _install(backend: Backend, env: Path, target: LockTarget, files: list[Path] 
 def _failure_words(exc: Exception) -> str:
     """What stopped an install, fit to store and show (no login from a URL in it)."""
     from ..errors import TorchenvError
-    from ..sources.credentials import redact_text
+    from ..redaction import redact_text
 
     text = exc.message if isinstance(exc, TorchenvError) else f"{type(exc).__name__}: {exc}"
     return redact_text(_("the install failed: {error}").format(error=" ".join(str(text).split())[:500]))
@@ -839,6 +839,6 @@ _verify = verify_env   # the call point `up` uses (tests/faults/tools/hooked_cli
 
 
 def _version() -> str:
-    from .. import __version__
+    from ..version import __version__
 
     return __version__

@@ -174,7 +174,7 @@ def project_files(project_dir: Path, intent: Any) -> list[tuple[str, Path]]:
 
 def _without_logins(path: Path, copy: Path) -> Path:
     """``path``, or a copy of it with URL logins dropped: a bundle travels, a login must not."""
-    from ..sources.credentials import strip_secrets_in_text
+    from ..redaction import strip_secrets_in_text
 
     try:
         text = path.read_text(encoding="utf-8")

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from .. import kb
-from ..sources.credentials import strip_secrets
+from ..redaction import strip_secrets
 
 if TYPE_CHECKING:
     from pathlib import Path
