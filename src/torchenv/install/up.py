@@ -135,9 +135,9 @@ def machine_facts(plan: Plan) -> dict[str, Any]:
 def new_lockfile(old: Lockfile | None, intent: Intent, reqs: list[ProjectRequirement], target: LockTarget, plan: Plan,
                  ui: Ui, project: dict[str, Any] | None = None, overrides: dict[str, Any] | None = None) -> Lockfile:
     """The lock with ``target`` added/replaced; targets made for another intent are dropped (with a warning)."""
-    from ..version import __version__
     from ..intent.requirements import lock_is_current, requirements_digest
     from ..lock.model import Lockfile
+    from ..version import __version__
 
     keep: tuple[LockTarget, ...] = ()
     if old is not None and lock_is_current(old, intent, reqs):

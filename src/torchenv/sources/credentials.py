@@ -18,7 +18,6 @@ system keyring. The same URL is then shown (plan, warnings, errors, mirror comma
 from __future__ import annotations
 
 import os
-import re
 import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
