@@ -1,7 +1,7 @@
 """``torchenv`` command line: parse, dispatch, turn TorchenvError into a clear message + exit code.
 
 Why so thin: every verb lives in ``commands/<verb>.py`` as ``register(subparsers)`` and
-``run(args) -> int`` over the Python API; ``commands/parser.py`` puts them together (``completion``
+``run(args) -> int`` over the Python API; ``commands/__init__.py`` puts them together (``completion``
 reads the same parser). Command modules import nothing heavy at module level, so building the
 parser stays cheap.
 """
@@ -11,7 +11,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from .commands.parser import build_parser
+from .commands import build_parser
 from .i18n import _
 
 if TYPE_CHECKING:

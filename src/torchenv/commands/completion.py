@@ -18,7 +18,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..export.completion import SHELLS as WRITERS
-    from .parser import build_parser
+    from . import build_parser
 
     sys.stdout.write(WRITERS[args.shell](build_parser()))
     return 0
