@@ -11,7 +11,6 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from .commands import build_parser
 from .i18n import _
 
 if TYPE_CHECKING:
@@ -28,16 +27,18 @@ def main(argv: list[str] | None = None) -> int:
     streams.guard_stdout()
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["up"]:          # the no-op `up` answers before the parser imports every verb
-        from .install import fastpath
+        from .install import noop
 
-        code = fastpath.answer(argv)
+        code = noop.answer(argv)
         if code is not None:
             return streams.flush_stdout() or code
-        fastpath.watch(argv)
+        noop.watch(argv)
     from . import i18n
 
     i18n.activate()                     # --help and usage errors in the user's language too
     argparse._ = _  # type: ignore[attr-defined]   # argparse's own words ("usage: ", "options", its errors) too
+    from .commands import build_parser   # after the stamp: a stamped no-op up builds no parser
+
     parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
     i18n.activate({} if getattr(args, "json", False) else None)   # --json output stays English
@@ -46,9 +47,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     code = _dispatch(args)
     if code == 0 and args.command == "up":
-        from .install import fastpath
+        from .install import noop
 
-        fastpath.record(argv, args.project)
+        noop.record(argv, args.project)
     failed_output = streams.flush_stdout()
     return code if failed_output is None else failed_output
 

@@ -91,7 +91,7 @@ def fake_project(tmp_path) -> FakeProject:
 
 def offline_cmd() -> list[str]:
     """``torchenv up`` once it carries --offline/--from, else the interim ``python -m torchenv.offline up``."""
-    from torchenv.cli import build_parser
+    from torchenv.commands import build_parser
 
     up = build_parser()._subparsers._group_actions[0].choices["up"]
     if any(a.dest == "from_" for a in up._actions):
