@@ -340,16 +340,17 @@ def _conda_pip_lines(lines: tuple[str, ...], path: Path, project: Path, found: D
 
 
 def _scan_setup(project: Path, found: Detected, seen: set[Path]) -> None:
-    from .readers.setup import read_setup_cfg, read_setup_py, setup_py_requirements
+    from ..project_deps import read_setup_py as declared
+    from .readers.setup import read_setup_cfg, read_setup_py
 
     text = _read(project / "setup.py")
     if text is not None:
-        parsed = setup_py_requirements(text)
+        parsed = declared(text)
         if parsed is None:
             found.note("setup.py", "could not be parsed", "ignored")
         else:
-            for name in parsed[0]:
-                if name.endswith(".txt") and (project / name).is_file():
+            for name in parsed.named_files:
+                if (project / name).is_file():
                     found.note("setup.py", f"install_requires reads {name}", "read")
                     scan_requirements(project / name, project, found, seen)
             found.records += read_setup_py(text)
