@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
 
     i18n.activate()                     # --help and usage errors in the user's language too
     argparse._ = _  # type: ignore[attr-defined]   # argparse's own words ("usage: ", "options", its errors) too
-    from .commands import build_parser   # after the stamp: a stamped no-op up builds no parser
+    from .commands import build_parser  # after the stamp: a stamped no-op up builds no parser
 
     parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)

@@ -24,7 +24,7 @@ WARNING_TEXTS = (
     N_("torchenv takes package sources from torchenv.toml [mirror] and your pip config"),
     N_("{where}: the --hash values of {count} requirements are not compared; torchenv locks and checks its "
        "own sha256 for every file it installs (torchenv.lock)"),
-    # backends/locate.py and getfile.py, as a source fails while files are found or fetched
+    # sources/locate.py and getfile.py, as a source fails while files are found or fetched
     N_("{url} failed while looking for {name} {version}; trying the next source"),
     N_("{url} failed while looking for {file}: {why}; trying the next source"),
     N_("{host} failed ({why}); not asking it again during this run"),

@@ -59,6 +59,7 @@ AWKWARD = "a\x01b\x7fc\u2028d\te\nf\"g\\h\x00\x1f\x85\u2029 é 😀 \r\b\f"
 def test_any_text_in_a_lock_reads_back_unchanged():
     """The lock's printer escaped five characters: a control character in a value wrote TOML nobody could read."""
     import dataclasses
+
     import tomllib
 
     lock = dataclasses.replace(sample(), machine={"note": AWKWARD, AWKWARD: "as a key"},

@@ -214,7 +214,7 @@ def test_an_offline_up_that_cannot_start_says_why_in_chinese(world, monkeypatch,
 
 
 def test_a_source_failing_while_files_are_found_or_fetched_is_told_in_chinese(capsys, monkeypatch):
-    """backends/locate.py and getfile.py warn as a mirror dies mid-run; the words come from there in English."""
+    """sources/locate.py and getfile.py warn as a mirror dies mid-run; the words come from there in English."""
     from tests.support.english import english_left
 
     from torchenv.ui import Ui

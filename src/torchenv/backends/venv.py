@@ -1,7 +1,7 @@
 """The venv backend: a virtual environment filled with wheels by the uv or pip engine.
 
 Why locking happens in two steps: torchenv first pins every torch-family file itself
-(``backends.locate``: exact version, wheel tags, sha256, from the tier's torch source or a
+(``sources.locate``: exact version, wheel tags, sha256, from the tier's torch source or a
 local wheelhouse), then lets the engine resolve the rest of the closure from the PyPI side
 with those files given as direct references. A torch-family package that appears only as
 a dependency (``triton``) is located the same way and the closure is resolved once more,
@@ -23,9 +23,9 @@ if TYPE_CHECKING:
     from ..engines.base import WheelEngine
     from ..lock.model import LockedWheel, LockTarget
     from ..resolve.plan import Plan
+    from ..sources.locate import Located
     from ..sources.model import Sources
     from ..ui import Ui
-    from .locate import Located
     from .wheelmeta import WheelMetadata
 
 
@@ -76,7 +76,7 @@ class WheelLocker:
     """
 
     def __init__(self, *, plan: Plan, engine: WheelEngine, ui: Ui | None) -> None:
-        from .getfile import SourceMemory
+        from ..sources.deadhosts import SourceMemory
 
         self.plan, self.engine, self.ui = plan, engine, ui
         self.memory = SourceMemory.recent(ui)   # hosts that failed in this run (lock and install share it)
@@ -95,11 +95,11 @@ class WheelLocker:
         resolves a metadata-only stub, so a project whose other requirements cannot resolve fails
         before any GB-sized wheel moved, and the engine never hashes or unpacks the big file.
         Only a server that offers neither gets the file fetched now, once, through
-        ``backends.getfile`` (hash-checked, falling back over the plan's torch sources).
+        ``sources.getfile`` (hash-checked, falling back over the plan's torch sources).
         """
         from ..sources.index import local_path
+        from ..sources.locate import locate
         from ..sources.wheelfit import target_glibc
-        from .locate import locate
 
         plan = self.plan
         found = locate(plan_sources(plan), name, version, source=source, tier=plan.tier, python=plan.python,
@@ -120,8 +120,8 @@ class WheelLocker:
 
     def _download(self, wheel: LockedWheel, source: str) -> tuple[LockedWheel, Path]:
         """The whole file, hash-checked (or hashed, when its source lists no sha256), with the lock entry it gives."""
-        from .getfile import pypi_file, torch_file
-        from .locate import FROM_PYPI
+        from ..sources.getfile import pypi_file, torch_file
+        from ..sources.locate import FROM_PYPI
 
         sources, first = plan_sources(self.plan), self.found.get(wheel.filename)
         if source == FROM_PYPI:
@@ -220,7 +220,7 @@ class WheelLocker:
     def _pulled_in(self, name: str, version: str) -> _Pinned:
         """A torch-family package the resolve pulled in, from the torch source; said as such when it lacks it."""
         from ..errors import PulledInFamily
-        from .locate import FROM_TORCH_INDEX
+        from ..sources.locate import FROM_TORCH_INDEX
 
         try:
             return self._locate(name, version, FROM_TORCH_INDEX)
@@ -244,7 +244,7 @@ class WheelLocker:
 
     def _lock(self, requirements: list[str]) -> tuple[LockedWheel, ...]:
         from ..sources.index import normalize
-        from .locate import FROM_PYPI, torch_family
+        from ..sources.locate import FROM_PYPI, torch_family
 
         plan = self.plan
         sources = plan_sources(plan)
@@ -355,7 +355,7 @@ class WheelLocker:
                                         "again, or choose another mirror (`torchenv mirror test`)")
 
     def _fetch(self, wheels: list[LockedWheel]) -> list[Path]:
-        from .getfile import wheel_file
+        from ..sources.getfile import wheel_file
 
         sources = plan_sources(self.plan)
         if len(wheels) < 2 or self.ui is None:

@@ -92,9 +92,9 @@ def locked_files_at_hand(plan: Plan, lock: Lockfile) -> bool:
     target = lock.target(plan.target_name)
     if target is None or plan.sources is None:
         return False
-    from ..backends.locate import local_candidates, torch_family
     from ..paths import wheel_cache
     from ..sources.index import local_path
+    from ..sources.locate import local_candidates, torch_family
     from ..sources.routing import torch_candidates
 
     sources = plan.sources

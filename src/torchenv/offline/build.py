@@ -129,7 +129,7 @@ def fetch_artifact(art: Artifact, sources: Sources, ui: Any) -> Path:
     rec = art.record
     if hasattr(rec, "build"):
         return fetch(art.filename, art.sha256, _conda_candidates(rec, sources), ui=ui)
-    from ..backends.locate import local_candidates, remote_candidates
+    from ..sources.locate import local_candidates, remote_candidates
 
     try:
         return fetch(art.filename, art.sha256, local_candidates(sources, rec))

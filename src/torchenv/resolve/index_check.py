@@ -9,7 +9,7 @@ plan. What was read is cached under torchenv's cache dir (``index-check/``, TTL
 
 Never a cost offline: with ``TORCHENV_OFFLINE=1`` (or ``TORCHENV_INDEX_CHECK=0``) nothing is read.
 Before any request each host gets one TCP connect probe (``PROBE_S``; skipped behind a proxy),
-and a host that failed is remembered (``backends.getfile.SourceMemory``, kept on disk for 15
+and a host that failed is remembered (``sources.deadhosts.SourceMemory``, kept on disk for 15
 minutes), so an unreachable index costs at most one short probe, then nothing, and never the
 import of the HTTP/TLS stack.
 """
@@ -26,8 +26,8 @@ from ..redaction import strip_secrets
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from ..backends.getfile import SourceMemory
     from ..intent.model import Intent
+    from ..sources.deadhosts import SourceMemory
     from ..sources.model import TorchSource
     from .machine_view import MachineView
     from .search import Constraints, Rejection
@@ -263,7 +263,7 @@ def check(intent: Intent, cons: Constraints, mv: MachineView, overrides: Any = N
     """
     if not enabled():
         return None
-    from ..backends.getfile import SourceMemory, host_of
+    from ..sources.deadhosts import SourceMemory, host_of
 
     memory = SourceMemory.recent()          # hosts that failed in the last minutes are not asked again
     per_tier = {t: _torch_source(intent, t, mv.platform, overrides) for t in tiers_to_check(cons, mv)}

@@ -25,7 +25,7 @@ def read_setup_py(text: str, file: str = "setup.py") -> list[Record]:
     out = [r for s in found.install_requires for r in requirement_records(s, f"{file} install_requires", None, "pin")]
     for extra, items in found.extras_require.items():
         if not NOT_RUNTIME_EXTRA.search(extra):
-            out += extra_records(extra, items, f"{file} extras_require[{extra!r}]", target_of_name(extra))
+            out += extra_records(extra, list(items), f"{file} extras_require[{extra!r}]", target_of_name(extra))
     out += [r for c in found.constants for r in index_records(c, file, None, "pin")]
     if python:
         out += python_records(python, f"{file} python_requires", None, "pin", f"python_requires={python!r}")
