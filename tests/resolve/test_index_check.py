@@ -186,7 +186,7 @@ def test_the_lock_and_install_start_from_the_hosts_the_plan_found_dead():
     starts from that memory instead of paying the host's connect timeout once more."""
     import json
 
-    from torchenv.backends.venv import WheelLocker
+    from torchenv.backends.wheellock import WheelLocker
     from torchenv.paths import cache_dir
     from torchenv.sources.deadhosts import DEAD_HOST_TTL_S, SourceMemory
     memory = SourceMemory.recent()          # as the plan's reachability probe starts
