@@ -14,7 +14,7 @@ from .i18n import N_
 from .resolve.reason_texts import REASONS
 
 # The warnings ``up`` prints (``Ui.warn`` and the no-op line) that are data elsewhere: the requirement-file notes
-# of intent/requirements.py, and what locate/getfile say as a source fails (the reachable-builds fallback of
+# of intent/project_requirements.py, and what locate/getfile say as a source fails (the reachable-builds fallback of
 # resolve/reachable.py is a plan warning: its templates are the plan's, in resolve/reason_texts.py).
 WARNING_TEXTS = (
     N_("{where}: `-e {target}` is this project itself, not a dependency: it is not locked"),

@@ -215,7 +215,12 @@ def test_lock_currency_new_and_old_style(tmp_path):
     import dataclasses
 
     from torchenv.intent.load import load_project_intent
-    from torchenv.intent.requirements import ProjectRequirement, lock_is_current, requirements_digest, requirements_hash
+    from torchenv.intent.project_requirements import (
+        ProjectRequirement,
+        lock_is_current,
+        requirements_digest,
+        requirements_hash,
+    )
 
     intent = load_project_intent(tmp_path)
     reqs = [ProjectRequirement("numpy>=1.26", "requirements.txt", 1)]

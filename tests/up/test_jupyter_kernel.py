@@ -70,7 +70,7 @@ def test_a_project_with_notebooks_gets_ipykernel_locked_and_a_kernelspec(nb_worl
 def test_the_plan_says_why_ipykernel_is_added(nb_world):
     from tests.up.conftest import intent_of
 
-    from torchenv.intent.requirements import gather, kernel_reason, kernel_wanted
+    from torchenv.intent.project_requirements import gather, kernel_reason, kernel_wanted
 
     intent = intent_of(nb_world.project)
     reqs, _warnings = gather(intent, nb_world.project)

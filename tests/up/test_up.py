@@ -241,7 +241,7 @@ def test_two_up_runs_end_with_one_good_env(world):
 
 def test_lock_keeps_the_intent_and_requirements_hashes_apart(world):
     from torchenv.intent.load import load_project_intent
-    from torchenv.intent.requirements import gather, requirements_digest
+    from torchenv.intent.project_requirements import gather, requirements_digest
 
     (world.project / "requirements.txt").write_text("six\n")
     world.run_up()

@@ -102,7 +102,7 @@ def _check(project_dir: Path, options: UpOptions) -> UpToDate | None:
         verify_problem,
     )
     from ..intent.load import apply_overrides, load_project_intent
-    from ..intent.requirements import gather, lock_is_current
+    from ..intent.project_requirements import gather, lock_is_current
     from ..lock.io import read_lock
     from ..lock.model import LOCK_FILE
     from .overrides import remembered, said

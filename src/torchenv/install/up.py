@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from ..backends.base import Backend
     from ..errors import PulledInFamily
     from ..intent.model import Intent
-    from ..intent.requirements import ProjectRequirement
+    from ..intent.project_requirements import ProjectRequirement
     from ..lock.model import Lockfile, LockTarget
     from ..options import LockOptions, UpOptions
     from ..resolve.plan import Plan
@@ -135,7 +135,7 @@ def machine_facts(plan: Plan) -> dict[str, Any]:
 def new_lockfile(old: Lockfile | None, intent: Intent, reqs: list[ProjectRequirement], target: LockTarget, plan: Plan,
                  ui: Ui, project: dict[str, Any] | None = None, overrides: dict[str, Any] | None = None) -> Lockfile:
     """The lock with ``target`` added/replaced; targets made for another intent are dropped (with a warning)."""
-    from ..intent.requirements import lock_is_current, requirements_digest
+    from ..intent.project_requirements import lock_is_current, requirements_digest
     from ..lock.model import Lockfile
     from ..version import __version__
 
@@ -452,7 +452,7 @@ def _kernel(project: Project, target: LockTarget, ui: Ui) -> str:
     written costs the kernel only, and ``torchenv kernel install`` says why again.
     """
     from ..errors import TorchenvError
-    from ..intent.requirements import kernel_wanted
+    from ..intent.project_requirements import kernel_wanted
 
     if kernel_wanted(project.intent, project.dir, list(project.reqs)) is None:
         return ""

@@ -156,7 +156,7 @@ def _sha_size(path: Path) -> tuple[str, int]:
 
 def project_files(project_dir: Path, intent: Any) -> list[tuple[str, Path]]:
     """torchenv.toml, torchenv.lock and the requirement files the intent reads, relative to the project."""
-    from ..intent.requirements import gather
+    from ..intent.project_requirements import gather
     from ..lock.model import LOCK_FILE
 
     out = [(n, project_dir / n) for n in ("torchenv.toml", LOCK_FILE) if (project_dir / n).is_file()]

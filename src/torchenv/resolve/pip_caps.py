@@ -28,7 +28,7 @@ def caps(files: tuple[str, ...]) -> list[Cap]:
     """The torch-family lines of the constraint files (unreadable files and odd lines are pip's to report)."""
     from packaging.requirements import InvalidRequirement, Requirement
 
-    from ..intent.reqfile import parse_requirements_text
+    from ..intent.requirements_file import parse_requirements_text
     from ..sources.index import normalize
     from ..sources.locate import torch_family
 

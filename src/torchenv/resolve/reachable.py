@@ -194,7 +194,7 @@ def _required_family(plan: Plan) -> set[str]:
     import re
 
     from ..envlayout import dist_name as normalize
-    from ..intent.requirements import gather
+    from ..intent.project_requirements import gather
     from ..sources.locate import torch_family
 
     project = plan.intent.file.parent if plan.intent.file else plan.intent.project
