@@ -55,36 +55,47 @@ class _Reading:
     seen: set[Path]
 
 
-def _read_requirements_file(path: Path, reading: _Reading, *, constraint: bool = False,
-                            included_from: str | None = None) -> None:
+def _requirement_lines(path: Path, included_from: str | None) -> list[ReqLine]:
+    """The lines of a requirements file (or of an environment.yml's ``pip:`` list); an error naming the file."""
     from ..fileio import InputRefused, read_bounded
     from ..intent.requirements_file import decode_requirements, parse_requirements_text
 
-    path = path.resolve()
-    if path in reading.seen:
-        return
-    reading.seen.add(path)
     try:
         text = decode_requirements(read_bounded(path))
-        lines = conda_pip_lines(text, path) if path.suffix in (".yml", ".yaml") else parse_requirements_text(text)
+        return conda_pip_lines(text, path) if path.suffix in (".yml", ".yaml") else parse_requirements_text(text)
     except (OSError, UnicodeDecodeError, InputRefused) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise IntentError(f"cannot read requirements file: {why}", file=str(path),
                           key="env.requirements", hint="fix the path in [env] requirements "
                           "(or the -r/-c line that names it)" + (f" ({included_from})" if included_from else ""))\
             from None
+
+
+def _take_requirement(entry: ReqLine, where: str, path: Path, reading: _Reading, constraint: bool,
+                      included_from: str | None) -> bool:
+    """Record one requirement line; its options other than ``--hash`` are said to be ignored. True when it
+    carried a ``--hash``."""
+    if included_from:
+        _check_included_line(entry.text, where, path, included_from)
+    reading.out.append(ProjectRequirement(entry.text, str(path), entry.line, constraint))
+    for name, value in entry.options:
+        if name != "--hash":
+            reading.warnings.append(f"{where}: option `{name} {value}`".rstrip() + f" of {entry.text} "
+                                    "ignored: " + _SOURCES_FROM)
+    return bool(entry.values("--hash"))
+
+
+def _read_requirements_file(path: Path, reading: _Reading, *, constraint: bool = False,
+                            included_from: str | None = None) -> None:
+    path = path.resolve()
+    if path in reading.seen:
+        return
+    reading.seen.add(path)
     hashed = 0
-    for entry in lines:
+    for entry in _requirement_lines(path, included_from):
         where = f"{_shown(path, reading.project)}:{entry.line}"
-        if included_from and entry.kind == "requirement":
-            _check_included_line(entry.text, where, path, included_from)
         if entry.kind == "requirement":
-            reading.out.append(ProjectRequirement(entry.text, str(path), entry.line, constraint))
-            hashed += bool(entry.values("--hash"))
-            for name, value in entry.options:
-                if name != "--hash":
-                    reading.warnings.append(f"{where}: option `{name} {value}`".rstrip() + f" of {entry.text} "
-                                            "ignored: " + _SOURCES_FROM)
+            hashed += _take_requirement(entry, where, path, reading, constraint, included_from)
         elif entry.kind in ("include", "constraint"):
             _read_requirements_file(path.parent / entry.text, reading,
                                     constraint=constraint or entry.kind == "constraint",

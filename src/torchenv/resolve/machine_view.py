@@ -67,10 +67,8 @@ class MachineView:
         return f"machine: {self.platform}, no usable GPU"
 
 
-def view(machine: Machine) -> MachineView:
-    warnings: list[str] = []
-    platform = platform_key(machine)
-    driver_os = "windows" if machine.os == "windows" or machine.wsl else "linux"
+def _gpu_views(machine: Machine, warnings: list[str]) -> list[GpuView]:
+    """Each GPU with its compute capability (from the GPU table when the probe had none; a warning says which)."""
     gpus = []
     for g in machine.gpus:
         cc = g.compute_capability or kb.gpu_cc(g.name)
@@ -86,21 +84,47 @@ def view(machine: Machine) -> MachineView:
     if len(assumed) > 1:
         for n, i in enumerate(assumed):
             gpus[i] = replace(gpus[i], assumed_index=n)
+    return gpus
+
+
+def _mode(machine: Machine, platform: str, gpus: list[GpuView]) -> str:
+    """cuda | rocm | cpu | mps: what the build is planned for."""
     if machine.os == "macos":
-        mode = "mps" if platform == "macos-arm64" else "cpu"
-    elif gpus:
-        mode = "cuda"
-    elif machine.rocm and machine.rocm.gfx:
-        mode = "rocm"
+        return "mps" if platform == "macos-arm64" else "cpu"
+    if gpus:
+        return "cuda"
+    if machine.rocm and machine.rocm.gfx:
+        return "rocm"
+    return "cpu"
+
+
+def _hidden_gpus_warning(machine: Machine) -> str | None:
+    """Why a machine with an NVIDIA driver gets a CPU plan (its GPUs hidden, or none visible)."""
+    if machine.nvidia is None or not machine.nvidia.driver:
+        return None
+    hidden = machine.nvidia.hidden_by_cuda_visible_devices
+    if machine.cuda_visible_devices is not None or hidden:
+        why = f"CUDA_VISIBLE_DEVICES={machine.cuda_visible_devices!r} hides {hidden or 'all'} GPU(s)"
     else:
-        mode = "cpu"
-        if machine.nvidia is not None and machine.nvidia.driver:
-            hidden = machine.nvidia.hidden_by_cuda_visible_devices
-            why = (f"CUDA_VISIBLE_DEVICES={machine.cuda_visible_devices!r} hides "
-                   f"{hidden or 'all'} GPU(s)") if machine.cuda_visible_devices is not None or hidden else \
-                "no GPU is visible"
-            warnings.append(f"an NVIDIA driver ({machine.nvidia.driver}) is installed but {why}: planning a CPU "
-                            "build; unset CUDA_VISIBLE_DEVICES (or pass --cuda) to plan for the GPUs")
+        why = "no GPU is visible"
+    return (f"an NVIDIA driver ({machine.nvidia.driver}) is installed but {why}: planning a CPU "
+            "build; unset CUDA_VISIBLE_DEVICES (or pass --cuda) to plan for the GPUs")
+
+
+def _falls_back_to_cpu(machine: Machine, gpus: list[GpuView]) -> bool:
+    """The ``cpu`` mode reached because nothing else applied (not macOS, no CUDA GPU, no ROCm GPU)."""
+    return machine.os != "macos" and not gpus and not (machine.rocm and machine.rocm.gfx)
+
+
+def view(machine: Machine) -> MachineView:
+    warnings: list[str] = []
+    platform = platform_key(machine)
+    driver_os = "windows" if machine.os == "windows" or machine.wsl else "linux"
+    gpus = _gpu_views(machine, warnings)
+    mode = _mode(machine, platform, gpus)
+    hidden = _hidden_gpus_warning(machine) if _falls_back_to_cpu(machine, gpus) else None
+    if hidden:
+        warnings.append(hidden)
     if mode == "cuda" and machine.driver is None:
         warnings.append("NVIDIA driver version unknown: the driver floor of the tier could not be checked")
     return MachineView(platform=platform, driver_os=driver_os, mode=mode, driver=machine.driver,

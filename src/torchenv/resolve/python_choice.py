@@ -48,37 +48,36 @@ def within(versions: list[str], requires: tuple[str, str] | None) -> list[str]:
     return [v for v in versions if spec.contains(v.rstrip("t") + ".0", prereleases=True)]
 
 
-def choose_python(rel: kb.Release, machine: Machine, wanted: str | None,
-                  prefer: str | None = None, platform: str | None = None, *,
-                  wanted_by: str = "the project", requires: tuple[str, str] | None = None) -> PythonChoice:
-    """``wanted_by`` names who asked for ``wanted``; ``requires`` is the project's (requires-python, file): the
-    Python chosen here stays inside it, since installing the project fails outside it."""
-    bound = f"; kept within the project's requires-python {requires[0]} ({requires[1]})" if requires else ""
-    if wanted:
-        path = interpreter(machine, wanted)
-        where = ("not on this machine: it will be installed" if path is None else
-                 f"found at {path}" if path else "on the (assumed) machine")
-        warning = None if path is not None else f"Python {wanted} is not on this machine; `up` has to install it"
-        if requires and not within([wanted], requires):
-            warning = (f"Python {wanted} is outside the project's requires-python {requires[0]} ({requires[1]}): "
-                       "installing the project will fail")
-        return PythonChoice(wanted, path or None, f"Python {wanted}: set by {wanted_by}; {where}", warning,
-                            present=path is not None)
-    supported = within(list(rel.pythons(platform)), requires) or list(rel.pythons(platform))
-    if prefer and prefer in supported:
-        path = interpreter(machine, prefer)
-        return PythonChoice(prefer, path or None, f"Python {prefer}: preferred by the caller and supported by "
-                            f"torch {rel.version}{bound}", present=path is not None)
-    present = [v for v in machine.python_versions() if v in supported]
-    if present:
-        stable = [v for v in present if v not in rel.python_experimental]
-        pick = (stable or present)[-1]
-        others = f" (also on this machine: {', '.join(v for v in present if v != pick)})" if len(present) > 1 else ""
-        return PythonChoice(pick, interpreter(machine, pick) or None,
-                            f"Python {pick}: the newest Python on this machine that torch {rel.version} has "
-                            f"wheels for{others}{bound}")
-    stable = [v for v in supported if v not in rel.python_experimental]
-    pick = (stable or supported)[-1]
+def _asked_for(machine: Machine, wanted: str, wanted_by: str, requires: tuple[str, str] | None) -> PythonChoice:
+    """The Python the project or user named: taken as is, with a warning when it must be installed or falls
+    outside requires-python."""
+    path = interpreter(machine, wanted)
+    where = ("not on this machine: it will be installed" if path is None else
+             f"found at {path}" if path else "on the (assumed) machine")
+    warning = None if path is not None else f"Python {wanted} is not on this machine; `up` has to install it"
+    if requires and not within([wanted], requires):
+        warning = (f"Python {wanted} is outside the project's requires-python {requires[0]} ({requires[1]}): "
+                   "installing the project will fail")
+    return PythonChoice(wanted, path or None, f"Python {wanted}: set by {wanted_by}; {where}", warning,
+                        present=path is not None)
+
+
+def _newest_stable(versions: list[str], rel: kb.Release) -> str:
+    """The newest of ``versions`` that is not experimental for ``rel`` (the newest at all when every one is)."""
+    stable = [v for v in versions if v not in rel.python_experimental]
+    return (stable or versions)[-1]
+
+
+def _on_machine(rel: kb.Release, machine: Machine, present: list[str], bound: str) -> PythonChoice:
+    pick = _newest_stable(present, rel)
+    others = f" (also on this machine: {', '.join(v for v in present if v != pick)})" if len(present) > 1 else ""
+    return PythonChoice(pick, interpreter(machine, pick) or None,
+                        f"Python {pick}: the newest Python on this machine that torch {rel.version} has "
+                        f"wheels for{others}{bound}")
+
+
+def _to_install(rel: kb.Release, machine: Machine, supported: list[str], bound: str) -> PythonChoice:
+    pick = _newest_stable(supported, rel)
     have = ", ".join(machine.python_versions()) or "none found"
     return PythonChoice(pick, None,
                         f"Python {pick}: the newest Python torch {rel.version} supports "
@@ -86,3 +85,25 @@ def choose_python(rel: kb.Release, machine: Machine, wanted: str | None,
                         f"so it must be installed{bound}",
                         f"Python {pick} is not on this machine; `up` has to install it (conda backend, or "
                         f"`uv python install {pick}`)", present=False)
+
+
+def choose_python(rel: kb.Release, machine: Machine, wanted: str | None,
+                  prefer: str | None = None, platform: str | None = None, *,
+                  wanted_by: str = "the project", requires: tuple[str, str] | None = None) -> PythonChoice:
+    """``wanted_by`` names who asked for ``wanted``; ``requires`` is the project's (requires-python, file): the
+    Python chosen here stays inside it, since installing the project fails outside it.
+
+    In order: the Python asked for, the caller's preference when torch supports it, the newest supported one on
+    the machine, else the newest supported one (to be installed)."""
+    if wanted:
+        return _asked_for(machine, wanted, wanted_by, requires)
+    bound = f"; kept within the project's requires-python {requires[0]} ({requires[1]})" if requires else ""
+    supported = within(list(rel.pythons(platform)), requires) or list(rel.pythons(platform))
+    if prefer and prefer in supported:
+        path = interpreter(machine, prefer)
+        return PythonChoice(prefer, path or None, f"Python {prefer}: preferred by the caller and supported by "
+                            f"torch {rel.version}{bound}", present=path is not None)
+    present = [v for v in machine.python_versions() if v in supported]
+    if present:
+        return _on_machine(rel, machine, present, bound)
+    return _to_install(rel, machine, supported, bound)

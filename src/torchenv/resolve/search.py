@@ -241,6 +241,47 @@ def _no_tiers(rel: kb.Release, mv: MachineView) -> Rejection:
     return Rejection(rel.version, None, "platform", f"torch {rel.version} has no {mv.mode} wheels for {mv.platform}")
 
 
+def _tiers_to_try(rel: kb.Release, cons: Constraints, mv: MachineView) -> list[str] | Rejection:
+    """The tiers of ``rel`` to try in order (the named one, or the machine's preference), else why none."""
+    if mv.platform not in rel.platforms:
+        return Rejection(rel.version, None, "platform", f"torch {rel.version} has no wheels for {mv.platform}")
+    if cons.tier == "auto":
+        tiers = _tier_order(rel, mv.platform, mv.mode)
+        return tiers if tiers else _no_tiers(rel, mv)
+    if cons.tier in rel.tiers(mv.platform):
+        return [cons.tier]
+    return Rejection(rel.version, cons.tier, "platform",
+                     f"torch {rel.version} has no {cons.tier} wheels for {mv.platform} "
+                     f"(it has {', '.join(rel.tiers(mv.platform))})")
+
+
+def _try_tier(rel: kb.Release, tier: str, cons: Constraints, mv: MachineView, index: IndexView | None,
+              with_experimental: bool) -> Candidate | Rejection:
+    if not with_experimental and rel.status(tier) == "experimental":
+        return Rejection(rel.version, tier, "experimental",
+                         f"{tier} not considered: experimental for torch {rel.version} "
+                         "(allow_experimental = true, or --experimental, to use it)")
+    gap = index.lacks(rel, tier, cons.python) if index is not None else None
+    return gap or check(rel, tier, mv, cons)
+
+
+def _first_fit(rels: list[kb.Release], cons: Constraints, mv: MachineView, index: IndexView | None,
+               with_experimental: bool, rejections: list[Rejection]) -> Candidate | None:
+    """The first (release, tier) that fits, newest release first; each one that does not is added to
+    ``rejections`` with why."""
+    for rel in rels:
+        tiers = _tiers_to_try(rel, cons, mv)
+        if isinstance(tiers, Rejection):
+            rejections.append(tiers)
+            continue
+        for tier in tiers:
+            verdict = _try_tier(rel, tier, cons, mv, index, with_experimental)
+            if isinstance(verdict, Candidate):
+                return verdict
+            rejections.append(verdict)
+    return None
+
+
 def search(cons: Constraints, mv: MachineView, index: IndexView | None = None) -> Outcome:
     """First fitting (release, tier): newest release first; within it the preferred tier.
 
@@ -256,35 +297,8 @@ def search(cons: Constraints, mv: MachineView, index: IndexView | None = None) -
     passes = [True] if (cons.allow_experimental or cons.tier != "auto") else [False, True]
     for with_experimental in passes:
         out.rejections = []
-        for rel in rels:
-            if mv.platform not in rel.platforms:
-                out.rejections.append(Rejection(rel.version, None, "platform",
-                                                f"torch {rel.version} has no wheels for {mv.platform}"))
-                continue
-            if cons.tier != "auto":
-                tiers = [cons.tier] if cons.tier in rel.tiers(mv.platform) else []
-                if not tiers:
-                    out.rejections.append(Rejection(
-                        rel.version, cons.tier, "platform",
-                        f"torch {rel.version} has no {cons.tier} wheels for {mv.platform} "
-                        f"(it has {', '.join(rel.tiers(mv.platform))})"))
-                    continue
-            else:
-                tiers = _tier_order(rel, mv.platform, mv.mode)
-                if not tiers:
-                    out.rejections.append(_no_tiers(rel, mv))
-                    continue
-            for tier in tiers:
-                if not with_experimental and rel.status(tier) == "experimental":
-                    out.rejections.append(Rejection(
-                        rel.version, tier, "experimental",
-                        f"{tier} not considered: experimental for torch {rel.version} "
-                        "(allow_experimental = true, or --experimental, to use it)"))
-                    continue
-                gap = index.lacks(rel, tier, cons.python) if index is not None else None
-                verdict = gap or check(rel, tier, mv, cons)
-                if isinstance(verdict, Candidate):
-                    out.found = verdict
-                    return out
-                out.rejections.append(verdict)
+        found = _first_fit(rels, cons, mv, index, with_experimental, out.rejections)
+        if found is not None:
+            out.found = found
+            return out
     return out

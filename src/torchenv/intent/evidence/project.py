@@ -416,6 +416,22 @@ def _scan_dockerfiles(project: Path, found: Detected) -> None:
 _TIER_EXTRA = re.compile(r"(?:^|[-_])(?:cu\d{2,3}|cpu|rocm[\d.]*)(?:[-_]|$)|torch\d{2,3}", re.IGNORECASE)
 
 
+def _extras_pattern(name: str) -> re.Pattern[str]:
+    """``.[a,b]`` or ``<project name>[a,b]`` in a command (the name with ``-``, ``_`` and ``.`` alike)."""
+    names = r"\." + (f"|{re.sub(r'[-_.]+', '[-_.]', name)}" if name else "")
+    return re.compile(r"(?:^|[\s'\"])(?:" + names + r")\[([A-Za-z0-9_,\s-]+)\]", re.IGNORECASE)
+
+
+def _set_aside_why(asked: list[str], optional: bool) -> str | None:
+    """Why a README command's extras are not taken: the README marks it optional, or an extra names a build."""
+    if optional:
+        return "the README gives it as optional or as an example"
+    builds = [e for e in asked if _TIER_EXTRA.search(e)]
+    if builds:
+        return f"{', '.join(builds)} names a torch build (version, tier): torchenv picks it per machine"
+    return None
+
+
 def scan_readme_extras(project: Path, found: Detected) -> None:
     """The extras of the first README command installing the project with some (``pip install -e ".[all]"``).
 
@@ -427,17 +443,14 @@ def scan_readme_extras(project: Path, found: Detected) -> None:
     groups, name = optional_groups(_read(project / pyproject_file(project)) or "")
     if not groups:
         return
-    names = r"\." + (f"|{re.sub(r'[-_.]+', '[-_.]', name)}" if name else "")
-    target = re.compile(r"(?:^|[\s'\"])(?:" + names + r")\[([A-Za-z0-9_,\s-]+)\]", re.IGNORECASE)
+    target = _extras_pattern(name)
     for doc, command, optional in _readme_commands(project):
         m = target.search(command)
         if not m:
             continue
         asked = [e.strip().lower() for e in m.group(1).split(",") if e.strip()]
-        builds = [e for e in asked if _TIER_EXTRA.search(e)]
-        if optional or builds:
-            why = ("the README gives it as optional or as an example" if optional else
-                   f"{', '.join(builds)} names a torch build (version, tier): torchenv picks it per machine")
+        why = _set_aside_why(asked, optional)
+        if why:
             found.note(doc, f"`{command}`", f"set aside: {why}")
             continue
         kept = [e for e in asked if e in groups and not _NOT_RUNTIME.search(e)]
