@@ -49,10 +49,6 @@ def _env_vars(environ: Mapping[str, str]) -> list[str]:
     return rows
 
 
-<<<<<<< HEAD
-def render(diag: Diagnosis, environ: Mapping[str, str]) -> str:
-    from ..version import __version__
-=======
 def _machine_lines(m: Any) -> list[str]:
     if m is None:
         return []
@@ -65,7 +61,6 @@ def _machine_lines(m: Any) -> list[str]:
             "- GPUs: " + (", ".join(f"{g.name} (CC {g.compute_capability})" for g in m.gpus) or "none"),
             "- CUDA toolkits: " + (", ".join(f"{t.version} at {t.path}" for t in m.cuda_toolkits) or "none"),
             f"- facts {'assumed (--assume-*/--machine)' if m.assumed else 'probed'}"]
->>>>>>> cx
 
 
 def _torch_line(e: EnvFacts) -> str:
@@ -104,7 +99,7 @@ def _finding_lines(findings: Sequence[Finding]) -> list[str]:
 
 def render(diag: Diagnosis, environ: Mapping[str, str]) -> str:
     """The report in Markdown, one section per kind of fact, so it can be pasted into an issue as is."""
-    from .. import __version__
+    from ..version import __version__
 
     lines = ["# torchenv doctor report", "", f"torchenv {__version__}", "", "## Machine", ""]
     lines += _machine_lines(diag.machine)

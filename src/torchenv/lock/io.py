@@ -289,14 +289,9 @@ def _strings(table: dict[str, Any], key: str, where: str, file: str) -> tuple[st
     return tuple(value)
 
 
-<<<<<<< HEAD
-def _from_data(data: dict[str, Any], file: str, text: str = "") -> Lockfile:
-    from ..version import __version__
-=======
 def _format_version(data: dict[str, Any], file: str) -> tuple[int, str]:
     """(lock format version, the torchenv that wrote it); an error for a format this torchenv cannot read."""
-    from .. import __version__
->>>>>>> cx
+    from ..version import __version__
 
     version = _need(data, "version", "the top level", file, int)
     made_by = str(data.get("torchenv", "?"))
