@@ -83,8 +83,12 @@ def host_compiler() -> str | None:
 
 
 def build_environ(plan: Plan, python: Path, *, budget: JobBudget = JobBudget(),
-                  cores: int | None = None, available: int | None = None) -> dict[str, str]:
-    """The variables to add to the build's environment; those the user already set are left out."""
+                  cores: int | None = None, available: int | None = None,
+                  toolkit: Path | None = None) -> dict[str, str]:
+    """The variables to add to the build's environment; those the user already set are left out.
+
+    ``toolkit``: the unpacked PyPI nvcc of the tier's CUDA (``cudatool``), taken before a probed toolkit; its
+    ``bin`` goes on PATH too, as a toolkit's install puts it."""
     cuda = bool(plan.cuda_version)
     out: dict[str, str] = {
         "MAX_JOBS": str(max_jobs(cores or cpu_count(), available if available is not None else available_memory(),
@@ -93,7 +97,9 @@ def build_environ(plan: Plan, python: Path, *, budget: JobBudget = JobBudget(),
         "PATH": f"{python.parent}{os.pathsep}{os.environ.get('PATH', '')}",
     }
     if cuda:
-        archs, home = cuda_arch_list(plan), cuda_home(plan)
+        archs, home = cuda_arch_list(plan), str(toolkit) if toolkit is not None else cuda_home(plan)
+        if toolkit is not None:
+            out["PATH"] = f"{toolkit / 'bin'}{os.pathsep}{out['PATH']}"
         if archs:
             out["TORCH_CUDA_ARCH_LIST"] = archs
         if home:

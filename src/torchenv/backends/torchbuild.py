@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ..i18n import _
 
 if TYPE_CHECKING:
+    from ..lock.model import LockedWheel
     from ..resolve.plan import Plan
 
 _BUILD_FILES = ("setup.py", "pyproject.toml")
@@ -118,11 +119,39 @@ def needs_torch(sdist: Path) -> bool:
         return against_torch(Path(tmp)) is not None
 
 
+def toolkit_identity(cuda_home: str) -> str:
+    from .cudatool import toolkit_identity as identity
+
+    return identity(cuda_home) if cuda_home else ""
+
+
+def environ_for_build(plan: Plan, env_python: Path, tools: tuple[LockedWheel, ...]) -> dict[str, str]:
+    """The build's variables (``buildenv``) with the locked nvcc of the tier's CUDA as ``CUDA_HOME`` (where it is
+    unpacked; ``prepare_build`` puts it there). Reading no file: a cached wheel is found without the toolkit."""
+    from .buildenv import build_environ
+    from .cudatool import planned_home
+
+    return build_environ(plan, env_python, toolkit=planned_home(plan, tools))
+
+
+def prepare_build(plan: Plan, tools: tuple[LockedWheel, ...], ui: Any) -> None:
+    """Before a compile: the host compiler checked (a missing one, or a GCC newer than the tier's CUDA accepts,
+    is said with its fix) and the locked toolkit fetched, hash-checked, and unpacked."""
+    from .buildenv import cuda_home
+    from .cudatool import host_compiler_problem, missing_toolkit, probe_host_compiler, toolkit_home
+
+    problems = [host_compiler_problem(probe_host_compiler(plan.cuda_version), plan.cuda_version)]
+    if toolkit_home(plan, tools, ui) is None and not os.environ.get("CUDA_HOME") and cuda_home(plan) is None:
+        problems.append(missing_toolkit(plan.cuda_version))
+    for problem in filter(None, problems):
+        ui.warn(problem)
+
+
 def cache_key(source_sha256: str, plan: Plan, torch_build: str, environ: dict[str, str]) -> str:
     """What decides the built wheel's bytes, hashed: source, torch build, Python, archs, toolkit."""
     inputs = {"source": source_sha256, "torch": torch_build, "python": plan.python, "platform": plan.platform,
               "archs": environ.get("TORCH_CUDA_ARCH_LIST") or os.environ.get("TORCH_CUDA_ARCH_LIST", ""),
-              "cuda": plan.cuda_version or "", "cuda_home": environ.get("CUDA_HOME", "")}
+              "cuda": plan.cuda_version or "", "cuda_home": toolkit_identity(environ.get("CUDA_HOME", ""))}
     return hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()[:32]
 
 
@@ -132,21 +161,22 @@ def cache_root() -> Path:
     return cache_dir() / "built-wheels"
 
 
-def built_wheel(sdist: Path, sha256: str, plan: Plan, env_python: Path, torch_build: str, ui: Any) -> Path:
+def built_wheel(sdist: Path, sha256: str, plan: Plan, env_python: Path, torch_build: str, ui: Any,
+                tools: tuple[LockedWheel, ...] = ()) -> Path:
     """The wheel of ``sdist`` built against the env's torch: from the cache, else built now and cached."""
     import tempfile
 
     from ..engines.pip import installing_pip, pip_tool_environ
     from ..engines.uv import run_tool
-    from .buildenv import build_environ
 
-    environ = build_environ(plan, env_python)
+    environ = environ_for_build(plan, env_python, tools)
     folder = cache_root() / cache_key(sha256, plan, torch_build, environ)
     cached = sorted(folder.glob("*.whl")) if folder.is_dir() else []
     if cached:
         ui.step(_("{name}: the wheel built against this torch before is reused from the cache (no compile)")
                 .format(name=sdist.name))
         return cached[0]
+    prepare_build(plan, tools, ui)
     folder.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="torchenv-build-", dir=folder.parent) as tmp:
         what = _("building {name} against the env's torch, without build isolation").format(name=sdist.name)

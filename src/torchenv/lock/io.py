@@ -94,6 +94,8 @@ def dumps_lock(lock: Lockfile) -> str:
             lines += ["", "[[target.package]]", *_pairs([(k, getattr(wheel, k)) for k in _WHEEL_KEYS])]
         for pkg in sorted(target.conda, key=lambda c: (c.name, c.subdir, c.build)):
             lines += ["", "[[target.conda-package]]", *_pairs(_conda_items(pkg))]
+        for wheel in target.build_tools:
+            lines += ["", "[[target.build-tool]]", *_pairs([(k, getattr(wheel, k)) for k in _WHEEL_KEYS])]
     return "\n".join(lines) + "\n"
 
 
@@ -296,6 +298,22 @@ def _strings(table: dict[str, Any], key: str, where: str, file: str) -> tuple[st
     return tuple(value)
 
 
+def _wheel_tables(raw: dict[str, Any], key: str, where: str, file: str, text: str) -> list[LockedWheel]:
+    """The ``[[target.<key>]]`` wheel tables of one target, each checked (sha256, name and version of its file)."""
+    wheels = []
+    for j, pkg in enumerate(_tables(raw, key, where, file)):
+        pname = pkg.get("name") if isinstance(pkg.get("name"), str) else f"#{j + 1}"
+        pwhere = f"{where}, package {pname}"
+        vals = {k: _need(pkg, k, pwhere, file) for k in _WHEEL_KEYS if k != "size"}
+        _sha(vals["sha256"], pwhere, file)
+        at = _line_of(text, "filename", vals["filename"], file)
+        _same_name(vals["name"], vals["filename"], pwhere, at)
+        _same_version(vals["version"], vals["filename"], pwhere, at)
+        size = pkg.get("size")
+        wheels.append(LockedWheel(**vals, size=size if isinstance(size, int) else None))
+    return wheels
+
+
 def _from_data(data: dict[str, Any], file: str, text: str = "") -> Lockfile:
     from .. import __version__
 
@@ -326,17 +344,8 @@ def _from_data(data: dict[str, Any], file: str, text: str = "") -> Lockfile:
         name = raw.get("name") if isinstance(raw.get("name"), str) else f"#{i + 1}"
         where = f"target {name}"
         fields = {k: _need(raw, k, where, file) for k in _TARGET_KEYS}
-        wheels = []
-        for j, pkg in enumerate(_tables(raw, "package", where, file)):
-            pname = pkg.get("name") if isinstance(pkg.get("name"), str) else f"#{j + 1}"
-            pwhere = f"{where}, package {pname}"
-            vals = {k: _need(pkg, k, pwhere, file) for k in _WHEEL_KEYS if k != "size"}
-            _sha(vals["sha256"], pwhere, file)
-            at = _line_of(text, "filename", vals["filename"], file)
-            _same_name(vals["name"], vals["filename"], pwhere, at)
-            _same_version(vals["version"], vals["filename"], pwhere, at)
-            size = pkg.get("size")
-            wheels.append(LockedWheel(**vals, size=size if isinstance(size, int) else None))
+        wheels = _wheel_tables(raw, "package", where, file, text)
+        tools = _wheel_tables(raw, "build-tool", f"{where}, build tool", file, text)
         _no_duplicates([w.name for w in wheels], where, file, text)
         conda = []
         for j, pkg in enumerate(_tables(raw, "conda-package", where, file)):
@@ -349,7 +358,7 @@ def _from_data(data: dict[str, Any], file: str, text: str = "") -> Lockfile:
             conda.append(_conda_record(vals, pkg, pwhere, file))
         targets.append(LockTarget(**fields, wheels=tuple(wheels), conda=tuple(conda),
                                   virtual_packages=_strings(raw, "virtual-packages", where, file),
-                                  channels=_strings(raw, "channels", where, file)))
+                                  channels=_strings(raw, "channels", where, file), build_tools=tuple(tools)))
     return Lockfile(intent_hash=intent_hash, targets=tuple(sorted(targets, key=lambda t: t.name)),
                     machine=dict(machine), torchenv_version=made_by if made_by != "?" else "",
                     version=version, requirements_hash=requirements_hash, project=dict(project),
