@@ -167,7 +167,8 @@ def built_wheel(sdist: Path, sha256: str, plan: Plan, env_python: Path, torch_bu
     import tempfile
 
     from ..engines.pip import installing_pip, pip_tool_environ
-    from ..engines.uv import run_tool
+    from ..engines.uv import run_streamed
+    from .buildprogress import follower
 
     environ = environ_for_build(plan, env_python, tools)
     folder = cache_root() / cache_key(sha256, plan, torch_build, environ)
@@ -180,10 +181,10 @@ def built_wheel(sdist: Path, sha256: str, plan: Plan, env_python: Path, torch_bu
     folder.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="torchenv-build-", dir=folder.parent) as tmp:
         what = _("building {name} against the env's torch, without build isolation").format(name=sdist.name)
-        with ui.progress(what):
-            run_tool([*installing_pip(env_python), "wheel", "--quiet", "--no-deps", "--no-index",
-                      "--no-build-isolation", "-w", tmp, str(sdist)], what=what,
-                     env={**pip_tool_environ(), **environ})
+        with ui.progress(what) as advance:     # -v: the build's own lines, read for its compile step
+            run_streamed([*installing_pip(env_python), "wheel", "-v", "--no-deps", "--no-index",
+                          "--no-build-isolation", "-w", tmp, str(sdist)], what=what,
+                         env={**pip_tool_environ(), **environ}, on_line=follower(advance))
         wheels = sorted(Path(tmp).glob("*.whl"))
         if not wheels:
             from ..errors import BackendError

@@ -191,8 +191,9 @@ def _run_install(python: Path, plan: Plan, project_dir: Path, ui: Any,
     locked and installed with the rest, so nothing is fetched); any other gets its build backend from
     the PyPI side in an isolated build, as pip and uv do.
     """
+    from ..backends.buildprogress import follower
     from ..backends.torchbuild import environ_for_build, prepare_build
-    from ..engines.uv import SourceFlags, run_tool, source_flags, uv_bin, uv_environ
+    from ..engines.uv import SourceFlags, run_streamed, run_tool, source_flags, uv_bin, uv_environ
     from ..errors import BuildFailed, TorchenvError
 
     needs = against_torch(project_dir)
@@ -218,8 +219,12 @@ def _run_install(python: Path, plan: Plan, project_dir: Path, ui: Any,
             why=needs.reason))
     what = _("installing the project itself (editable)")
     try:
-        with ui.progress(what):
-            run_tool(cmd, what=what, env=env)
+        with ui.progress(what) as advance:
+            if needs is None:
+                run_tool(cmd, what=what, env=env)
+            else:      # minutes of compiling: the build's own lines (-v) show its step live
+                run_streamed([("-v" if arg == "--quiet" else arg) for arg in cmd], what=what, env=env,
+                             on_line=follower(advance))
     except BuildFailed as exc:
         return saved_log(exc, project_dir)
     except TorchenvError as exc:    # an installer failure that names no build: the project's build all the same
