@@ -147,12 +147,64 @@ def prepare_build(plan: Plan, tools: tuple[LockedWheel, ...], ui: Any) -> None:
         ui.warn(problem)
 
 
+def cache_inputs(source_sha256: str, plan: Plan, torch_build: str, environ: dict[str, str]) -> dict[str, str]:
+    """What decides the built wheel's bytes: source, torch build, Python, archs, toolkit."""
+    return {"source": source_sha256, "torch": torch_build, "python": plan.python, "platform": plan.platform,
+            "archs": environ.get("TORCH_CUDA_ARCH_LIST") or os.environ.get("TORCH_CUDA_ARCH_LIST", ""),
+            "cuda": plan.cuda_version or "", "cuda_home": toolkit_identity(environ.get("CUDA_HOME", ""))}
+
+
 def cache_key(source_sha256: str, plan: Plan, torch_build: str, environ: dict[str, str]) -> str:
-    """What decides the built wheel's bytes, hashed: source, torch build, Python, archs, toolkit."""
-    inputs = {"source": source_sha256, "torch": torch_build, "python": plan.python, "platform": plan.platform,
-              "archs": environ.get("TORCH_CUDA_ARCH_LIST") or os.environ.get("TORCH_CUDA_ARCH_LIST", ""),
-              "cuda": plan.cuda_version or "", "cuda_home": toolkit_identity(environ.get("CUDA_HOME", ""))}
+    """``cache_inputs``, hashed: the built wheel's folder name under ``cache_root()``."""
+    inputs = cache_inputs(source_sha256, plan, torch_build, environ)
     return hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()[:32]
+
+
+INPUTS = "inputs.json"     # beside a cached built wheel: what it was built from (``bundle`` picks by source)
+
+
+def built_for(sources: set[str]) -> list[tuple[str, Path]]:
+    """``(key/file, path)`` of each cached built wheel (and its inputs) built from an sdist whose sha256 is
+    in ``sources``: what ``bundle`` carries so an offline ``up`` installs them without compiling."""
+    root = cache_root()
+    found = []
+    for inputs in sorted(root.glob(f"*/{INPUTS}")) if root.is_dir() else []:
+        try:
+            source = json.loads(inputs.read_text()).get("source")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if source in sources:
+            found += [(f"{inputs.parent.name}/{p.name}", p) for p in sorted(inputs.parent.iterdir()) if p.is_file()]
+    return found
+
+
+def adopt_built(files: dict[str, bytes]) -> int:
+    """Cached built wheels from a bundle (``key/file`` -> bytes, each checked by the caller): placed under
+    ``cache_root()`` where none is yet, one folder at a time by rename. How many folders were added."""
+    import tempfile
+
+    root = cache_root()
+    by_key: dict[str, dict[str, bytes]] = {}
+    for rel, data in files.items():
+        key, _slash, name = rel.partition("/")
+        if re.fullmatch(r"[0-9a-f]{32}", key) and re.fullmatch(r"[\w.+-]+", name):
+            by_key.setdefault(key, {})[name] = data
+    added = 0
+    for key, members in sorted(by_key.items()):
+        if (root / key).is_dir() or not any(n.endswith(".whl") for n in members):
+            continue
+        root.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix="torchenv-adopt-", dir=root) as tmp:
+            staged = Path(tmp) / key
+            staged.mkdir()
+            for name, data in members.items():
+                (staged / name).write_bytes(data)
+            try:
+                os.replace(staged, root / key)
+                added += 1
+            except OSError:
+                pass
+    return added
 
 
 def cache_root() -> Path:
@@ -171,6 +223,7 @@ def built_wheel(sdist: Path, sha256: str, plan: Plan, env_python: Path, torch_bu
     from .buildprogress import follower
 
     environ = environ_for_build(plan, env_python, tools)
+    inputs = cache_inputs(sha256, plan, torch_build, environ)
     folder = cache_root() / cache_key(sha256, plan, torch_build, environ)
     cached = sorted(folder.glob("*.whl")) if folder.is_dir() else []
     if cached:
@@ -193,6 +246,7 @@ def built_wheel(sdist: Path, sha256: str, plan: Plan, env_python: Path, torch_bu
         staged = Path(tmp) / "done"
         staged.mkdir()
         os.replace(wheels[0], staged / wheels[0].name)
+        (staged / INPUTS).write_text(json.dumps(inputs, indent=1, sort_keys=True) + "\n")
         try:
             os.replace(staged, folder)     # one rename: a reader sees no folder or a whole one
         except OSError:                    # another run cached it meanwhile
