@@ -405,12 +405,26 @@ class VenvBackend(Backend):
     def lock_target(self, *, requirements: list[str]) -> LockTarget:
         from ..lock.model import LockTarget
 
+        pins = self._prebuilt_first(requirements)
         plan = self.plan
-        wheels = self.wheels.lock(requirements)
+        wheels = self.wheels.lock([*requirements, *pins])
         os_name, _sep, arch = plan.platform.partition("-")
         torch = next((w.version for w in wheels if w.name == "torch"), plan.torch_version)
         return LockTarget(name=plan.target_name, os=os_name, arch=arch, tier=plan.tier, python=plan.python,
                           backend=self.name, torch=torch, wheels=wheels, build_tools=self._lock_build_tools(wheels))
+
+    def _prebuilt_first(self, requirements: list[str]) -> list[str]:
+        """Pins of the prebuilt wheels (``prebuilt``) of packages that would compile against torch; the plan
+        gets their pages as find-links sources, and says which wheel came from where."""
+        from .prebuilt import find_prebuilt, with_prebuilt
+
+        matches = find_prebuilt(self.plan, requirements, self.ui)
+        if not matches:
+            return []
+        self.plan = self.wheels.plan = with_prebuilt(self.plan, matches)
+        for reason in self.plan.reasons[-len(matches):]:
+            self.ui.step(reason)
+        return [m.pin for m in matches]
 
     def _lock_build_tools(self, wheels: tuple[LockedWheel, ...]) -> tuple[LockedWheel, ...]:
         """The nvcc of the tier's CUDA, locked apart from the env's files (it is unpacked into the cache, never
