@@ -149,3 +149,25 @@ def test_a_cuda_12_build_with_no_toolkit_here_says_pypi_has_no_nvcc_and_how_to_g
     assert "no nvcc of CUDA 12.4 here (nvidia-cuda-nvcc-cu12" in said and "no nvcc driver" in said
     assert "cuda-nvcc=12.4" in said and "export CUDA_HOME=" in said
     assert cudatool.missing_toolkit(None) is None
+
+
+def test_the_archs_compiled_are_the_locks_gpus_before_the_probed_ones(monkeypatch, tmp_path):
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from torchenv.backends.buildenv import build_environ
+    from torchenv.backends.torchbuild import locked_capabilities
+    from torchenv.machine import Gpu, Machine, NvidiaInfo
+
+    monkeypatch.delenv("TORCH_CUDA_ARCH_LIST", raising=False)
+    machine = Machine(os="linux", arch="x86_64", nvidia=NvidiaInfo(driver="580", cuda_driver_version="13.0",
+                                                                   gpus=[Gpu(name="here", compute_capability="8.6")]))
+    (tmp_path / "torchenv.lock").write_text(
+        'version = 1\nintent-hash = "x"\n\n[machine]\ncompute_capabilities = ["9.0", "12.0", "9.0"]\n')
+    plan = SimpleNamespace(cuda_version="13.0", machine=machine, compiled_archs=(),
+                           intent=SimpleNamespace(project_dir=tmp_path))
+    locked = locked_capabilities(plan)
+    assert build_environ(plan, Path("/e/bin/python"), locked_capabilities=locked)["TORCH_CUDA_ARCH_LIST"] == "9.0;12.0"
+    assert build_environ(plan, Path("/e/bin/python"))["TORCH_CUDA_ARCH_LIST"] == "8.6", "no lock: the probed GPU"
+    (tmp_path / "torchenv.lock").write_text("not a lock [")
+    assert locked_capabilities(plan) == ()

@@ -131,7 +131,22 @@ def environ_for_build(plan: Plan, env_python: Path, tools: tuple[LockedWheel, ..
     from .buildenv import build_environ
     from .cudatool import planned_home
 
-    return build_environ(plan, env_python, toolkit=planned_home(plan, tools))
+    return build_environ(plan, env_python, toolkit=planned_home(plan, tools),
+                         locked_capabilities=locked_capabilities(plan) if plan.cuda_version else ())
+
+
+def locked_capabilities(plan: Plan) -> tuple[str, ...]:
+    """The compute capabilities the project's lock was made for (``[machine]``): compile only for the GPUs that
+    will run it, also where none is probed (a build node, a container build)."""
+    from ..errors import TorchenvError
+    from ..lock.io import read_lock
+    from ..lock.model import LOCK_FILE
+
+    try:
+        caps = read_lock(plan.intent.project_dir / LOCK_FILE).machine.get("compute_capabilities")
+    except (TorchenvError, OSError):
+        return ()
+    return tuple(c for c in caps if isinstance(c, str)) if isinstance(caps, list) else ()
 
 
 def prepare_build(plan: Plan, tools: tuple[LockedWheel, ...], ui: Any) -> None:
