@@ -101,3 +101,17 @@ def test_the_shipped_pages_are_filled_in_as_their_projects_name_them():
     pages = {s.name: s.urls[0].format(**values) for s in sources()}
     assert pages["OpenMMLab"] == "https://download.openmmlab.com/mmcv/dist/cu121/torch2.4/index.html"
     assert pages["PyG"] == "https://data.pyg.org/whl/torch-2.4.0+cu121.html"
+
+
+@pytest.mark.parametrize("installer", ["uv"])
+def test_a_page_that_does_not_answer_leaves_the_package_to_the_build_and_says_why(world, compiler, tmp_path,
+                                                                                capsys):
+    from torchenv.install.up import run_up
+    from torchenv.ui import Ui
+
+    with serve_dir(tmp_path) as base:      # a server that has no such page: 404
+        _known_source(str(base))
+        run_up(world.project, world.options(), Ui())
+    said = " ".join(capsys.readouterr().out.split())
+    assert _built_with(world) == "2.4.1+cpu" and len(compiler.read_text().splitlines()) == 1
+    assert "on fastop wheels's page (" in said and "404" in said and "it is built from source" in said

@@ -113,44 +113,50 @@ def _requirement_names(requirements: list[str]) -> dict[str, str]:
     return out
 
 
-def _read_page(url: str) -> str | None:
-    from ..sources.http import open_url
+def _read_page(url: str) -> tuple[str | None, str]:
+    """The page's text, or ``None`` and why it could not be read."""
+    from ..sources.http import describe, open_url
 
     try:
         with open_url(url, timeout=15, limit="page") as resp:
-            return bytes(resp.read()).decode("utf-8", errors="replace")
-    except (OSError, ValueError):
-        return None
+            return bytes(resp.read()).decode("utf-8", errors="replace"), ""
+    except (OSError, ValueError) as exc:
+        return None, describe(exc)
+
+
+def _first_page(source: PrebuiltSource, values: dict[str, str]) -> tuple[str, str | None, str]:
+    """``(url, text, why not)`` of the first of the source's pages (then its mirrors) that answers."""
+    why, page = "", ""
+    for template in source.urls:
+        page = template.format(**values)
+        text, why = _read_page(page)
+        if text is not None:
+            return page, text, ""
+    return page, None, why
 
 
 def find_prebuilt(plan: Plan, requirements: list[str], ui: Any) -> list[PrebuiltMatch]:
     """The prebuilt wheels to lock for the requirements that name a package of a known page (network: one
-    page per source and package set); each choice, or the build left to, said."""
+    page per source); each package left to a build is said, with why."""
     wanted = _requirement_names(requirements)
     values = page_values(plan)
-    found: list[PrebuiltMatch] = []
+    found: dict[str, PrebuiltMatch] = {}
     for source in sources():
-        names = sorted(n for n in source.packages & set(wanted) if n not in {m.package for m in found})
+        names = sorted(n for n in source.packages & set(wanted) if n not in found)
         if not names:
             continue
-        for template in source.urls:
-            page = template.format(**values)
-            text = _read_page(page)
-            if text is None:
-                continue
-            files = listed_files(text, page)
-            for name in names:
-                best = best_wheel(list(files), wanted[name], plan)
-                if best is not None:
-                    found.append(PrebuiltMatch(name, best[1], best[0], page, source.name))
-            break
+        page, text, why = _first_page(source, values)
+        files = listed_files(text, page) if text is not None else {}
         for name in names:
-            if name not in {m.package for m in found}:
+            best = best_wheel(list(files), wanted[name], plan)
+            if best is not None:
+                found[name] = PrebuiltMatch(name, best[1], best[0], page, source.name)
+            else:
                 ui.step(_("no prebuilt wheel of {name} for torch {torch} ({tier}, Python {python}) on {source}'s "
-                          "page: it is built from source").format(name=name, torch=values["torch"],
-                                                                 tier=plan.tier, python=plan.python,
-                                                                 source=source.name))
-    return found
+                          "page{why}: it is built from source").format(
+                              name=name, torch=values["torch"], tier=plan.tier, python=plan.python,
+                              source=source.name, why=f" ({page}: {why})" if text is None else ""))
+    return list(found.values())
 
 
 def with_prebuilt(plan: Plan, matches: list[PrebuiltMatch]) -> Plan:
