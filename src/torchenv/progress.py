@@ -55,6 +55,7 @@ class Row:
     started: float = field(default_factory=time.monotonic)
     ended: float | None = None
     failed: bool = False
+    detail: str = ""                   # what a long step is at ("[12/48]": the compile step of a build)
 
     def elapsed(self, now: float) -> float:
         return (self.ended or now) - self.started
@@ -73,7 +74,8 @@ def _fit(text: str, width: int, ellipsis: str) -> str:
 def _numbers(row: Row, now: float) -> str:
     """The part of a row that is never shortened."""
     if not row.is_bytes:
-        return clock(row.elapsed(now))
+        at = f"{row.detail}  " if row.detail and row.ended is None else ""
+        return f"{at}{clock(row.elapsed(now))}"
     rate = row.rate(now)
     if row.ended is not None:
         speed = f" ({human_bytes(rate)}/s)" if rate > 0 else ""    # too quick to measure: no "0 B/s"
@@ -153,6 +155,9 @@ class Advance:
 
     def mirrors(self, hosts: list[str]) -> None:
         self.row.mirrors = tuple(hosts)
+
+    def detail(self, text: str) -> None:
+        self.row.detail = text
 
     def resumed(self, nbytes: int) -> None:
         self.row.resumed += nbytes

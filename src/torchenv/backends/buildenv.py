@@ -29,10 +29,12 @@ class JobBudget:
     cxx: int = 2 * GIB
 
 
-def cuda_arch_list(plan: Plan) -> str | None:
-    """``"8.6;9.0"``: the probed GPUs' compute capabilities, else the torch build's ``sm_XY`` archs."""
-    caps = sorted({g.compute_capability for g in plan.machine.gpus if g.compute_capability},
-                  key=lambda c: tuple(int(x) for x in c.split(".")))
+def cuda_arch_list(plan: Plan, locked: tuple[str, ...] = ()) -> str | None:
+    """``"8.6;9.0"``: the GPUs the lock was made for (``locked``: its ``[machine] compute_capabilities``), else
+    the probed GPUs' compute capabilities, else the torch build's ``sm_XY`` archs."""
+    wanted = [c for c in locked if re.fullmatch(r"\d+\.\d+", c)] or [g.compute_capability for g in plan.machine.gpus
+                                                                      if g.compute_capability]
+    caps = sorted(set(wanted), key=lambda c: tuple(int(x) for x in c.split(".")))
     if caps:
         return ";".join(caps)
     archs = sorted({f"{m.group(1)[:-1]}.{m.group(1)[-1]}" for a in plan.compiled_archs
@@ -83,8 +85,12 @@ def host_compiler() -> str | None:
 
 
 def build_environ(plan: Plan, python: Path, *, budget: JobBudget = JobBudget(),
-                  cores: int | None = None, available: int | None = None) -> dict[str, str]:
-    """The variables to add to the build's environment; those the user already set are left out."""
+                  cores: int | None = None, available: int | None = None,
+                  toolkit: Path | None = None, locked_capabilities: tuple[str, ...] = ()) -> dict[str, str]:
+    """The variables to add to the build's environment; those the user already set are left out.
+
+    ``toolkit``: the unpacked PyPI nvcc of the tier's CUDA (``cudatool``), taken before a probed toolkit; its
+    ``bin`` goes on PATH too, as a toolkit's install puts it."""
     cuda = bool(plan.cuda_version)
     out: dict[str, str] = {
         "MAX_JOBS": str(max_jobs(cores or cpu_count(), available if available is not None else available_memory(),
@@ -93,7 +99,9 @@ def build_environ(plan: Plan, python: Path, *, budget: JobBudget = JobBudget(),
         "PATH": f"{python.parent}{os.pathsep}{os.environ.get('PATH', '')}",
     }
     if cuda:
-        archs, home = cuda_arch_list(plan), cuda_home(plan)
+        archs, home = cuda_arch_list(plan, locked_capabilities), str(toolkit) if toolkit is not None else cuda_home(plan)
+        if toolkit is not None:
+            out["PATH"] = f"{toolkit / 'bin'}{os.pathsep}{out['PATH']}"
         if archs:
             out["TORCH_CUDA_ARCH_LIST"] = archs
         if home:

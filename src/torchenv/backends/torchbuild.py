@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ..i18n import _
 
 if TYPE_CHECKING:
+    from ..lock.model import LockedWheel
     from ..resolve.plan import Plan
 
 _BUILD_FILES = ("setup.py", "pyproject.toml")
@@ -118,12 +119,107 @@ def needs_torch(sdist: Path) -> bool:
         return against_torch(Path(tmp)) is not None
 
 
+def toolkit_identity(cuda_home: str) -> str:
+    from .cudatool import toolkit_identity as identity
+
+    return identity(cuda_home) if cuda_home else ""
+
+
+def environ_for_build(plan: Plan, env_python: Path, tools: tuple[LockedWheel, ...]) -> dict[str, str]:
+    """The build's variables (``buildenv``) with the locked nvcc of the tier's CUDA as ``CUDA_HOME`` (where it is
+    unpacked; ``prepare_build`` puts it there). Reading no file: a cached wheel is found without the toolkit."""
+    from .buildenv import build_environ
+    from .cudatool import planned_home
+
+    return build_environ(plan, env_python, toolkit=planned_home(plan, tools),
+                         locked_capabilities=locked_capabilities(plan) if plan.cuda_version else ())
+
+
+def locked_capabilities(plan: Plan) -> tuple[str, ...]:
+    """The compute capabilities the project's lock was made for (``[machine]``): compile only for the GPUs that
+    will run it, also where none is probed (a build node, a container build)."""
+    from ..errors import TorchenvError
+    from ..lock.io import read_lock
+    from ..lock.model import LOCK_FILE
+
+    try:
+        caps = read_lock(plan.intent.project_dir / LOCK_FILE).machine.get("compute_capabilities")
+    except (TorchenvError, OSError):
+        return ()
+    return tuple(c for c in caps if isinstance(c, str)) if isinstance(caps, list) else ()
+
+
+def prepare_build(plan: Plan, tools: tuple[LockedWheel, ...], ui: Any) -> None:
+    """Before a compile: the host compiler checked (a missing one, or a GCC newer than the tier's CUDA accepts,
+    is said with its fix) and the locked toolkit fetched, hash-checked, and unpacked."""
+    from .buildenv import cuda_home
+    from .cudatool import host_compiler_problem, missing_toolkit, probe_host_compiler, toolkit_home
+
+    problems = [host_compiler_problem(probe_host_compiler(plan.cuda_version), plan.cuda_version)]
+    if toolkit_home(plan, tools, ui) is None and not os.environ.get("CUDA_HOME") and cuda_home(plan) is None:
+        problems.append(missing_toolkit(plan.cuda_version))
+    for problem in filter(None, problems):
+        ui.warn(problem)
+
+
+def cache_inputs(source_sha256: str, plan: Plan, torch_build: str, environ: dict[str, str]) -> dict[str, str]:
+    """What decides the built wheel's bytes: source, torch build, Python, archs, toolkit."""
+    return {"source": source_sha256, "torch": torch_build, "python": plan.python, "platform": plan.platform,
+            "archs": environ.get("TORCH_CUDA_ARCH_LIST") or os.environ.get("TORCH_CUDA_ARCH_LIST", ""),
+            "cuda": plan.cuda_version or "", "cuda_home": toolkit_identity(environ.get("CUDA_HOME", ""))}
+
+
 def cache_key(source_sha256: str, plan: Plan, torch_build: str, environ: dict[str, str]) -> str:
-    """What decides the built wheel's bytes, hashed: source, torch build, Python, archs, toolkit."""
-    inputs = {"source": source_sha256, "torch": torch_build, "python": plan.python, "platform": plan.platform,
-              "archs": environ.get("TORCH_CUDA_ARCH_LIST") or os.environ.get("TORCH_CUDA_ARCH_LIST", ""),
-              "cuda": plan.cuda_version or "", "cuda_home": environ.get("CUDA_HOME", "")}
+    """``cache_inputs``, hashed: the built wheel's folder name under ``cache_root()``."""
+    inputs = cache_inputs(source_sha256, plan, torch_build, environ)
     return hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()[:32]
+
+
+INPUTS = "inputs.json"     # beside a cached built wheel: what it was built from (``bundle`` picks by source)
+
+
+def built_for(sources: set[str]) -> list[tuple[str, Path]]:
+    """``(key/file, path)`` of each cached built wheel (and its inputs) built from an sdist whose sha256 is
+    in ``sources``: what ``bundle`` carries so an offline ``up`` installs them without compiling."""
+    root = cache_root()
+    found = []
+    for inputs in sorted(root.glob(f"*/{INPUTS}")) if root.is_dir() else []:
+        try:
+            source = json.loads(inputs.read_text()).get("source")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if source in sources:
+            found += [(f"{inputs.parent.name}/{p.name}", p) for p in sorted(inputs.parent.iterdir()) if p.is_file()]
+    return found
+
+
+def adopt_built(files: dict[str, bytes]) -> int:
+    """Cached built wheels from a bundle (``key/file`` -> bytes, each checked by the caller): placed under
+    ``cache_root()`` where none is yet, one folder at a time by rename. How many folders were added."""
+    import tempfile
+
+    root = cache_root()
+    by_key: dict[str, dict[str, bytes]] = {}
+    for rel, data in files.items():
+        key, _slash, name = rel.partition("/")
+        if re.fullmatch(r"[0-9a-f]{32}", key) and re.fullmatch(r"[\w.+-]+", name):
+            by_key.setdefault(key, {})[name] = data
+    added = 0
+    for key, members in sorted(by_key.items()):
+        if (root / key).is_dir() or not any(n.endswith(".whl") for n in members):
+            continue
+        root.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix="torchenv-adopt-", dir=root) as tmp:
+            staged = Path(tmp) / key
+            staged.mkdir()
+            for name, data in members.items():
+                (staged / name).write_bytes(data)
+            try:
+                os.replace(staged, root / key)
+                added += 1
+            except OSError:
+                pass
+    return added
 
 
 def cache_root() -> Path:
@@ -132,28 +228,31 @@ def cache_root() -> Path:
     return cache_dir() / "built-wheels"
 
 
-def built_wheel(sdist: Path, sha256: str, plan: Plan, env_python: Path, torch_build: str, ui: Any) -> Path:
+def built_wheel(sdist: Path, sha256: str, plan: Plan, env_python: Path, torch_build: str, ui: Any,
+                tools: tuple[LockedWheel, ...] = ()) -> Path:
     """The wheel of ``sdist`` built against the env's torch: from the cache, else built now and cached."""
     import tempfile
 
     from ..engines.pip import installing_pip, pip_tool_environ
-    from ..engines.uv import run_tool
-    from .buildenv import build_environ
+    from ..engines.uv import run_streamed
+    from .buildprogress import follower
 
-    environ = build_environ(plan, env_python)
+    environ = environ_for_build(plan, env_python, tools)
+    inputs = cache_inputs(sha256, plan, torch_build, environ)
     folder = cache_root() / cache_key(sha256, plan, torch_build, environ)
     cached = sorted(folder.glob("*.whl")) if folder.is_dir() else []
     if cached:
         ui.step(_("{name}: the wheel built against this torch before is reused from the cache (no compile)")
                 .format(name=sdist.name))
         return cached[0]
+    prepare_build(plan, tools, ui)
     folder.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="torchenv-build-", dir=folder.parent) as tmp:
         what = _("building {name} against the env's torch, without build isolation").format(name=sdist.name)
-        with ui.progress(what):
-            run_tool([*installing_pip(env_python), "wheel", "--quiet", "--no-deps", "--no-index",
-                      "--no-build-isolation", "-w", tmp, str(sdist)], what=what,
-                     env={**pip_tool_environ(), **environ})
+        with ui.progress(what) as advance:     # -v: the build's own lines, read for its compile step
+            run_streamed([*installing_pip(env_python), "wheel", "-v", "--no-deps", "--no-index",
+                          "--no-build-isolation", "-w", tmp, str(sdist)], what=what,
+                         env={**pip_tool_environ(), **environ}, on_line=follower(advance))
         wheels = sorted(Path(tmp).glob("*.whl"))
         if not wheels:
             from ..errors import BackendError
@@ -162,6 +261,7 @@ def built_wheel(sdist: Path, sha256: str, plan: Plan, env_python: Path, torch_bu
         staged = Path(tmp) / "done"
         staged.mkdir()
         os.replace(wheels[0], staged / wheels[0].name)
+        (staged / INPUTS).write_text(json.dumps(inputs, indent=1, sort_keys=True) + "\n")
         try:
             os.replace(staged, folder)     # one rename: a reader sees no folder or a whole one
         except OSError:                    # another run cached it meanwhile

@@ -45,12 +45,46 @@ class VenvBackend(Backend):
     def lock_target(self, *, requirements: list[str]) -> LockTarget:
         from ..lock.model import LockTarget
 
+        pins = self._prebuilt_first(requirements)
         plan = self.plan
-        wheels = self.wheels.lock(requirements)
+        wheels = self.wheels.lock([*requirements, *pins])
         os_name, _sep, arch = plan.platform.partition("-")
         torch = next((w.version for w in wheels if w.name == "torch"), plan.torch_version)
         return LockTarget(name=plan.target_name, os=os_name, arch=arch, tier=plan.tier, python=plan.python,
-                          backend=self.name, torch=torch, wheels=wheels)
+                          backend=self.name, torch=torch, wheels=wheels, build_tools=self._lock_build_tools(wheels))
+
+    def _prebuilt_first(self, requirements: list[str]) -> list[str]:
+        """Pins of the prebuilt wheels (``prebuilt``) of packages that would compile against torch; the plan
+        gets their pages as find-links sources, and says which wheel came from where."""
+        from .prebuilt import find_prebuilt, with_prebuilt
+
+        matches = find_prebuilt(self.plan, requirements, self.ui)
+        if not matches:
+            return []
+        self.plan = self.wheels.plan = with_prebuilt(self.plan, matches)
+        for reason in self.plan.reasons[-len(matches):]:
+            self.ui.step(reason)
+        return [m.pin for m in matches]
+
+    def _lock_build_tools(self, wheels: tuple[LockedWheel, ...]) -> tuple[LockedWheel, ...]:
+        """The nvcc of the tier's CUDA, locked apart from the env's files (it is unpacked into the cache, never
+        installed), when something in this target is built against torch: the project, or a locked sdist."""
+        import dataclasses
+
+        from ..engines.base import SDIST_SUFFIXES
+        from .cudatool import needs_build_tools, pypi_toolkit
+        from .torchbuild import against_torch
+
+        plan = self.plan
+        builds = against_torch(plan.intent.project_dir) is not None or any(
+            w.filename.endswith(SDIST_SUFFIXES) for w in wheels)
+        toolkit = pypi_toolkit(plan.cuda_version)
+        if toolkit is None or not needs_build_tools(plan, builds):
+            return ()
+        alone = dataclasses.replace(plan, packages=(), import_requirements=())
+        with self.ui.progress(_("locking the CUDA {cuda} compiler for builds against torch").format(
+                cuda=toolkit.cuda)):
+            return WheelLocker(plan=alone, engine=self.engine, ui=self.ui).lock(list(toolkit.requirements))
 
     # -- building ---------------------------------------------------------------------------------
     def create(self) -> None:
@@ -86,7 +120,8 @@ class VenvBackend(Backend):
         from .torchbuild import built_wheel
 
         torch = next((w.version for w in target.wheels if w.name == "torch"), target.torch)
-        wheels = [built_wheel(f, hashes.get(f.name, ""), self.plan, self.python(), torch, self.ui) for f in sdists]
+        wheels = [built_wheel(f, hashes.get(f.name, ""), self.plan, self.python(), torch, self.ui, target.build_tools)
+                  for f in sdists]
         self.engine.install_files(env_python=self.python(), files=wheels, keep_extra=True)
 
     def remove(self, names: list[str]) -> None:

@@ -150,6 +150,12 @@ BUILD_RULES: tuple[BuildRule, ...] = (
               N_("{package} compiles C++ and no working C++ compiler was found: install one "
                  "(Debian/Ubuntu: `sudo apt-get install g++`; Fedora/RHEL: `sudo dnf install gcc-c++`; "
                  "conda: `conda install -c conda-forge gxx_linux-64`), then run `torchenv up` again")),
+    BuildRule(N_("host compiler too new for CUDA"),
+              r"unsupported GNU version! gcc versions later than (?P<module>\d+) are not supported",
+              N_("{package}'s CUDA code needs a GCC no newer than {module} (nvcc's limit for this CUDA): install "
+                 "g++-{module} (Debian/Ubuntu: `sudo apt-get install g++-{module}`; conda: `conda install -c "
+                 "conda-forge gxx_linux-64={module}`), select it with `export CC=gcc-{module} CXX=g++-{module}`, "
+                 "then run `torchenv up` again")),
     BuildRule(N_("CUDA compiler missing"), r"nvcc: not found|No such file or directory: '[^']*nvcc'|CUDA_HOME "
               r"environment variable is not set|Could not find nvcc",
               N_("{package} compiles CUDA code and no nvcc was found: install the CUDA toolkit of the env's "

@@ -31,6 +31,8 @@ from ..i18n import _
 from .base import WheelEngine, build_requirement_links
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..lock.model import LockedWheel
     from ..sources.model import PypiSide
 
@@ -98,19 +100,41 @@ def run_tool(cmd: list[str], *, what: str, env: dict[str, str] | None = None,
     """
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
-        from .failures import build_failed, built_package, classify
-
-        out = (proc.stderr.strip() or proc.stdout.strip())
-        package = built_package(f"{proc.stdout}\n{proc.stderr}")
-        if package is not None:   # a build's own log: its first errors say why, not the installer's last line
-            raise build_failed(package, f"{proc.stdout}\n{proc.stderr}".strip(), what=what)
-        tail = "\n".join(out.splitlines()[-25:])
-        failure = classify(out)
-        kind = f"; {_(failure.kind)}" if failure else ""   # the kind is an id; shown in the user's language
-        raise error(_("{what} failed (exit {code}{kind}):").format(what=what, code=proc.returncode, kind=kind)
-                    + f"\n{tail}",
-                    hint=failure.hint if failure else hint)
+        raise_failed(proc, what=what, error=error, hint=hint)
     return proc
+
+
+def run_streamed(cmd: list[str], *, what: str, env: dict[str, str] | None = None,
+                 on_line: Callable[[str], None]) -> subprocess.CompletedProcess[str]:
+    """``run_tool`` for a build that runs for minutes: each line of its output (stderr merged) is handed to
+    ``on_line`` as it comes (the live display shows the compile step), and kept for the failure's log."""
+    lines: list[str] = []
+    with subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          errors="replace", bufsize=1) as child:
+        assert child.stdout is not None
+        for line in child.stdout:
+            lines.append(line)
+            on_line(line)
+    proc = subprocess.CompletedProcess(cmd, child.returncode, "".join(lines), "")
+    if proc.returncode != 0:
+        raise_failed(proc, what=what, error=BackendError, hint=None)
+    return proc
+
+
+def raise_failed(proc: subprocess.CompletedProcess[str], *, what: str, error: type, hint: str | None) -> None:
+    """The error for a failed installer run: a build's first errors, else the output's tail and its kind's hint."""
+    from .failures import build_failed, built_package, classify
+
+    out = (proc.stderr.strip() or proc.stdout.strip())
+    package = built_package(f"{proc.stdout}\n{proc.stderr}")
+    if package is not None:   # a build's own log: its first errors say why, not the installer's last line
+        raise build_failed(package, f"{proc.stdout}\n{proc.stderr}".strip(), what=what)
+    tail = "\n".join(out.splitlines()[-25:])
+    failure = classify(out)
+    kind = f"; {_(failure.kind)}" if failure else ""   # the kind is an id; shown in the user's language
+    raise error(_("{what} failed (exit {code}{kind}):").format(what=what, code=proc.returncode, kind=kind)
+                + f"\n{tail}",
+                hint=failure.hint if failure else hint)
 
 
 def file_url(path: Path) -> str:

@@ -27,7 +27,7 @@ from ..i18n import _
 
 if TYPE_CHECKING:
     from ..errors import BuildFailed
-    from ..lock.model import Lockfile
+    from ..lock.model import LockedWheel, Lockfile
     from ..resolve.plan import Plan
 
 BUILD_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
@@ -126,7 +126,8 @@ def kept_names(env: Path) -> frozenset[str]:
     return frozenset({"pip", *([name] if isinstance(name, str) else [])})
 
 
-def sync_project(env: Path, python: Path, plan: Plan, project_dir: Path, ui: Any) -> str | None:
+def sync_project(env: Path, python: Path, plan: Plan, project_dir: Path, ui: Any,
+                 tools: tuple[LockedWheel, ...] = ()) -> str | None:
     """Install the project editable when its record is missing or stale; ``"installed"`` when it did.
 
     The env's state (fingerprint, watched files) is refreshed afterwards, so the next no-op
@@ -142,7 +143,7 @@ def sync_project(env: Path, python: Path, plan: Plan, project_dir: Path, ui: Any
     if problem is None or build is None:
         return None
     before = set(os.listdir(site)) if site.is_dir() else set()
-    failure = _run_install(python, plan, project_dir, ui)
+    failure = _run_install(python, plan, project_dir, ui, tools)
     after = set(os.listdir(site)) if site.is_dir() else set()
     info = next((n for n in sorted(after - before) if n.endswith(".dist-info")), None) or _own_dist_info(site,
                                                                                                         project_dir)
@@ -182,15 +183,17 @@ def _refresh_state(env: Path) -> None:
                                             watched=st.watch_list(env, state.python)))
 
 
-def _run_install(python: Path, plan: Plan, project_dir: Path, ui: Any) -> BuildFailed | None:
+def _run_install(python: Path, plan: Plan, project_dir: Path, ui: Any,
+                 tools: tuple[LockedWheel, ...] = ()) -> BuildFailed | None:
     """``pip install --no-deps -e DIR`` by the plan's installer; the failure, its log saved, or ``None``.
 
     A project built against the env's torch is built without isolation (its build requirements were
     locked and installed with the rest, so nothing is fetched); any other gets its build backend from
     the PyPI side in an isolated build, as pip and uv do.
     """
-    from ..backends.buildenv import build_environ, host_compiler
-    from ..engines.uv import SourceFlags, run_tool, source_flags, uv_bin, uv_environ
+    from ..backends.buildprogress import follower
+    from ..backends.torchbuild import environ_for_build, prepare_build
+    from ..engines.uv import SourceFlags, run_streamed, run_tool, source_flags, uv_bin, uv_environ
     from ..errors import BuildFailed, TorchenvError
 
     needs = against_torch(project_dir)
@@ -210,17 +213,18 @@ def _run_install(python: Path, plan: Plan, project_dir: Path, ui: Any) -> BuildF
                "-e", str(project_dir)]
         env = {**pip_environ(), **sources.env}
     if needs is not None:
-        env.update(build_environ(plan, python))
-        if host_compiler() is None:
-            ui.warn(_("no C++ compiler found ($CXX, c++, g++ or clang++ on PATH); a build that compiles ops will "
-                      "fail: install one (Debian/Ubuntu: `sudo apt-get install g++`; Fedora/RHEL: "
-                      "`sudo dnf install gcc-c++`)"))
+        prepare_build(plan, tools, ui)
+        env.update(environ_for_build(plan, python, tools))
         ui.step(_("building the project against the env's torch, without build isolation ({why})").format(
             why=needs.reason))
     what = _("installing the project itself (editable)")
     try:
-        with ui.progress(what):
-            run_tool(cmd, what=what, env=env)
+        with ui.progress(what) as advance:
+            if needs is None:
+                run_tool(cmd, what=what, env=env)
+            else:      # minutes of compiling: the build's own lines (-v) show its step live
+                run_streamed([("-v" if arg == "--quiet" else arg) for arg in cmd], what=what, env=env,
+                             on_line=follower(advance))
     except BuildFailed as exc:
         return saved_log(exc, project_dir)
     except TorchenvError as exc:    # an installer failure that names no build: the project's build all the same

@@ -427,7 +427,8 @@ def _run_locked(project_dir: Path, options: UpOptions, ui: Ui, strategy: OnlineS
         _record(project, choice, ui)
 
     try:
-        if project_install.sync_project(project.env, backend.python(), choice.plan, project_dir, ui) \
+        if project_install.sync_project(project.env, backend.python(), choice.plan, project_dir, ui,
+                                        (choice.install_target or choice.target).build_tools) \
                 and status == "up-to-date":
             status = "synced"
     except BuildFailed:

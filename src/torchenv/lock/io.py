@@ -87,6 +87,8 @@ def dumps_lock(lock: Lockfile) -> str:
             lines += ["", "[[target.package]]", *_pairs([(k, getattr(wheel, k)) for k in _WHEEL_KEYS])]
         for pkg in sorted(target.conda, key=lambda c: (c.name, c.subdir, c.build)):
             lines += ["", "[[target.conda-package]]", *_pairs(_conda_items(pkg))]
+        for wheel in target.build_tools:
+            lines += ["", "[[target.build-tool]]", *_pairs([(k, getattr(wheel, k)) for k in _WHEEL_KEYS])]
     return "\n".join(lines) + "\n"
 
 
@@ -350,11 +352,13 @@ def _target(raw: dict[str, Any], index: int, file: str, text: str) -> LockTarget
     wheels = [_wheel(pkg, f"{where}, package {_entry_name(pkg, j)}", file, text)
               for j, pkg in enumerate(_tables(raw, "package", where, file))]
     _no_duplicates([w.name for w in wheels], where, file, text)
+    tools = [_wheel(pkg, f"{where}, build tool {_entry_name(pkg, j)}", file, text)
+             for j, pkg in enumerate(_tables(raw, "build-tool", where, file))]
     conda = [_conda_package(pkg, f"{where}, conda package {_entry_name(pkg, j)}", file)
              for j, pkg in enumerate(_tables(raw, "conda-package", where, file))]
     return LockTarget(**fields, wheels=tuple(wheels), conda=tuple(conda),
                       virtual_packages=_strings(raw, "virtual-packages", where, file),
-                      channels=_strings(raw, "channels", where, file))
+                      channels=_strings(raw, "channels", where, file), build_tools=tuple(tools))
 
 
 def _from_data(data: dict[str, Any], file: str, text: str = "") -> Lockfile:

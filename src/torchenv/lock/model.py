@@ -59,12 +59,15 @@ class LockTarget:
     conda: tuple[LockedCondaPackage, ...] = ()
     virtual_packages: tuple[str, ...] = ()   # conda: "__cuda=12.8", "__glibc=2.36"
     channels: tuple[str, ...] = ()           # conda channels, canonical
+    # what a build against torch runs but the env never holds (nvcc of the tier's CUDA: backends/cudatool.py)
+    build_tools: tuple[LockedWheel, ...] = ()
 
     def __post_init__(self) -> None:
         # Canonical order (as written in torchenv.lock): a target equals its own round trip, and
         # what ``up`` installs right after locking is what it would install from the lock.
         object.__setattr__(self, "wheels", tuple(sorted(self.wheels, key=lambda w: (w.name, w.filename))))
         object.__setattr__(self, "conda", tuple(sorted(self.conda, key=lambda c: (c.name, c.subdir, c.build))))
+        object.__setattr__(self, "build_tools", tuple(sorted(self.build_tools, key=lambda w: (w.name, w.filename))))
 
     def wheel(self, name: str) -> LockedWheel | None:
         return next((w for w in self.wheels if w.name == name), None)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import LockError
 from ..i18n import _
-from .layout import CONDA, FILES, MANIFEST, TOOL, BundleError, stem
+from .layout import BUILT, CONDA, FILES, MANIFEST, TOOL, BundleError, stem
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -94,7 +94,8 @@ def collect_plan(targets: list[LockTarget]) -> list[Artifact]:
     """One Artifact per distinct file of the targets; a name with two hashes is a broken lock."""
     by_rel: dict[str, Artifact] = {}
     for t in targets:
-        items: list[tuple[str, str, Any]] = [(f"{FILES}/{w.filename}", w.filename, w) for w in t.wheels]
+        items: list[tuple[str, str, Any]] = [(f"{FILES}/{w.filename}", w.filename, w)
+                                             for w in (*t.wheels, *t.build_tools)]
         for c in t.conda:
             fn = c.url.rsplit("/", 1)[-1]
             items.append((f"{CONDA}/{c.subdir}/{fn}", fn, c))
@@ -110,6 +111,16 @@ def collect_plan(targets: list[LockTarget]) -> list[Artifact]:
             if t.name not in known.targets:
                 known.targets.append(t.name)
     return sorted(by_rel.values(), key=lambda a: a.rel)
+
+
+def built_members(targets: list[LockTarget]) -> list[tuple[str, Path]]:
+    """The cached wheels built against torch from the targets' sdists: carried so the offline machine, which
+    may have no compiler, never compiles."""
+    from ..backends.torchbuild import built_for
+    from ..engines.base import SDIST_SUFFIXES
+
+    sources = {w.sha256 for t in targets for w in t.wheels if w.filename.endswith(SDIST_SUFFIXES)}
+    return [(f"{BUILT}/{rel}", path) for rel, path in built_for(sources)] if sources else []
 
 
 def _conda_candidates(pkg: LockedCondaPackage, sources: Sources) -> list[str]:
@@ -282,6 +293,7 @@ def make_bundle(project_dir: Path, intent: Intent, options: BundleOptions, ui: U
         members.update(conda_members)
         if options.tool:
             members.update(_tool_members(stage, targets, sources, ui))
+        members.update(dict(built_members(targets)))
         hashes = {rel: _sha_size(p) for rel, p in members.items()}
         for a in arts:
             hashes[a.rel] = (a.sha256, fetched[a.rel].stat().st_size)

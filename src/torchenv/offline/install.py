@@ -92,6 +92,28 @@ def offline_sources(found: dict[str, Path], from_path: Path | None, plan_sources
                             "nothing else (no --from)") + ", hash-checked against torchenv.lock",))
 
 
+def adopt_built_wheels(from_path: Path, ui: Any) -> None:
+    """The bundle's wheels built against torch (``built/``), each checked against its manifest, into the built-wheel
+    cache: the offline ``up`` installs them without a compiler run."""
+    import hashlib
+
+    from ..backends.torchbuild import adopt_built
+    from .layout import BUILT, Bundle, BundleError
+
+    bundle = Bundle(from_path)
+    if not bundle.has_manifest():
+        return
+    listed = {rel: entry for rel, entry in bundle.manifest()["files"].items() if rel.startswith(BUILT + "/")}
+    got = bundle.read_many(sorted(listed)) if listed else {}
+    for rel, data in got.items():
+        if hashlib.sha256(data).hexdigest() != listed[rel].get("sha256"):
+            raise BundleError(_("{path}: {rel} differs from the bundle's manifest").format(path=from_path, rel=rel),
+                              hint=_("the bundle is damaged; make it again with `torchenv bundle`"))
+    added = adopt_built({rel.removeprefix(BUILT + "/"): data for rel, data in got.items()})
+    if added and ui is not None:
+        ui.step(_("{count} wheel(s) built against torch taken from the bundle (no compile)").format(count=added))
+
+
 def prepare_offline(target: LockTarget, *, from_path: Path | None, plan_sources: Sources | None = None,
                     ui: Any = None) -> OfflinePrep:
     """Find and hash-check every file of ``target``; ``OfflineIncomplete`` lists all problems."""
@@ -103,6 +125,8 @@ def prepare_offline(target: LockTarget, *, from_path: Path | None, plan_sources:
         raise BundleError(_("{path}: no such bundle or folder").format(path=from_path),
                           hint=_("pass the tar made by `torchenv bundle`, its unpacked folder, or a folder of wheels"))
     located = locate_target(target, from_path, ui)
+    if from_path is not None:
+        adopt_built_wheels(from_path, ui)
     if located.problems:
         head = located.problems[:12]
         more = _("\n  … and {count} more").format(count=len(located.problems) - 12) if len(located.problems) > 12 else ""

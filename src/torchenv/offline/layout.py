@@ -13,6 +13,8 @@ not spill files into the current directory; the top folder is itself a project f
     <name>/simple/<project>/index.html   PEP 503 pages (#sha256= fragments) over files/
     <name>/conda/<subdir>/<pkg>   conda packages, with <subdir>/repodata.json (+ noarch/)
     <name>/torchenv-wheels/       torchenv and its dependencies (for ./bootstrap --offline)
+    <name>/built/<key>/<wheel>    wheels built against torch from the lock's sdists (with inputs.json):
+                                  an offline ``up`` installs them without compiling
 """
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ FILES = "files"
 SIMPLE = "simple"
 CONDA = "conda"
 TOOL = "torchenv-wheels"
+BUILT = "built"
 FORMAT = 1
 
 

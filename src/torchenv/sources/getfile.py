@@ -118,7 +118,11 @@ def recorded_url_allowed(sources: Sources, wheel: LockedWheel) -> bool:
         if any(u.startswith(OFFICIAL_PYPI) for u in roots):
             roots.append("https://files.pythonhosted.org/")
     hosts = {host_of(r) for r in roots}
-    return any(wheel.url.startswith(r.rstrip("/") + "/") for r in roots) or host_of(wheel.url) in hosts
+    if any(wheel.url.startswith(r.rstrip("/") + "/") for r in roots) or host_of(wheel.url) in hosts:
+        return True
+    from .prebuilt import is_prebuilt_host  # a prebuilt wheel's page is its only source (recipes/prebuilt.toml)
+
+    return is_prebuilt_host(wheel.url)
 
 
 def pypi_file(sources: Sources, wheel: LockedWheel, *, first: str | None = None,
