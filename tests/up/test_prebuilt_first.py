@@ -95,7 +95,7 @@ def test_without_a_fitting_prebuilt_wheel_the_package_is_built(world, compiler, 
 def test_the_shipped_pages_are_filled_in_as_their_projects_name_them():
     from types import SimpleNamespace
 
-    from torchenv.backends.prebuilt import page_values, sources
+    from torchenv.sources.prebuilt import page_values, sources
 
     values = page_values(SimpleNamespace(torch_version="2.4.1+cu121", tier="cu121"))
     pages = {s.name: s.urls[0].format(**values) for s in sources()}

@@ -56,7 +56,7 @@ class VenvBackend(Backend):
     def _prebuilt_first(self, requirements: list[str]) -> list[str]:
         """Pins of the prebuilt wheels (``prebuilt``) of packages that would compile against torch; the plan
         gets their pages as find-links sources, and says which wheel came from where."""
-        from .prebuilt import find_prebuilt, with_prebuilt
+        from ..sources.prebuilt import find_prebuilt, with_prebuilt
 
         matches = find_prebuilt(self.plan, requirements, self.ui)
         if not matches:

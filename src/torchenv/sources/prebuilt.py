@@ -79,7 +79,7 @@ def best_wheel(files: list[str], requirement: str, plan: Plan) -> tuple[str, str
     from packaging.requirements import InvalidRequirement, Requirement
     from packaging.version import InvalidVersion, Version
 
-    from ..sources.wheelfit import read_or_none, tag_fits, target_glibc
+    from .wheelfit import read_or_none, tag_fits, target_glibc
 
     try:
         req = Requirement(requirement)
@@ -115,7 +115,7 @@ def _requirement_names(requirements: list[str]) -> dict[str, str]:
 
 def _read_page(url: str) -> tuple[str | None, str]:
     """The page's text, or ``None`` and why it could not be read."""
-    from ..sources.http import describe, open_url
+    from .http import describe, open_url
 
     try:
         with open_url(url, timeout=15, limit="page") as resp:
