@@ -108,6 +108,24 @@ def test_locked_torch_files_that_are_gone_are_not_at_hand(world):
     assert LOCK_IN_USE.get() is None        # only ``up``'s decide stage sets it, and resets it
 
 
+@pytest.mark.parametrize("installer", ["uv"], indirect=True)
+def test_a_recipes_plan_of_another_build_than_the_locked_one_is_not_at_hand(world):
+    """The lock may hold the build the reachability check chose (torch for Python 3.11 from a local
+    folder) where the recipes alone would plan a newer one (Python 3.13): planning from the recipes then
+    installed the project into a site-packages of a Python the env does not have."""
+    import dataclasses
+
+    from torchenv.install.up import locked_files_at_hand
+
+    world.run_up()
+    lock = world.read_lock()
+    plan = world.plan(_intent(world))
+    _torch_in_cache(world)
+    assert locked_files_at_hand(plan, lock)
+    assert not locked_files_at_hand(dataclasses.replace(plan, python="3.13"), lock)
+    assert not locked_files_at_hand(dataclasses.replace(plan, torch_version="2.15.0"), lock)
+
+
 def _intent(world):
     from tests.up.conftest import intent_of
 

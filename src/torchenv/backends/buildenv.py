@@ -84,6 +84,23 @@ def host_compiler() -> str | None:
     return next((found for name in names if (found := shutil.which(name))), None)
 
 
+def build_path_dirs(path: str, *, cuda: bool) -> list[str]:
+    """``path``'s folders a build against this torch should see: for a torch without CUDA, none that holds
+    an ``nvcc`` (unless it also holds the C++ compiler, which the build needs more).
+
+    Why: setup scripts decide to compile their CUDA kernels by finding ``nvcc`` on PATH (torchsort
+    calls it), while ``torch.utils.cpp_extension`` of a CPU torch has no CUDA_HOME and refuses every
+    ``CUDAExtension`` ("CUDA_HOME environment variable is not set"): on a machine with a CUDA toolkit
+    and a CPU torch, the build failed where ``pip install`` of the CPU ops alone would have worked.
+    """
+    dirs = [d for d in path.split(os.pathsep) if d]
+    if cuda:
+        return dirs
+    compiler = host_compiler()
+    keep = os.path.normpath(os.path.dirname(compiler)) if compiler else None
+    return [d for d in dirs if os.path.normpath(d) == keep or not os.access(os.path.join(d, "nvcc"), os.X_OK)]
+
+
 def build_environ(plan: Plan, python: Path, *, budget: JobBudget = JobBudget(),
                   cores: int | None = None, available: int | None = None,
                   toolkit: Path | None = None, locked_capabilities: tuple[str, ...] = ()) -> dict[str, str]:
@@ -96,7 +113,7 @@ def build_environ(plan: Plan, python: Path, *, budget: JobBudget = JobBudget(),
         "MAX_JOBS": str(max_jobs(cores or cpu_count(), available if available is not None else available_memory(),
                                  budget.cuda if cuda else budget.cxx)),
         # the env's own scripts first (ninja, cmake installed as build requirements)
-        "PATH": f"{python.parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        "PATH": os.pathsep.join([str(python.parent), *build_path_dirs(os.environ.get("PATH", ""), cuda=cuda)]),
     }
     if cuda:
         archs, home = cuda_arch_list(plan, locked_capabilities), str(toolkit) if toolkit is not None else cuda_home(plan)

@@ -88,9 +88,14 @@ def locked_files_at_hand(plan: Plan, lock: Lockfile) -> bool:
     hash, and the engine again). Skipping them saves the tier-index reads (a network round trip
     once their cache is 6 h old, a TCP probe per dead host) and ~50 ms of imports and work on
     every warm ``up``.
+
+    The plan must also name the lock's build (torch release and Python): the lock may hold a
+    build the reachability check chose over the recipes' newest (one whose files are on this
+    machine), and a recipes-only plan of another Python would install the project into a
+    site-packages that is not there.
     """
     target = lock.target(plan.target_name)
-    if target is None or plan.sources is None:
+    if target is None or plan.sources is None or not plan_names_target(plan, target):
         return False
     from ..paths import wheel_cache
     from ..sources.index import local_path
@@ -108,6 +113,11 @@ def locked_files_at_hand(plan: Plan, lock: Lockfile) -> bool:
         places = [*local_candidates(sources, wheel), *torch_candidates(sources, wheel.filename)]
         return any(p is not None and p.is_file() for p in map(local_path, places))
     return bool(locked) and all(at_hand(w) for w in locked)
+
+
+def plan_names_target(plan: Plan, target: LockTarget) -> bool:
+    """Is ``target`` the build ``plan`` chose: the same Python and torch release (local tag aside)?"""
+    return target.python == plan.python and target.torch.split("+")[0] == plan.torch_version
 
 
 def _replanned(plan: Plan, project: Project, options: UpOptions, exc: PulledInFamily, *, offline: bool,
