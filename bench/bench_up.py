@@ -2,8 +2,10 @@
 
     .torchenv-dev/bin/python bench/bench_up.py [--runs 5] [--cold-runs 3] [--pip-runs 3] [--write docs/benchmarks.md]
 
-Every torchenv run is paired with the uv run doing the same work, alternated (ABAB), so the load
-of a shared machine falls on both; the ratio is of the medians.
+Every torchenv run is paired with the uv run doing the same work, in ABBA order (AB, BA, AB, ...),
+so the load of a shared machine falls on both alike; the ratio is of the medians. Before each cold
+run the write-back of the run before is flushed (``os.sync``): left in the page cache, the gigabytes
+one cold run unpacked are written out during the next and swung the ratio from 1.0x to 1.6x.
 
 (cold) empty caches, no env, no lock: ``up --no-verify`` vs ``uv venv`` + ``uv pip install torch==...``
        from the same sources (the plan's index, extra indexes, find-links, constraints);
@@ -15,7 +17,10 @@ of a shared machine falls on both; the ratio is of the medians.
 (c) disk: cache + five projects with the same stack vs cache + one (``du`` counts hardlinks once);
 (d) a project-sized stack (60+ packages: an LLM / vision project's requirements.txt) from a local
     wheelhouse only (``pip download``ed from PyPI once, kept in the user's cache folder): cold,
-    warm and no-op, each against uv.
+    warm and no-op, each against uv;
+(e) the CUDA stack (``cuda = "cu130"``: torch 2.14.1 + numpy and the nvidia-* wheels, a ~5 GB env)
+    from the sources of the user's pip configuration (the files it names; ``--no-cuda`` skips it):
+    cold, warm and no-op, each against uv.
 Every uv baseline creates its venv from the interpreter's real path (as torchenv does; a pyenv shim
 would cost uv ~0.13 s per venv) and installs pip's wheel with the files (torchenv seeds every venv with it).
 Needs the torch 2.13.0+cpu cp311 wheel in a find-links folder of your pip configuration (or a reachable
@@ -34,6 +39,7 @@ import time
 from pathlib import Path
 
 TOML = '[torch]\nversion = "2.13"\ncuda = "cpu"\npython = "3.11"\n'
+CUDA_TOML = '[torch]\nversion = "2.14"\ncuda = "cu130"\npython = "3.11"\n'
 VERIFY = ("import sys, pathlib; from torchenv.verify import run_verify; "
           "sys.exit(0 if run_verify(pathlib.Path('{python}'), expected={{'torch': '2.13.0+cpu', 'cuda': 'none'}}).ok else 1)")
 
@@ -110,7 +116,8 @@ PROJECT_REQUIREMENTS = ("transformers", "accelerate", "datasets", "safetensors",
 
 
 def pair(runs: int, a, b) -> tuple[list[float], list[float]]:
-    """``runs`` alternated runs of ``a(i)`` and ``b(i)`` (ABAB), each returning seconds."""
+    """``runs`` pairs of ``a(i)`` and ``b(i)``, each returning seconds, in ABBA order (AB, BA, AB, BA, ...):
+    each side runs first as often as second, so a drift in the machine's load falls on both."""
     xs, ys = [], []
     for i in range(runs):
         first, second = (a, b) if i % 2 == 0 else (b, a)
@@ -134,12 +141,23 @@ def ratio(xs: list[float], ys: list[float]) -> float:
     return statistics.median(xs) / statistics.median(ys)
 
 
-def plan_sources(torchenv: list[str], proj: Path, env: dict[str, str]) -> list[str]:
-    """uv/pip flags for the very sources the plan chose (what the uv baseline must use to do the same work)."""
+def plan_json(torchenv: list[str], proj: Path, env: dict[str, str]) -> dict:
     import json
 
     out = subprocess.run(torchenv + ["plan", "--json", "-C", str(proj)], env=env, capture_output=True, text=True)
-    pypi = json.loads(out.stdout)["sources"]["pypi"]
+    return json.loads(out.stdout)
+
+
+def uv_requirements(torchenv: list[str], proj: Path, env: dict[str, str]) -> str:
+    """What the uv baseline installs for a stack: the plan's exact torch and its import needs (numpy), which
+    torchenv locks beside torch, and pip's wheel (the seed every torchenv venv gets)."""
+    plan = plan_json(torchenv, proj, env)
+    return " ".join([f"torch=={plan['torch']}", *plan.get("import_requirements", []), SEED])
+
+
+def plan_sources(torchenv: list[str], proj: Path, env: dict[str, str]) -> list[str]:
+    """uv/pip flags for the very sources the plan chose (what the uv baseline must use to do the same work)."""
+    pypi = plan_json(torchenv, proj, env)["sources"]["pypi"]
     flags = ["--no-index"] if not pypi.get("index_url") and not pypi["extra_index_urls"] else []
     if pypi.get("index_url"):
         flags += ["--index-url", pypi["index_url"]]
@@ -185,9 +203,9 @@ class Bench:
         d.mkdir(parents=True)
         return d
 
-    def project(self, name: str, requirements: str = "", lock_from: Path | None = None) -> Path:
+    def project(self, name: str, requirements: str = "", lock_from: Path | None = None, toml: str = TOML) -> Path:
         d = self.fresh(name)
-        (d / "torchenv.toml").write_text(TOML)
+        (d / "torchenv.toml").write_text(toml)
         if requirements:
             (d / "requirements.txt").write_text(requirements)
         if lock_from is not None:
@@ -206,14 +224,28 @@ class Bench:
         return timed(f"{self.uv} venv -q --python {self.python} {target} && {self.uv} pip install -q --python "
                      f"{target}/bin/python {args}", env)
 
-    def cold(self, runs: int, requirements: str, uv_args: str, extra: dict | None = None) -> tuple[list, list]:
-        """Empty caches, no env, no lock: ``up --no-verify`` vs ``uv venv`` + ``uv pip install`` (own empty caches)."""
+    def cold(self, runs: int, requirements: str, uv_args: str, extra: dict | None = None,
+             toml: str = TOML) -> tuple[list, list]:
+        """Empty caches, no env, no lock: ``up --no-verify`` vs ``uv venv`` + ``uv pip install`` (own empty caches).
+
+        Each run starts with the write-back flushed (``os.sync``, not timed) and its folders are removed
+        after it (not timed either): a CUDA stack's run leaves ~5 GB of cache and env.
+        """
         def ours(_i: int) -> float:
-            return self.up(self.project("cold", requirements), "--no-verify", home=self.fresh("home"), extra=extra)
+            proj, home = self.project("cold", requirements, toml=toml), self.fresh("home")
+            os.sync()
+            took = self.up(proj, "--no-verify", home=home, extra=extra)
+            shutil.rmtree(proj, ignore_errors=True)
+            shutil.rmtree(home, ignore_errors=True)
+            return took
 
         def theirs(_i: int) -> float:
-            return self.uv_install(self.fresh("uvcold") / "venv", uv_args,
-                                   self.uv_env(self.fresh("uvcache"), extra))
+            target, cache = self.fresh("uvcold"), self.fresh("uvcache")
+            os.sync()
+            took = self.uv_install(target / "venv", uv_args, self.uv_env(cache, extra))
+            shutil.rmtree(target, ignore_errors=True)
+            shutil.rmtree(cache, ignore_errors=True)
+            return took
         return pair(runs, ours, theirs)
 
     def warm(self, runs: int, proj: Path, files: list[str], extra: dict | None = None,
@@ -222,8 +254,11 @@ class Bench:
         and the least a Python command can do for it (``front_end_floor.py``), rotated."""
         def ours(_i: int) -> float:
             d = self.project("warm", (proj / "requirements.txt").read_text()
-                             if (proj / "requirements.txt").exists() else "", lock_from=proj)
-            return self.up(d, "--frozen", *(() if verify else ("--no-verify",)), extra=extra)
+                             if (proj / "requirements.txt").exists() else "", lock_from=proj,
+                             toml=(proj / "torchenv.toml").read_text())
+            took = self.up(d, "--frozen", *(() if verify else ("--no-verify",)), extra=extra)
+            shutil.rmtree(d, ignore_errors=True)
+            return took
 
         def theirs(_i: int) -> float:
             d = self.fresh("uvwarm") / "venv"
@@ -263,9 +298,10 @@ def main() -> int:
     ap.add_argument("--pip-runs", type=int, default=3)
     ap.add_argument("--noop-runs", type=int, default=10)
     ap.add_argument("--no-project", action="store_true", help="skip the project-sized stack (d)")
+    ap.add_argument("--no-cuda", action="store_true", help="skip the CUDA stack (e)")
     ap.add_argument("--write", metavar="FILE")
     ap.add_argument("--cold-only", action="store_true",
-                    help="only the cold pair (--cold-runs of each, ABAB), printed as medians; nothing written")
+                    help="only the cold pair (--cold-runs of each, ABBA), printed as medians; nothing written")
     opts = ap.parse_args()
     python = real_interpreter(shutil.which("python3.11") or sys.executable)
     work = Path(tempfile.mkdtemp(prefix="torchenv-bench-"))
@@ -281,7 +317,7 @@ def main() -> int:
     proj = b.project("p0")
     cold = b.up(proj)   # the first `up` with verify: locks, fills the caches
     files = locked_files(proj) + [SEED]
-    torch_args = " ".join(plan_sources(b.torchenv, proj, b.tenv)) + f" torch==2.13.0+cpu {SEED}"
+    torch_args = " ".join(plan_sources(b.torchenv, proj, b.tenv)) + " " + uv_requirements(b.torchenv, proj, b.tenv)
     res: dict[str, list[float]] = {}
     res["cold_up"], res["cold_uv"] = b.cold(opts.cold_runs, "", torch_args)
 
@@ -326,25 +362,44 @@ def main() -> int:
         big["cold_up"], big["cold_uv"] = b.cold(opts.cold_runs, reqs, uv_args, only_house)
         big["warm_up"], big["warm_uv"], big["warm_floor"] = b.warm(opts.cold_runs, bigproj, big_files, only_house)
         big["noop_up"], big["noop_uv"] = b.noop(opts.noop_runs, bigproj, big_files, only_house)
+    cuda = {} if opts.no_cuda else cuda_stack(b, opts)
 
-    text = report(res, big, cold, verify_alone, (one, five, n_five))
+    text = report(res, big, cold, verify_alone, (one, five, n_five), cuda)
     print(text)
     if opts.write:
-        path = Path(opts.write)
-        head = path.read_text().split("<!-- bench_up results -->")[0] if path.exists() else ""
-        tail = path.read_text().split("<!-- /bench_up results -->", 1)[1] if path.exists() and \
-            "<!-- /bench_up results -->" in path.read_text() else "\n"
-        path.write_text(head + "<!-- bench_up results -->\n" + f"Measured {time.strftime('%Y-%m-%d %H:%M')}, "
-                        f"`{' '.join(sys.argv)}`, {_versions(python, uv)}:\n\n" + text
-                        + "\n<!-- /bench_up results -->" + tail)
+        from bench_download import write_section
+
+        write_section(Path(opts.write), f"{MARK}\nMeasured {time.strftime('%Y-%m-%d %H:%M')}, `{' '.join(sys.argv)}`, "
+                      f"{_versions(python, uv)}:\n\n" + text + "\n" + MARK.replace("results", "end"),
+                      MARK, "`torchenv up` against uv (`bench/bench_up.py`)")
     shutil.rmtree(work, ignore_errors=True)
     return 0
+
+
+MARK = "<!-- bench_up results -->"
+
+
+def cuda_stack(b: Bench, opts: argparse.Namespace) -> dict:
+    """(e) The CUDA stack from the user's pip sources: cold, warm and no-op, each against uv doing the same work.
+
+    Why its own rows: a ~5 GB env is bound by unpacking and writing, not by resolving; the small CPU
+    stack's ratios say nothing about it.
+    """
+    proj = b.project("cuda", toml=CUDA_TOML)
+    b.up(proj, "--no-verify")      # locks, fills the caches (no GPU needed)
+    files = locked_files(proj) + [SEED]
+    args = " ".join(plan_sources(b.torchenv, proj, b.tenv)) + " " + uv_requirements(b.torchenv, proj, b.tenv)
+    out: dict = {"n": len(files)}
+    out["cold_up"], out["cold_uv"] = b.cold(opts.cold_runs, "", args, toml=CUDA_TOML)
+    out["warm_up"], out["warm_uv"], out["warm_floor"] = b.warm(opts.cold_runs, proj, files)
+    out["noop_up"], out["noop_uv"] = b.noop(opts.noop_runs, proj, files)
+    return out
 
 
 def cold_only(b: Bench, runs: int, work: Path) -> int:
     """The cold pair alone: what a change to the cold path is measured with, in minutes, not the whole bench."""
     proj = b.project("p0")
-    torch_args = " ".join(plan_sources(b.torchenv, proj, b.tenv)) + f" torch==2.13.0+cpu {SEED}"
+    torch_args = " ".join(plan_sources(b.torchenv, proj, b.tenv)) + " " + uv_requirements(b.torchenv, proj, b.tenv)
     ours, theirs = b.cold(runs, "", torch_args)
     print(f"cold `up --no-verify`: {med(ours)} s; `uv venv` + `uv pip install`: {med(theirs)} s; "
           f"ratio of medians {ratio(ours, theirs):.2f}x")
@@ -352,48 +407,51 @@ def cold_only(b: Bench, runs: int, work: Path) -> int:
     return 0
 
 
-def report(res: dict, big: dict, cold: float, verify_alone: list[float], disk: tuple[float, float, int]) -> str:
+def stack_rows(label: str, st: dict) -> list[tuple[str, list[float]]]:
+    """The measured rows of a stack of (d)/(e): cold, warm (with the floor) and no-op, torchenv then uv."""
+    return [(f"{label} cold: `up --no-verify`", st["cold_up"]),
+            (f"{label} cold: `uv venv` + `uv pip install`, same sources, empty cache", st["cold_uv"]),
+            (f"{label} warm: `up --frozen --no-verify`", st["warm_up"]),
+            (f"{label} warm: `uv venv` + `uv pip install --no-deps` of the lock's files", st["warm_uv"]),
+            (f"{label} warm: `bench/front_end_floor.py`", st["warm_floor"]),
+            (f"{label} no-op: `torchenv up`", st["noop_up"]),
+            (f"{label} no-op: `uv pip sync`", st["noop_uv"])]
+
+
+def stack_ratios(label: str, st: dict) -> list[str]:
+    """The ratio rows of a stack, each against uv doing the same work in the same run (warm: against the floor)."""
+    return [f"| {label} cold | **{ratio(st['cold_up'], st['cold_uv']):.2f}x** | <= 1.1x |",
+            f"| {label} warm, over the Python floor | **{ratio(st['warm_up'], st['warm_floor']):.2f}x** | <= 1.1x |",
+            f"| {label} warm, over uv | {ratio(st['warm_up'], st['warm_uv']):.2f}x | |",
+            f"| {label} warm, the floor over uv | {ratio(st['warm_floor'], st['warm_uv']):.2f}x | |",
+            f"| {label} no-op | **{ratio(st['noop_up'], st['noop_uv']):.2f}x** | <= 1.5x |"]
+
+
+def report(res: dict, big: dict, cold: float, verify_alone: list[float], disk: tuple[float, float, int],
+           cuda: dict | None = None) -> str:
     m = {k: statistics.median(v) for k, v in res.items() if v}
     one, five, n_five = disk
-    rows = [
-        ("cold: `up --no-verify` (empty caches, no env, no lock)", res["cold_up"]),
-        ("cold: `uv venv` + `uv pip install torch==2.13.0+cpu`, same sources, empty cache", res["cold_uv"]),
-        ("warm: `torchenv up --frozen --no-verify` (fresh env, warm cache)", res["up_noverify"]),
-        ("warm: `uv venv` + `uv pip install --no-deps` of the lock's files", res["uv"]),
-        ("warm: the least a Python command can do (`bench/front_end_floor.py`)", res["floor"]),
-        ("`torchenv up --frozen` (fresh env, warm cache, incl. verify)", res["up"]),
+    cpu = {"cold_up": res["cold_up"], "cold_uv": res["cold_uv"], "warm_up": res["up_noverify"], "warm_uv": res["uv"],
+           "warm_floor": res["floor"], "noop_up": res["noop_up"], "noop_uv": res["noop_uv"]}
+    stacks = [("CPU stack", cpu)]
+    stacks += [(f"project ({big['n']} packages)", big)] if big else []
+    stacks += [(f"CUDA stack ({cuda['n']} packages)", cuda)] if cuda else []
+    rows = [row for label, st in stacks for row in stack_rows(label, st)]
+    rows += [
+        ("CPU stack `torchenv up --frozen` (fresh env, warm cache, incl. verify)", res["up"]),
         ("`python -m venv` + `pip install --no-deps` same files", res.get("pip", [])),
         ("verify of the fresh uv env (`run_verify`, first import)", res["uv_verify"]),
         ("verify again (`run_verify`, .pyc written by up's verify)", verify_alone),
-        ("no-op: `torchenv up`", res["noop_up"]),
-        ("no-op: `uv pip sync` of the same files", res["noop_uv"]),
     ]
-    if big:
-        rows += [
-            (f"project ({big['n']} packages) cold: `up --no-verify`", big["cold_up"]),
-            (f"project ({big['n']} packages) cold: `uv venv` + `uv pip install` of torch + the requirements",
-             big["cold_uv"]),
-            (f"project ({big['n']} packages) warm: `up --frozen --no-verify`", big["warm_up"]),
-            (f"project ({big['n']} packages) warm: `uv venv` + `uv pip install --no-deps` of the lock's files",
-             big["warm_uv"]),
-            (f"project ({big['n']} packages) warm: `bench/front_end_floor.py`", big["warm_floor"]),
-            (f"project ({big['n']} packages) no-op: `torchenv up`", big["noop_up"]),
-            (f"project ({big['n']} packages) no-op: `uv pip sync`", big["noop_uv"]),
-        ]
     lines = ["| case | wall s, median [min-max] | n |", "|---|---|---|",
              f"| first `torchenv up` with verify (lock + fill caches + verify) | {cold:.2f} | 1 |"]
     lines += [f"| {name} | {med(xs)} | {len(xs)} |" for name, xs in rows if xs]
-    lines += ["", "| path | torchenv / uv (medians, same run) | target |", "|---|---|---|",
-              f"| cold | **{ratio(res['cold_up'], res['cold_uv']):.2f}x** | <= 1.1x |",
-              f"| warm | **{ratio(res['up_noverify'], res['uv']):.2f}x** | <= 1.05x |",
-              f"| warm, the Python floor (`front_end_floor.py` / uv) | {ratio(res['floor'], res['uv']):.2f}x | |",
-              f"| no-op | **{ratio(res['noop_up'], res['noop_uv']):.2f}x** | <= 1.5x |"]
-    if big:
-        lines += [f"| project cold ({big['n']} packages) | **{ratio(big['cold_up'], big['cold_uv']):.2f}x** | <= 1.1x |",
-                  f"| project warm | **{ratio(big['warm_up'], big['warm_uv']):.2f}x** | <= 1.05x |",
-                  f"| project warm, the Python floor | {ratio(big['warm_floor'], big['warm_uv']):.2f}x | |",
-                  f"| project no-op | **{ratio(big['noop_up'], big['noop_uv']):.2f}x** | <= 1.5x |"]
+    lines += ["", "| path | torchenv / uv (medians, same run) | target |", "|---|---|---|"]
+    lines += [line for label, st in stacks for line in stack_ratios(label, st)]
+    verify_cost = m["up"] - m["up_noverify"]
     lines += ["",
+              f"- verify on a warm cache (`up --frozen` with verify, less without; the `.pyc` lent from the cache): "
+              f"**{verify_cost:.2f} s** (target <= 1.2 s)",
               f"- up (with verify) / (uv + verify of that env): **{m['up'] / (m['uv'] + m['uv_verify']):.2f}x**"
               + (f"; pip / up (with verify): {m['pip'] / m['up']:.1f}x" if "pip" in m else ""),
               f"- no-op up: **{m['noop_up']:.3f} s** (target < 0.5 s)",

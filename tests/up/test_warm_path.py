@@ -196,10 +196,20 @@ def _seed_run(home: Path) -> str:
                           check=True).stdout.strip()
 
 
-def test_pip_seed_wheel_is_found_without_importing_virtualenv_the_second_time(tmp_path):
+def test_pip_seed_wheel_is_found_without_importing_virtualenv(tmp_path):
     home = tmp_path / "home"
-    assert _seed_run(home) == "True True"        # the first run asks virtualenv and remembers
+    assert _seed_run(home) == "True False"       # the first run reads virtualenv's listing and remembers
     assert _seed_run(home) == "True False"       # later runs: one small JSON file and two stats
+
+
+def test_pip_seed_read_from_the_listing_is_the_wheel_virtualenv_names():
+    from torchenv.engines import seed
+
+    listing = seed._embed_listing()
+    assert listing is not None
+    for python in ("3.10", "3.11", "3.12"):
+        assert seed._from_listing(listing, python) == seed._from_virtualenv(python), python
+    assert seed._from_listing(listing, "2.7") is None      # not in the table: virtualenv is asked
 
 
 def test_pip_seed_answer_is_dropped_when_the_wheel_changes(tmp_path, monkeypatch):

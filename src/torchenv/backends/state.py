@@ -264,12 +264,17 @@ def unfinished(env: Path) -> str | None:
     return str(why) if why else _("it was stopped (killed or interrupted) before it finished")
 
 
+# the state files ``end_install`` wrote in this process (``install.noop`` asks how fresh they are)
+WRITTEN_STATES: list[Path] = []
+
+
 def end_install(env: Path, state: EnvState) -> None:
     """Record the finished sync, with what the no-op check will compare (interpreter, watched files)."""
     import dataclasses
 
     state = dataclasses.replace(state, interpreter=interpreter_target(env), watched=watch_list(env, state.python))
     write_state(env, state)
+    WRITTEN_STATES.append(marker_dir(env) / STATE_FILE)
     (marker_dir(env) / IN_PROGRESS).unlink(missing_ok=True)
 
 

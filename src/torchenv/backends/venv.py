@@ -111,9 +111,23 @@ class VenvBackend(Backend):
         with self.ui.progress(_("installing {count} packages ({installer})").format(count=len(rest),
                                                                                  installer=self.engine.name)):
             self.engine.install_files(env_python=self.python(), files=rest, hashes=hashes, reinstall=reinstall,
-                                     keep_extra=keep_extra)
+                                      keep_extra=keep_extra, listed=self._listed(rest))
         if against:
             self._install_built(target, against, hashes)
+
+    def _listed(self, files: list[Path]) -> dict[str, str]:
+        """The files the resolve found in the plan's find-links folders, alone there (``engines.uv.listed_alone``).
+
+        The torch family is left out: the resolve saw those files as direct references (a stub, the
+        fetched file), and the engine unpacked them under their path (``warm_cache``).
+        """
+        from ..engines.uv import listed_alone
+        from ..sources.locate import torch_family
+        from .wheellock import plan_sources
+
+        sources = plan_sources(self.plan)
+        links = [*sources.pypi.find_links, *(w for w in sources.wheelhouses if w not in sources.pypi.find_links)]
+        return listed_alone(files, links, frozenset(torch_family())) if links else {}
 
     def _install_built(self, target: LockTarget, sdists: list[Path], hashes: dict[str, str]) -> None:
         """The sdists that compile against torch: built (or taken from the cache) now that torch is installed."""

@@ -363,7 +363,7 @@ class WheelLocker:
                     for w in wheels]
         from concurrent.futures import ThreadPoolExecutor
 
-        from ..sources.http import budget_size
+        from ..sources.budget import budget_size
 
         # all files at once: torch-family and PyPI-side downloads share the run's connection budget
         with self.ui.progress(_("getting {count} files").format(count=len(wheels))), \

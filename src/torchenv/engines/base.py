@@ -38,8 +38,13 @@ class WheelEngine(ABC):
 
     @abstractmethod
     def install_files(self, *, env_python: Path, files: list[Path], hashes: dict[str, str] | None = None,
-                      reinstall: bool = False, keep_extra: bool = False) -> None:
+                      reinstall: bool = False, keep_extra: bool = False,
+                      listed: dict[str, str] | None = None) -> None:
         """Install these already hash-checked wheel files, no dependency resolution.
+
+        ``listed`` (file name -> the find-links folder, as the plan names it, that lists it and no other
+        file of its project): files the engine may ask for by name and version from that folder, as the
+        resolve found them (uv then reuses what the resolve unpacked instead of unpacking them again).
 
         ``hashes`` (file name -> sha256): the engine checks them again where it can (uv's
         ``--require-hashes``), so a file swapped after torchenv's check is still refused.

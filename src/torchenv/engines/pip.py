@@ -141,7 +141,8 @@ class PipEngine(WheelEngine):
             return parse_report(report, pypi)
 
     def install_files(self, *, env_python: Path, files: list[Path],
-                      hashes: dict[str, str] | None = None, reinstall: bool = False, keep_extra: bool = False) -> None:
+                      hashes: dict[str, str] | None = None, reinstall: bool = False, keep_extra: bool = False,
+                      listed: dict[str, str] | None = None) -> None:
         pip = installing_pip(env_python)
         with tempfile.TemporaryDirectory(prefix="torchenv-sync-") as tmp:
             req = Path(tmp) / "requirements.txt"

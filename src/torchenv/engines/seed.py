@@ -31,10 +31,31 @@ def pip_wheel(python: str) -> tuple[Path, str] | None:
     known = _remembered(listing, python)
     if known is not None:
         return known
-    found = _from_virtualenv(python)
+    found = _from_listing(listing, python) or _from_virtualenv(python)
     if found is not None:
         _remember(listing, python, *found)
     return found
+
+
+def _from_listing(listing: str, python: str) -> tuple[Path, str] | None:
+    """The wheel virtualenv's listing names for ``python``, read from its text (``None``: ask virtualenv).
+
+    Why not import virtualenv first: on a cold ``up`` (no ``seed-pip.json`` yet) importing it costs
+    ~0.1-1 s on a loaded machine; its listing is a literal table (``BUNDLE_SUPPORT``) that a
+    search reads. A Python the table lacks, or a table of another shape, is left to virtualenv.
+    """
+    import re
+
+    try:
+        with open(listing, encoding="utf-8") as fh:
+            text = fh.read()
+    except OSError:
+        return None
+    m = re.search(rf'"{re.escape(python)}":\s*\{{[^}}]*?"pip":\s*"(pip-[^"/\\]+\.whl)"', text)
+    path = Path(listing).parent / m.group(1) if m else None
+    if path is None or not path.is_file():
+        return None
+    return path, hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def _from_virtualenv(python: str) -> tuple[Path, str] | None:

@@ -216,14 +216,18 @@ def source_flags(pypi: PypiSide, find_links: list[str], *, tool: str = "uv") -> 
     return SourceFlags(tuple(args), env)
 
 
-def requirements_lines(files: list[Path], hashes: dict[str, str] | None) -> str:
-    """``name @ file:///...whl --hash=sha256:...`` lines for an exact, resolution-free install."""
+def requirements_lines(files: list[Path], hashes: dict[str, str] | None, listed: dict[str, str] | None = None) -> str:
+    """``name @ file:///...whl --hash=sha256:...`` lines for an exact, resolution-free install.
+
+    A file in ``listed`` (``install_files``) is named ``name==version`` instead: the only file of its
+    project in a find-links folder the command is given, so it is that very file, and the hash is checked.
+    """
     from ..sources.index import project_of
 
     lines = []
     for f in files:
         name = project_of(f.name) or f.name
-        line = f"{name} @ {file_url(f)}"
+        line = f"{name}=={f.name.split('-')[1]}" if listed and f.name in listed else f"{name} @ {file_url(f)}"
         if hashes and f.name in hashes:
             line += f" --hash=sha256:{hashes[f.name]}"
         lines.append(line)
@@ -304,15 +308,22 @@ class UvEngine(WheelEngine):
             return parse_pylock(out, pypi)
 
     def install_files(self, *, env_python: Path, files: list[Path],
-                      hashes: dict[str, str] | None = None, reinstall: bool = False, keep_extra: bool = False) -> None:
+                      hashes: dict[str, str] | None = None, reinstall: bool = False, keep_extra: bool = False,
+                      listed: dict[str, str] | None = None) -> None:
+        """Why ``listed`` matters to uv: ``uv pip compile`` unpacked every file it resolved from a find-links
+        folder into uv's cache under that folder; the same file named by its path is another cache entry,
+        and was unpacked a second time (~1 s of a cold ``up`` of a 74-package project)."""
         files, hashes = with_pip_seed(env_python, files, hashes)
         self._settle()
         with tempfile.TemporaryDirectory(prefix="torchenv-sync-") as tmp:
+            links = build_requirement_links(files, Path(tmp) / "built-with")
+            listed = (listed or {}) if hashes and not links else {}   # by name only where uv checks the hash
             req = Path(tmp) / "requirements.txt"
-            req.write_text(requirements_lines(files, hashes))
+            req.write_text(requirements_lines(files, hashes, listed))
             verb = ["install", "--no-deps"] if keep_extra else ["sync"]   # sync removes what the lock lacks
+            folders = [part for link in dict.fromkeys(listed.values()) for part in ("--find-links", link)]
             cmd = [uv_bin(), "pip", *verb, "--no-config", "--quiet", "--no-index", "--python", str(env_python),
-                   *build_requirement_links(files, Path(tmp) / "built-with")]
+                   *links, *folders]
             if hashes:
                 cmd.append("--require-hashes")
             if reinstall:
@@ -327,6 +338,34 @@ class UvEngine(WheelEngine):
         that were edited in place through another link."""
         run_tool([uv_bin(), "cache", "clean", "--no-config", "--quiet", *names],
                  what=f"removing {', '.join(names)} from uv's cache", env=uv_environ())
+
+
+def listed_alone(files: list[Path], find_links: list[str], skip: frozenset[str]) -> dict[str, str]:
+    """``{file name: find-links folder}`` for the ``files`` lying in one of the local ``find_links`` folders
+    that, across all of them, list no other file of the file's project (``skip``: projects left out).
+
+    Why alone: an install that asks for ``name==version`` from those folders must find this very file
+    and no other build of it (another platform tag, an sdist); its sha256 is still required.
+    """
+    from ..sources.index import local_path, project_of
+
+    seen: dict[str, int] = {}
+    where: dict[str, str] = {}
+    for link in find_links:
+        folder = local_path(link) if "://" not in link or link.startswith("file:") else None
+        try:
+            names = os.listdir(folder) if folder is not None else []
+        except OSError:
+            continue
+        for name in names:
+            project = project_of(name)
+            seen[project or ""] = seen.get(project or "", 0) + 1
+        real, here = (os.path.realpath(folder) if folder is not None else ""), set(names)
+        for f in files:
+            if f.name in here and os.path.realpath(f.parent) == real:
+                where.setdefault(f.name, link)
+    return {name: link for name, link in where.items() if name.endswith(".whl") and (p := project_of(name))
+            and p not in skip and seen.get(p) == 1}
 
 
 def with_pip_seed(env_python: Path, files: list[Path],

@@ -138,7 +138,27 @@ def _refused(exc: InputRefused, path: Path | str) -> LockError:
                             "with `torchenv lock`"))
 
 
+# the last lock parsed: (its text, the path it was read as, the result)
+_LAST_PARSED: list[tuple[str, str, Lockfile]] = []
+
+
 def loads_lock(text: str, *, path: Path | str = "torchenv.lock") -> Lockfile:
+    """The lock in ``text``; the same text read again (as the same path) is not parsed again.
+
+    Why: one ``up`` reads torchenv.lock up to three times (the no-op check, loading the project,
+    the no-op check that leaves the stamp), ~15 ms of tomllib and checks each for a 74-package
+    lock. The answer depends on the text and the path alone, and a ``Lockfile`` is frozen, so
+    the one parsed before is that answer; a lock that fails to parse is never kept.
+    """
+    last = _LAST_PARSED[0] if _LAST_PARSED else None
+    if last is not None and last[0] == text and last[1] == str(path):
+        return last[2]
+    lock = _parsed_lock(text, path=path)
+    _LAST_PARSED[:] = [(text, str(path), lock)]
+    return lock
+
+
+def _parsed_lock(text: str, *, path: Path | str) -> Lockfile:
     from ..fileio import loads_toml
 
     tomllib = tomllib_module()
@@ -249,14 +269,20 @@ def _same_name(name: str, filename: str, where: str, file: str) -> None:
                            "it with `torchenv lock`"))
 
 
-def _line_of(text: str, key: str, value: str, file: str) -> str:
-    """``file:LINE`` of the line ``key = "value"`` (just ``file`` when it cannot be found), for errors."""
+def _key_lines(text: str, key: str) -> list[tuple[int, str]]:
+    """``(number, stripped line)`` of the lines that start with ``key``: split once per lock, not once per entry.
+
+    Why: a 74-package lock has ~900 lines; splitting the whole text again for every entry cost
+    ~20 ms of every warm ``up`` (each read of the lock), for a line number only an error shows.
+    """
+    rows = ((number, line.strip()) for number, line in enumerate(text.splitlines(), 1))
+    return [(number, stripped) for number, stripped in rows if stripped.startswith(key)]
+
+
+def _line_of(lines: list[tuple[int, str]], value: str, file: str) -> str:
+    """``file:LINE`` of the first of ``lines`` (``_key_lines``) holding ``"value"`` (just ``file`` when none does)."""
     quoted = f'"{value}"'
-    for number, line in enumerate(text.splitlines(), 1):
-        stripped = line.strip()
-        if stripped.startswith(key) and quoted in stripped:
-            return f"{file}:{number}"
-    return file
+    return next((f"{file}:{number}" for number, stripped in lines if quoted in stripped), file)
 
 
 def _conda_record(required: dict[str, Any], raw: dict[str, Any], where: str, file: str) -> LockedCondaPackage:
@@ -328,10 +354,10 @@ def _entry_name(entry: dict[str, Any], index: int) -> str:
     return name if isinstance(name, str) else f"#{index + 1}"
 
 
-def _wheel(pkg: dict[str, Any], pwhere: str, file: str, text: str) -> LockedWheel:
+def _wheel(pkg: dict[str, Any], pwhere: str, file: str, lines: list[tuple[int, str]]) -> LockedWheel:
     vals = {k: _need(pkg, k, pwhere, file) for k in _WHEEL_KEYS if k != "size"}
     _sha(vals["sha256"], pwhere, file)
-    at = _line_of(text, "filename", vals["filename"], file)
+    at = _line_of(lines, vals["filename"], file)
     _same_name(vals["name"], vals["filename"], pwhere, at)
     _same_version(vals["version"], vals["filename"], pwhere, at)
     size = pkg.get("size")
@@ -346,13 +372,13 @@ def _conda_package(pkg: dict[str, Any], pwhere: str, file: str) -> LockedCondaPa
     return _conda_record(vals, pkg, pwhere, file)
 
 
-def _target(raw: dict[str, Any], index: int, file: str, text: str) -> LockTarget:
+def _target(raw: dict[str, Any], index: int, file: str, text: str, lines: list[tuple[int, str]]) -> LockTarget:
     where = f"target {_entry_name(raw, index)}"
     fields = {k: _need(raw, k, where, file) for k in _TARGET_KEYS}
-    wheels = [_wheel(pkg, f"{where}, package {_entry_name(pkg, j)}", file, text)
+    wheels = [_wheel(pkg, f"{where}, package {_entry_name(pkg, j)}", file, lines)
               for j, pkg in enumerate(_tables(raw, "package", where, file))]
     _no_duplicates([w.name for w in wheels], where, file, text)
-    tools = [_wheel(pkg, f"{where}, build tool {_entry_name(pkg, j)}", file, text)
+    tools = [_wheel(pkg, f"{where}, build tool {_entry_name(pkg, j)}", file, lines)
              for j, pkg in enumerate(_tables(raw, "build-tool", where, file))]
     conda = [_conda_package(pkg, f"{where}, conda package {_entry_name(pkg, j)}", file)
              for j, pkg in enumerate(_tables(raw, "conda-package", where, file))]
@@ -367,7 +393,9 @@ def _from_data(data: dict[str, Any], file: str, text: str = "") -> Lockfile:
     requirements_hash = _need(data, "requirements-hash", "the top level", file) if "requirements-hash" in data \
         else None
     machine, project, overrides = _top_tables(data, file)
-    targets = [_target(raw, i, file, text) for i, raw in enumerate(_tables(data, "target", "the top level", file))]
+    lines = _key_lines(text, "filename")
+    targets = [_target(raw, i, file, text, lines)
+               for i, raw in enumerate(_tables(data, "target", "the top level", file))]
     return Lockfile(intent_hash=intent_hash, targets=tuple(sorted(targets, key=lambda t: t.name)),
                     machine=dict(machine), torchenv_version=made_by if made_by != "?" else "",
                     version=version, requirements_hash=requirements_hash, project=dict(project),

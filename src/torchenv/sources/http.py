@@ -41,6 +41,9 @@ import urllib.parse
 from dataclasses import dataclass
 from typing import Any
 
+from .budget import budget_size
+from .budget import env_number as _env_number
+
 CONNECT_TIMEOUT = 5.0
 DEFAULT_DEADLINE_S = 60.0
 DEFAULT_STALL_S = 30.0
@@ -62,19 +65,6 @@ def user_agent() -> str:
     from ..version import __version__
 
     return f"torchenv/{__version__}"
-
-
-def _env_number(name: str, default: float) -> float:
-    try:
-        value = float(os.environ.get(name, default))
-    except ValueError:
-        return default
-    return value if value > 0 else default
-
-
-def budget_size() -> int:
-    """Connections all downloads of one run share (``TORCHENV_CONNECTIONS`` overrides)."""
-    return max(1, int(_env_number("TORCHENV_CONNECTIONS", 16)))
 
 
 def deadline_s() -> float:

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from ..i18n import _
-from .http import budget_size
+from .budget import budget_size
 
 CHUNK_BYTES = 8 << 20
 RANGED_MIN_BYTES = 2 * CHUNK_BYTES     # smaller files keep one connection
