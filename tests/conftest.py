@@ -6,6 +6,7 @@ import pytest
 from tests.support.assets import use_run_uv_cache
 from tests.support.homes import _isolated_torchenv_home, check_cwd_restored, note_cwd, record_outcome
 from tests.support.order import heavy_first
+from tests.support.skips import check_requirements
 from tests.support.wheels import wheels
 
 __all__ = ["_isolated_torchenv_home", "installed_torchenv", "wheels"]
@@ -24,6 +25,7 @@ def pytest_collection_modifyitems(config, items):
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
     note_cwd(item)
+    check_requirements(item)
 
 
 @pytest.hookimpl(wrapper=True)
