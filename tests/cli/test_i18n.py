@@ -44,6 +44,7 @@ def test_the_shipped_mo_is_compiled_from_the_po(po):
 
 
 @pytest.mark.integration
+@pytest.mark.timeout(1200)       # the first test to ask for it waits for ./bootstrap
 def test_the_catalogue_is_package_data(installed_torchenv, tmp_path):
     """torchenv as users install it (a built wheel, no source tree beside it) carries the compiled catalogue
     and speaks Chinese with it."""
