@@ -50,7 +50,7 @@ def test_the_catalogue_is_package_data(installed_torchenv, tmp_path):
     and speaks Chinese with it."""
     shipped = list(installed_torchenv.home.rglob("site-packages/torchenv/locale/zh_CN/LC_MESSAGES/*.mo"))
     assert [p.read_bytes() for p in shipped] == [tool.mo_path("zh_CN").read_bytes()], shipped
-    ran = installed_torchenv.run("plan", *GTX_1080, "--cuda", "cu128", cwd=tmp_path, **ZH)
+    ran = installed_torchenv.run("plan", *GTX_1080, "--cuda", "cu128", cwd=tmp_path, TORCHENV_LANG="zh_CN")
     assert ran.returncode == 2 and "错误：" in ran.stderr and "可以改用" in ran.stderr, ran.stdout + ran.stderr
 
 
