@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from tests.support.assets import use_run_uv_cache
 from tests.support.homes import _isolated_torchenv_home, check_cwd_restored, note_cwd, record_outcome
-from tests.support.order import heavy_first
+from tests.support.order import heavy_first, one_test_at_a_time
+from tests.support.skips import check_requirements
 from tests.support.wheels import wheels
 
 __all__ = ["_isolated_torchenv_home", "installed_torchenv", "wheels"]
@@ -14,6 +15,7 @@ __all__ = ["_isolated_torchenv_home", "installed_torchenv", "wheels"]
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config):
     use_run_uv_cache(config)     # after pytest's tmpdir plugin set up the run's temp folder
+    one_test_at_a_time(config)   # before xdist makes its scheduler (tests/support/order.py)
 
 
 @pytest.hookimpl(trylast=True)
@@ -24,6 +26,7 @@ def pytest_collection_modifyitems(config, items):
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
     note_cwd(item)
+    check_requirements(item)
 
 
 @pytest.hookimpl(wrapper=True)

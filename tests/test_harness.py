@@ -87,3 +87,24 @@ def test_the_recording_ui_keeps_what_the_user_was_told():
     assert ui.lines == ["plain", "planning", "warning: mirror slow"]
     assert (ui.steps, ui.warnings, ui.advanced) == (["planning"], ["mirror slow"], 10)
     assert ui.text == "plain\nplanning\nwarning: mirror slow"
+
+
+def test_cli_text_is_matched_across_the_consoles_wrapping(monkeypatch, capsys):
+    """The console folds a path longer than the line inside the path: the phrase is still found, and only there.
+
+    (Collapsing whitespace put a space into the folded path, so a test passed or failed with the length of
+    the machine's temp folder.)"""
+    from tests.support.console import unwrapped
+
+    from torchenv.ui import Ui
+
+    monkeypatch.setenv("COLUMNS", "40")
+    toml = "/tmp/pytest-of-someone/pytest-12/popen-gw1/test_a_long_name0/project/torchenv.toml"
+    Ui().error(f"{toml}:3: torch.python: expected a string, got a number", hint="write python = \"3.11\"")
+    err = capsys.readouterr().err
+    assert max(map(len, err.splitlines())) <= 40 and toml not in err, err     # the console did wrap it
+    said = unwrapped(err)
+    assert f"{toml}:3: torch.python: expected a string, got a number" in said, err
+    assert 'write python = "3.11"' in said and "expected a string, got a number" in said
+    assert "torch.pythonexpected" not in said and "expected astring" not in said, "breaks stand only where it broke"
+    assert said.startswith("error:") and "  " not in said, "the text itself: whitespace collapsed"

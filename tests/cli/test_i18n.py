@@ -43,9 +43,15 @@ def test_the_shipped_mo_is_compiled_from_the_po(po):
     assert tool.mo_path("zh_CN").read_bytes() == tool.mo_bytes(po), "run: python tools/i18n.py compile"
 
 
-def test_the_catalogue_is_package_data():
-    text = (REPO / "pyproject.toml").read_text()
-    assert '"locale/*/LC_MESSAGES/*.mo"' in text
+@pytest.mark.integration
+@pytest.mark.timeout(1200)       # the first test to ask for it waits for ./bootstrap
+def test_the_catalogue_is_package_data(installed_torchenv, tmp_path):
+    """torchenv as users install it (a built wheel, no source tree beside it) carries the compiled catalogue
+    and speaks Chinese with it."""
+    shipped = list(installed_torchenv.home.rglob("site-packages/torchenv/locale/zh_CN/LC_MESSAGES/*.mo"))
+    assert [p.read_bytes() for p in shipped] == [tool.mo_path("zh_CN").read_bytes()], shipped
+    ran = installed_torchenv.run("plan", *GTX_1080, "--cuda", "cu128", cwd=tmp_path, TORCHENV_LANG="zh_CN")
+    assert ran.returncode == 2 and "错误：" in ran.stderr and "可以改用" in ran.stderr, ran.stdout + ran.stderr
 
 
 @pytest.mark.parametrize(("environ", "wanted"), [

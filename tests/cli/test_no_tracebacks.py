@@ -7,6 +7,7 @@ import sys
 
 import pytest
 from tests.support.cli import MACHINE
+from tests.support.console import unwrapped
 
 NOISE = ("Traceback", "Exception ignored", "BrokenPipeError", "UnicodeEncodeError")
 
@@ -15,7 +16,7 @@ def assert_quiet_failure(r, *fragments: str) -> str:
     """Non-zero exit, no stack, and the message carries every fragment."""
     assert r.rc != 0, r.text
     assert not any(n in r.text for n in NOISE), r.text
-    flat = " ".join(r.err.split())
+    flat = unwrapped(r.err)
     for fragment in fragments:
         assert fragment in flat, f"{fragment!r} missing from: {flat}"
     return flat

@@ -8,6 +8,7 @@ import sys
 
 import pytest
 from tests.support.cli import MACHINE
+from tests.support.console import unwrapped
 from tests.support.world import build_mirrors, new_world
 
 
@@ -26,7 +27,7 @@ def test_plan_from_a_subdirectory_uses_the_project_file(sh, project):
     assert plan["project"] == str(project) and plan["project_file"] == str(project / "torchenv.toml")
     human = sh.torchenv("plan", *MACHINE, cwd=sub)
     assert f"using {project / 'torchenv.toml'} (found above the current directory)" in human.err
-    assert f"intent: {project / 'torchenv.toml'}" in " ".join(human.out.split())
+    assert f"intent: {project / 'torchenv.toml'}" in unwrapped(human.out)
 
 
 def test_from_a_subdirectory_the_file_used_is_named_in_chinese(sh, project):
@@ -72,7 +73,7 @@ def test_init_in_a_subdirectory_writes_there_and_says_whose_project_it_was(sh, p
     r = sh.torchenv("init", cwd=sub)
     assert r.rc == 0, r.text
     assert (sub / "torchenv.toml").is_file() and (project / "torchenv.toml").read_bytes() == outer
-    assert f"inside the project of {project / 'torchenv.toml'}" in " ".join(r.out.split())
+    assert f"inside the project of {project / 'torchenv.toml'}" in unwrapped(r.out)
     data = json.loads(sh.torchenv("init", "--json", "--force", cwd=sub).out)
     assert data["inside_project"] == str(project / "torchenv.toml")
 

@@ -16,15 +16,10 @@ from pathlib import Path
 
 import pytest
 from tests.support.assets import shared_uv_cache
+from tests.support.skips import unavailable
 
 HERE = Path(__file__).parent
 SLURM_SH = HERE / "slurm.sh"
-
-
-def unavailable(reason: str) -> None:
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"CI needs this: {reason}")
-    pytest.skip(reason)
 
 
 @pytest.fixture(scope="session")

@@ -8,6 +8,7 @@ import subprocess
 import time
 
 import pytest
+from tests.support.skips import unavailable
 
 from .conftest import cpu_wheel_folder, torchenv
 
@@ -24,7 +25,7 @@ def project(tmp_path):
 
 def test_probe_lock_up_verify_end_to_end(cluster_env, project):
     if cpu_wheel_folder() is None:
-        pytest.skip("needs the real torch 2.13.0+cpu wheel in a find-links folder of `pip config list`")
+        unavailable("needs the real torch 2.13.0+cpu wheel in a find-links folder of `pip config list`")
     probe = torchenv(cluster_env, project, "cluster", "probe", "-o", "cluster.json")
     assert probe.returncode == 0, probe.stderr
     types = {t["name"]: t for t in json.loads((project / "cluster.json").read_text())["node_types"]}

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from tests.conda.helpers import cpu_machine, gpu_machine, make_plan
 from tests.support import make_wheel, sha256_of
+from tests.support.skips import requires
 
 from torchenv.backends.conda import CondaBackend, UvWheelPart
 from torchenv.engines.rattler import RattlerEngine
@@ -51,7 +52,7 @@ def _run_py(env: Path, code: str) -> str:
                           check=True).stdout.strip()
 
 
-@pytest.mark.skipif(sys.platform != "linux", reason="the channel's fake python links a Linux interpreter")
+@requires(sys.platform == "linux", "the channel's fake python links a Linux interpreter")
 def test_hybrid_env_has_conda_python_and_nvcc_and_the_torch_wheel(py_channel, tmp_path):
     wheels = [make_wheel(tmp_path / "whl", "torch", "2.5.1+cu126", tag=TAG),
               make_wheel(tmp_path / "whl", "einops", "0.8.0")]

@@ -19,13 +19,14 @@ from pathlib import Path
 import pytest
 from tests.conda_up.forge import HOST_PY, forge_channel
 from tests.support import build_index
+from tests.support.skips import requires
 from tests.support.ui import RecordingUi
 
 GPU = ("--assume-driver", "575.57.08", "--assume-gpu", "8.6")
 NO_GPU = ("--assume-no-gpu",)
 HOST_TAG = f"cp{HOST_PY.replace('.', '')}-cp{HOST_PY.replace('.', '')}-linux_x86_64"
 
-pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the channel's python stand-in links a Linux CPython")
+pytestmark = requires(sys.platform == "linux", "the channel's python stand-in links a Linux CPython")
 
 
 @pytest.fixture(scope="session")

@@ -7,6 +7,7 @@ import json
 import pytest
 from tests.conda_up.conftest import NO_GPU
 from tests.conda_up.forge import HOST_PY, MISSING_PY
+from tests.support.console import unwrapped
 
 from torchenv.cli import main
 
@@ -34,7 +35,7 @@ def test_plan_text_shows_why_conda_was_chosen(project, forge, capsys):
     project.write(channel=forge, python=MISSING_PY, backend="auto")
     capsys.readouterr()
     assert main(["plan", "-C", str(project.dir), *NO_GPU, *ONLY_HOST_PY]) == 0
-    out = " ".join(capsys.readouterr().out.split())       # rich wraps long lines
+    out = unwrapped(capsys.readouterr().out)       # rich wraps long lines
     assert f"Python {MISSING_PY} · conda" in out
     assert "environment: conda: the planned Python is not on this machine" in out
 

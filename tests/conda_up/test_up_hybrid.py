@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from tests.conda_up.conftest import GPU
+from tests.support.console import unwrapped
 
 
 def _py(env: Path, code: str) -> str:
@@ -74,7 +75,7 @@ def test_plan_says_why_cuda_nvcc_is_pinned(project, forge, wheel_world, capsys):
     _hybrid(project, forge, wheel_world)
     capsys.readouterr()
     assert main(["plan", "-C", str(project.dir), *GPU]) == 0
-    out = " ".join(capsys.readouterr().out.split())
+    out = unwrapped(capsys.readouterr().out)
     assert "environment: conda: set by the project" in out
     assert "cuda-nvcc pinned to 12.6.* to match torch tier cu126" in out
 

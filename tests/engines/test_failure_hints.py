@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from tests.support import build_index
+from tests.support.skips import unavailable
 
 from torchenv.engines import uv as uvmod
 from torchenv.engines.failures import classify
@@ -133,7 +134,7 @@ def _without_root_override() -> list[str]:
         return []
     setpriv = shutil.which("setpriv")
     if setpriv is None:
-        pytest.skip("running as root without setpriv: file modes cannot be made to apply to uv")
+        unavailable("running as root without setpriv: file modes cannot be made to apply to uv")
     return [setpriv, "--bounding-set=-dac_override,-dac_read_search"]
 
 

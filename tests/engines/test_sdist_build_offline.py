@@ -13,6 +13,7 @@ import tarfile
 from pathlib import Path
 
 import pytest
+from tests.support.console import unwrapped
 from tests.support.packages import make_wheel
 
 from torchenv.engines.pip import PipEngine
@@ -72,7 +73,7 @@ def test_an_sdist_whose_build_requirement_is_not_locked_names_both(tmp_path, eng
     engine().create_venv(python=sys.executable, path=env)
     with pytest.raises(BuildFailed) as raised:
         engine().install_files(env_python=env / "bin" / "python", files=[sdist])
-    said = " ".join(str(raised.value).split())
+    said = unwrapped(str(raised.value))
     assert raised.value.package == "onlysdist" and "onlysdist did not build" in said, said
     assert "tinybackend" in said and "add tinybackend to the project's requirements" in said, said
     assert "host name" not in said and "check its spelling" not in said

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from tests.export.conftest import export, write_cuda_lock
+from tests.support.skips import unavailable
 
 
 def _modulecmd() -> str | None:
@@ -28,9 +29,7 @@ def _lmod() -> bool:
 
 def _need(present: bool, what: str) -> None:
     if not present:
-        if os.environ.get("CI"):
-            pytest.fail(f"{what} is not installed; .ci/run installs it")
-        pytest.skip(f"{what} is not installed here (.ci/run installs it)")
+        unavailable(f"{what} is not installed here (.ci/run installs it)")
 
 
 PROBE = ("import json, os, sys, torch; print(json.dumps({'torch': torch.__version__, 'prefix': sys.prefix, "

@@ -28,31 +28,38 @@ def _shared_uv_cache(monkeypatch):
     monkeypatch.setenv("UV_CACHE_DIR", str(shared_uv_cache()))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def real_project(tmp_path_factory) -> Path:
+    """A project after a real ``up`` of torch 2.13.0+cpu: made once per run, however many workers ask
+    (``build_once``); the tests only read it and its env."""
     global TORCH_DIR
     TORCH_DIR = cpu_torch_wheel().parent      # fails in CI, skips elsewhere, when the pip config lacks it
+    from tests.support.installed import build_once
+
+    return build_once(tmp_path_factory, "export-real", _up_real_project) / "proj"
+
+
+def _up_real_project(root: Path) -> None:
     from torchenv.commands import build_parser
     from torchenv.commands._options import up_options
     from torchenv.install.up import run_up
     from torchenv.ui import Ui
 
-    root = tmp_path_factory.mktemp("real")
     project = root / "proj"
-    project.mkdir()
+    project.mkdir(parents=True)
     (project / "torchenv.toml").write_text('[torch]\nversion = "2.13"\ncuda = "cpu"\npython = "3.11"\n')
     args = build_parser().parse_args(["up", "-C", str(project), "--no-verify"])
     with pytest.MonkeyPatch.context() as mp:   # set up before any test's own home: give it one of its own
         mp.setenv("TORCHENV_HOME", str(root / "torchenv-home"))
         mp.setenv("UV_CACHE_DIR", str(shared_uv_cache()))
         assert run_up(project, up_options(args), Ui(quiet=True)).status == "installed"
-    return project
+    _wheelhouse(project, root / "house")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def house(real_project) -> Path:
     """The lock's files as one wheelhouse, shared read-only by both installs (pip and uv only read it)."""
-    return _wheelhouse(real_project, real_project.parent / "house")
+    return real_project.parent / "house"
 
 
 def _site(env: Path) -> Path:

@@ -3,6 +3,7 @@ exits 2, and leaves the existing env, lock and config as they were."""
 from __future__ import annotations
 
 import pytest
+from tests.support.console import unwrapped
 
 GOOD = '[torch]\nversion = "2.4"\ncuda = "cpu"\npython = "3.11"\n'
 
@@ -32,7 +33,7 @@ def test_bad_config_is_named_and_nothing_changes(guard, label, text, expect, obs
     r = world.up()
     assert r.rc == 2, r.text
     assert "Traceback" not in r.text
-    flat = " ".join(r.err.split())
+    flat = unwrapped(r.err)
     for fragment in expect:
         assert fragment in flat, f"{fragment!r} missing from: {flat}"
     guard.check(observed)
@@ -47,7 +48,7 @@ def test_impossible_intent_is_refused_with_alternatives(guard, observed):
                   "--assume-os", "linux", "--assume-arch", "x86_64", "--assume-gpu", "6.1",
                   "--assume-driver", "570.86.10", "--assume-python", "3.11")
     assert r.rc == 2, r.text
-    flat = " ".join(r.text.split())
+    flat = unwrapped(r.text)
     assert "cu128" in flat and "would work instead" in flat and "--cuda cu126" in flat
     assert "Traceback" not in flat
     guard.check(observed)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from tests.support.console import unwrapped
 from tests.support.world import new_world
 
 from torchenv.lock.io import read_lock
@@ -54,7 +55,7 @@ def test_bundle_of_a_stale_lock_is_refused(ready, observed):
     (ready.project / "requirements.txt").write_text("six\n")
     out = ready.root / "offline.tar"
     r = ready.cli("bundle", "-C", str(ready.project), "-o", str(out))
-    flat = " ".join(r.err.split())
+    flat = unwrapped(r.err)
     assert r.rc == 2, r.text
     assert "is out of date" in flat and "torchenv lock" in flat, flat
     assert not out.exists(), "a bundle of the stale lock was written"

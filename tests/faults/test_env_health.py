@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
+from tests.support.console import unwrapped
 
 
 @dataclass(frozen=True)
@@ -186,7 +187,7 @@ def test_run_in_a_half_built_env_says_why(world, observed):
     first = world.up(hook="install-fail")
     assert first.rc != 0, first.text
     r = world.cli("run", "-C", str(world.project), "--", "python", "-c", "import torch; print('ran')")
-    flat = " ".join(r.err.split())
+    flat = unwrapped(r.err)
     assert r.rc != 0 and "ran" not in r.out, r.text
     assert "No module named" not in r.text, r.text
     assert "is not fully built" in flat and "No space left on device" in flat and "torchenv up" in flat, flat

@@ -6,6 +6,7 @@ traceback, and leaves the project's lock, intent and env as they were.
 from __future__ import annotations
 
 import pytest
+from tests.support.console import unwrapped
 
 OVERWRITES = [pytest.param("requirements", "torchenv.lock", [], id="requirements-over-lock"),
               pytest.param("uv", "torchenv.lock", ["--force"], id="uv-over-lock-force"),
@@ -23,7 +24,7 @@ def test_export_never_writes_over_the_lock_intent_or_another_kind(guard, kind, t
     guard.accept_user_edits()
     r = world.cli("export", kind, "-C", str(world.project), "-o", str(world.project / target), *extra)
     assert r.rc != 0, r.text
-    flat = " ".join(r.err.split())
+    flat = unwrapped(r.err)
     assert target in flat and "Traceback" not in r.text, flat
     assert "-o FILE" in flat, flat
     guard.check(observed)
@@ -68,7 +69,7 @@ def test_hostile_toml_and_lock_are_named_bad_input(guard, name, damage, expect, 
     r = (world.cli("export", "requirements", "-C", str(world.project)) if name == "torchenv.lock"
          else world.up())
     assert r.rc != 0, r.text
-    flat = " ".join(r.err.split())
+    flat = unwrapped(r.err)
     assert "Traceback" not in r.text and "unexpected" not in flat, flat
     for fragment in expect:
         assert fragment in flat, f"{fragment!r} missing from: {flat}"
@@ -87,7 +88,7 @@ def test_an_include_that_is_not_requirements_is_named_before_download(guard, tmp
     guard.accept_user_edits()
     r = world.up()
     assert r.rc == 2, r.text
-    flat = " ".join(r.err.split())
+    flat = unwrapped(r.err)
     assert "requirements.txt:2" in flat and str(other) in flat and "root:x:0:0" in flat, flat
     assert "Traceback" not in r.text
     guard.check(observed)
@@ -116,7 +117,7 @@ def test_a_huge_requirements_file_is_refused_by_size(guard, observed):
     guard.accept_user_edits()
     r = world.up()
     assert r.rc == 2, r.text
-    flat = " ".join(r.err.split())
+    flat = unwrapped(r.err)
     assert "requirements.txt" in flat and "16 MiB" in flat and "Traceback" not in r.text, flat
     guard.check(observed)
     observed(flat[:160])
@@ -135,7 +136,7 @@ def test_a_duplicate_lock_entry_is_named_with_its_line(guard, observed):
     name = block.split('name = "', 1)[1].split('"', 1)[0]
     r = world.up("--frozen")
     assert r.rc != 0, r.text
-    flat = " ".join(r.err.split())
+    flat = unwrapped(r.err)
     assert f"package {name} twice" in flat and "torchenv.lock:" in flat and "Traceback" not in r.text, flat
     guard.check(observed)
     observed(flat[:160])
@@ -150,7 +151,7 @@ def test_verify_shows_its_checks_when_the_report_cannot_be_saved(ready, observed
     blocker.unlink(missing_ok=True)
     blocker.mkdir(parents=True)
     r = world.cli("verify", "-C", str(world.project))
-    flat = " ".join(r.err.split())
+    flat = unwrapped(r.err)
     assert "Traceback" not in r.text, r.text
     assert "2.4.1" in r.out and "torch" in r.out, r.text
     assert "could not be saved" in flat and "verify.json" in flat and "report saved" not in r.text, flat

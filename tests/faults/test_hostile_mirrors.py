@@ -11,6 +11,7 @@ import time
 
 import pytest
 from tests.support import sha256_of
+from tests.support.console import unwrapped
 from tests.support.rangeserver import serve_ranges
 from tests.support.server import hostile_url
 from tests.support.ui import RecordingUi
@@ -26,7 +27,7 @@ def test_endless_index_page_is_cut_at_the_cap(world, observed):
     with hostile_url("endless", limit_bytes=48 << 20) as url:
         world.torch_url = url
         r = world.up(timeout=120, env={"TORCHENV_MAX_PAGE_MIB": "4"})
-    flat = " ".join(r.err.split())
+    flat = unwrapped(r.err)
     observed(f"exit {r.rc}: {r.gist('MiB')}")
     assert r.rc != 0 and "Traceback" not in r.text, r.text
     assert url.removeprefix("http://") in flat and "more than 4 MiB" in flat and "TORCHENV_MAX_PAGE_MIB" in flat, flat
@@ -42,7 +43,7 @@ def test_slow_loris_index_misses_its_deadline(world, observed):
         t0 = time.monotonic()
         r = world.up(timeout=140, env={"TORCHENV_HTTP_DEADLINE": "3"})
         took = time.monotonic() - t0
-    flat = " ".join(r.err.split())
+    flat = unwrapped(r.err)
     observed(f"exit {r.rc} {'under 60 s' if took < 60 else 'slow'}: {r.gist('timed out')}")
     assert r.rc != 0 and "Traceback" not in r.text, r.text
     assert url.removeprefix("http://") in flat and "within 3 s" in flat, flat

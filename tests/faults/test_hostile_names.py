@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.support.skips import unavailable
 
 NAMES = [pytest.param("x$(touch PWNED)y", id="dollar-paren"),
          pytest.param("x`touch PWNED`y", id="backticks"),
@@ -46,7 +47,7 @@ def test_shell_prompt_never_runs_the_folder_name(tmp_path, folder, shell, observ
 
     binary = shutil.which(shell)
     if binary is None:
-        pytest.skip(f"{shell} is not installed here")
+        unavailable(f"{shell} is not installed here")
     home = tmp_path / "home"
     home.mkdir()
     env = find_env(_fake_venv(tmp_path, folder))
@@ -146,7 +147,7 @@ def test_modulefile_keeps_the_folder_name_literal(tmp_path, folder, monkeypatch,
 
     tclsh = shutil.which("tclsh")
     if tclsh is None:
-        pytest.skip("tclsh is not installed here")
+        unavailable("tclsh is not installed here")
     project = tmp_path / folder
     env = _fake_venv(tmp_path, folder)
     plan = modulefile.ModulePlan(name="proj/linux-x86_64-cpu", env=str(env), project=str(project),

@@ -10,6 +10,7 @@ import signal
 from dataclasses import dataclass
 
 import pytest
+from tests.support.skips import unavailable
 from tests.support.world import SIX_FILE, TORCH_FILE
 
 from torchenv.lock.io import read_lock
@@ -218,7 +219,7 @@ def test_killed_torchenv_run_leaves_no_orphan(ready, tmp_path, observed):
     import time
 
     if not sys.platform.startswith("linux"):
-        pytest.skip("PR_SET_PDEATHSIG is Linux's")
+        unavailable("PR_SET_PDEATHSIG is Linux's")
     with open(tmp_path / "out", "w") as out:         # not a pipe: the command would hold it open
         proc, child = _run_in_own_session(ready, SLEEPER, tmp_path / "pid", out)
     proc.kill()

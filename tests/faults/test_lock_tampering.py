@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from tests.support.console import unwrapped
 from tests.support.world import TORCH_FILE
 
 
@@ -48,7 +49,7 @@ def test_tampered_lock_is_refused(guard, label, mutate, expect, observed):
     world.lock.write_text(mutate(world.lock.read_text()))
     guard.accept_user_edits()
     r = world.up()
-    flat = " ".join(r.err.split())
+    flat = unwrapped(r.err)
     assert r.rc == 2, r.text
     assert "Traceback" not in r.text, r.text
     for fragment in expect:
@@ -68,7 +69,7 @@ def test_lock_hash_that_matches_no_file_is_refused(ready, observed):
     before = world.lock.read_bytes()
     shutil.rmtree(world.env)
     r = world.up()
-    flat = " ".join(r.err.split())
+    flat = unwrapped(r.err)
     assert r.rc != 0 and "Traceback" not in r.text, r.text
     assert TORCH_FILE in flat and fake in flat, flat
     assert world.lock.read_bytes() == before
@@ -96,6 +97,6 @@ def test_lock_version_edited_by_hand_is_refused(guard, observed):
     world = guard.world
     world.lock.write_text(_edit(world.lock.read_text(), "filelock", "version", '"3.0.0"'))
     r = world.up()
-    flat = " ".join(r.err.split())
+    flat = unwrapped(r.err)
     observed(f"exit {r.rc}: {' '.join(r.text.split())[:120]}")
     assert r.rc == 2 and "torchenv.lock" in flat and "filelock" in flat and "3.0.0" in flat, r.text

@@ -11,6 +11,7 @@ import shutil
 from urllib.parse import quote
 
 import pytest
+from tests.support.console import unwrapped
 from tests.support.world import TORCH_FILE
 
 from torchenv.lock.io import read_lock
@@ -51,7 +52,7 @@ def test_lying_mirror_is_refused(world, mirrors, tmp_path, label, lie, words, ob
     world.torch_dir = shutil.copytree(mirrors[0], tmp_path / "lying")    # a private torch mirror to damage
     world.serve(**lie(world.torch_dir))
     r = world.up()
-    flat = " ".join(r.err.split())
+    flat = unwrapped(r.err)
     observed(f"exit {r.rc}: {flat[:150]}")
     assert r.rc != 0 and "Traceback" not in r.text, r.text
     assert "torch-2.4.1" in flat and all(w in flat for w in words), flat

@@ -15,6 +15,7 @@ import pytest
 from tests.faults.conftest import sanitize
 from tests.faults.tools.snapshot import diff, tree_digest
 from tests.support.cli import parse_args
+from tests.support.console import unwrapped
 from tests.support.world import MACHINE, TOML
 
 
@@ -135,7 +136,7 @@ def test_env_path_that_is_not_an_env_is_never_removed(world, label, env_path, se
     before = _everything(world)
     r = world.up(*verb.split()[1:])
     assert r.rc == 2, r.text
-    text = " ".join(r.text.split())          # the console wraps long paths; the words are what matter
+    text = unwrapped(r.text)          # the console wraps long paths; the words are what matter
     assert "Traceback" not in text and why in text, r.text
     assert "will not remove, replace or rebuild it" in text, r.text
     assert "planning" not in r.out, "refused before probing, resolving or fetching anything"
@@ -214,7 +215,7 @@ def test_a_moved_linked_env_is_named_without_contradiction(world, observed):
     world.env.symlink_to(moved, target_is_directory=True)
     before = _everything(world)
     r = world.up()
-    text = " ".join(r.text.split())
+    text = unwrapped(r.text)
     assert r.rc == 2, r.text
     assert "not here for this project" not in text, r.text
     assert f"made for this project at {real}" in text and f"now at {moved}" in text and "--force" in text, r.text
@@ -228,6 +229,7 @@ import hashlib
 import os
 import tempfile
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as hs
@@ -387,7 +389,36 @@ def _files(world: Path) -> dict[str, str]:
     return out
 
 
-def _allowed(found: safety.EnvClaim, project: Path, force: bool) -> list[Path]:
+# What each generated case is, from how it was made (the oracle: never ``safety.claim``, the function under
+# test). The first five places always hold the user's work: the project, the folder above it, another project,
+# a loose folder of files and the project's sources.
+USERS_WORK = frozenset({".", "..", "../other", "../loose", "src"})
+KIND_OF_CONTENT = {
+    "absent": safety.ABSENT, "empty": safety.EMPTY, "file": safety.NEVER, "dangling-link": safety.NEVER,
+    "plain-folder": safety.NEVER, "pyproject-folder": safety.NEVER, "git-folder": safety.NEVER,
+    "venv-in-checkout": safety.NEVER, "foreign-venv": safety.FOREIGN, "foreign-conda": safety.FOREIGN,
+    "legacy": safety.LEGACY, "ours": safety.OURS, "ours-interrupted": safety.OURS, "ours-moved": safety.FOREIGN,
+    "link-to-ours": safety.OURS, "link-to-foreign": safety.FOREIGN, "other-projects-env": safety.FOREIGN,
+}
+THROUGH_A_LINK = frozenset({"link-to-ours", "link-to-foreign"})
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What the case's path is, known from the case: its claim kind and whether it is a link to a folder."""
+
+    path: Path
+    kind: str
+    link: bool
+
+
+def _expected(case: dict, path: Path) -> Expected:
+    if case["place"] in USERS_WORK:
+        return Expected(path, safety.NEVER, link=False)
+    return Expected(path, KIND_OF_CONTENT[case["content"]], link=case["content"] in THROUGH_A_LINK)
+
+
+def _allowed(found: Expected, project: Path, force: bool) -> list[Path]:
     """Where a change is acceptable: torchenv's bookkeeping, and the env when the rules let it be replaced."""
     places = [project / ".torchenv", project / "torchenv.lock"]
     real = found.path.resolve()
@@ -436,7 +467,9 @@ def test_no_file_outside_a_proven_env_is_ever_removed(case, observed):
     with tempfile.TemporaryDirectory() as tmp:
         world, project = _layout(Path(tmp), case)
         _write_env_path(project, case["place"])
-        found = safety.claim(project / case["place"], project)
+        found = _expected(case, (project / case["place"]).absolute())
+        claimed = safety.claim(found.path, project)
+        assert (claimed.kind, bool(claimed.link)) == (found.kind, found.link), (case, claimed)
         before = _files(world)
         outcome = "ok"
         try:
@@ -466,7 +499,7 @@ def test_the_removal_function_refuses_everything_else(case, how, observed):
     with tempfile.TemporaryDirectory() as tmp:
         world, project = _layout(Path(tmp), case)
         path = (project / case["place"]).absolute()
-        found = safety.claim(path, project)
+        found = _expected(case, path)
         before = _files(world)
         try:
             if how == "remove":

@@ -11,6 +11,8 @@ import shutil
 import stat
 
 import pytest
+from tests.support.console import unwrapped
+from tests.support.skips import unavailable
 from tests.support.users import outsider, shared_dir
 from tests.support.world import new_world
 
@@ -67,7 +69,7 @@ def team(mirrors):
     """A project after one `up` by its owner, in a folder other users can enter, and an outsider."""
     who = outsider()
     if who is None:
-        pytest.skip("running as root without setpriv, a 'nobody' user or a Python that user may run")
+        unavailable("running as root without setpriv, a 'nobody' user or a Python that user may run")
     base = shared_dir("torchenv-perm-")
     world = new_world(base / "w", mirrors)
     assert world.up().rc == 0
@@ -92,7 +94,7 @@ def run_as(team_, *args: str, **extra_env: str):
 
 
 def assert_names(r, path, who):
-    flat = " ".join(r.stderr.split())
+    flat = unwrapped(r.stderr)
     owner = pwd.getpwuid(path.stat().st_uid).pw_name
     assert r.returncode != 0, r.stdout + r.stderr
     assert "Traceback" not in r.stdout + r.stderr, r.stderr

@@ -6,6 +6,7 @@ import time
 import pytest
 from tests.faults.tools.mounts import read_only, small_tmpfs
 from tests.support import blackhole_url, closed_port_url, connects
+from tests.support.console import unwrapped
 
 from torchenv.lock.io import read_lock
 
@@ -26,7 +27,7 @@ def test_disk_full_during_install(world, tmp_path, observed):
         (world.project / "requirements.txt").write_text("bigpkg\n")
         full = world.up()
         assert full.rc != 0
-        flat = " ".join(full.err.split())
+        flat = unwrapped(full.err)
         assert "No space left on device" in flat and "Traceback" not in full.text, full.text
         assert world.lock.read_bytes() == lock
         observed(f"exit {full.rc}: {full.gist('No space left')}")
@@ -43,7 +44,7 @@ def test_disk_full_in_the_cache(world, tmp_path, observed):
         world.torchenv_home = fs / "home"
         (world.project / "requirements.txt").write_text("bigpkg\n")
         r = world.up()
-        flat = " ".join(r.err.split())
+        flat = unwrapped(r.err)
         assert r.rc != 0 and "No space left on device" in flat and "Traceback" not in r.text, r.text
         assert not world.lock.exists()
         assert world.cache_partials() == []
@@ -71,7 +72,7 @@ def test_read_only_project_with_work_to_do(guard, observed):
     guard.accept_user_edits()
     with read_only(world.project):
         r = world.up()
-    flat = " ".join(r.err.split())
+    flat = unwrapped(r.err)
     observed(f"exit {r.rc}: {flat[:140]}")
     assert r.rc != 0 and "Traceback" not in r.text, r.text
     assert "read-only" in flat.lower() and str(world.project) in flat, flat
@@ -99,7 +100,7 @@ def test_unreachable_index_fails_fast_naming_the_url(world, kind, observed):
             asked = connects.read_log(log, url.removeprefix("http://"))
             assert asked and all(t is not None and t <= 5 for t in asked), f"connect timeouts asked: {asked}"
             took += sum(t - CUT_S for t in asked)      # what the run takes with the timeouts torchenv asked for
-    flat = " ".join(r.err.split())
+    flat = unwrapped(r.err)
     assert r.rc != 0 and url in flat and "Traceback" not in r.text, r.text
     assert took < 30, f"took {took:.0f} s"
     assert not world.lock.exists() and not world.env.exists()

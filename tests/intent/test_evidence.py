@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from tests.support.skips import unavailable
 
 from torchenv.cli import main
 from torchenv.intent.evidence import rank
@@ -233,7 +234,7 @@ def test_3_a_lock_beats_the_pyproject_floor_and_picks_this_targets_entry(tmp_pat
     import sys
 
     if sys.platform == "darwin":
-        pytest.skip("the Linux entry of the lock is what this test checks")
+        unavailable("the Linux entry of the lock is what this test checks")
     torch = init_intent(tmp_path, {"pyproject.toml": '[project]\nname = "x"\ndependencies = ["torch>=2.5.1"]\n',
                                    "uv.lock": UV_LOCK})
     assert (torch.version, torch.cuda, torch.with_) == ("==2.7.0", "cu128", ("torchvision",))

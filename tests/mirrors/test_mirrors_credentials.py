@@ -101,6 +101,8 @@ def test_without_a_login_the_error_says_401_and_shows_no_secret(private_index):
     with pytest.raises(SourceError) as info:
         list_project_files(f"{private_index}/simple", "fakedep")
     assert "HTTP 401" in info.value.message
+    shown = "\n".join([str(info.value), info.value.message, info.value.hint or "", json.dumps(info.value.to_json())])
+    assert TOKEN not in shown and "someone" not in shown, shown     # neither the server's nor another host's login
 
 
 def test_keyring_is_asked_after_a_401_when_it_is_installed(private_index, monkeypatch):

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from tests.support import make_wheel, sha256_of
+from tests.support.skips import requires
 
 TARGET = "linux-x86_64-cpu"
 TOML = '[torch]\nversion = "2.13"\ncuda = "cpu"\npython = "3.11"\n\n[env]\npath = ".venv"\n'
@@ -25,10 +26,10 @@ def netns_available() -> bool:
 
 
 NETNS = netns_available()
-needs_netns = pytest.mark.skipif(not NETNS, reason="`unshare -n` (a network namespace) needs root or user "
-                                                   "namespaces, which this machine does not allow")
-linux_x86 = pytest.mark.skipif(not (sys.platform.startswith("linux") and platform.machine() == "x86_64"),
-                               reason="the fake lock's target is linux-x86_64-cpu")
+needs_netns = requires(NETNS, "`unshare -n` (a network namespace) needs root or user namespaces, which this "
+                                    "machine does not allow")
+linux_x86 = requires(sys.platform.startswith("linux") and platform.machine() == "x86_64",
+                     "the fake lock's target is linux-x86_64-cpu")
 
 
 def seed_cache(path: Path, sha: str) -> None:

@@ -5,6 +5,7 @@ import shutil
 
 from tests.offline.conftest import fresh_home, linux_x86, needs_netns, run_offline
 from tests.support import make_wheel
+from tests.support.console import unwrapped
 
 pytestmark = [linux_x86, needs_netns]
 
@@ -41,7 +42,7 @@ def test_loose_folder_mismatch_and_missing_are_both_reported(fake_project, tmp_p
     proj = _copy_project(fake_project, tmp_path)
     before = (proj / "torchenv.lock").read_bytes()
     proc = run_offline(proj, fresh_home(tmp_path), "--from", str(loose), "--no-verify")
-    out = " ".join((proc.stdout + proc.stderr).split())
+    out = unwrapped(proc.stdout + proc.stderr)
     assert proc.returncode == 2, out
     assert "torch-2.13.0+cpu-py3-none-any.whl: sha256 differs from torchenv.lock (expected" in out
     assert "file has" in out
@@ -55,7 +56,7 @@ def test_without_lock_the_folder_is_checked_against_the_plan(fake_project, tmp_p
     make_wheel(loose, "torch", "2.4.1+cpu", tag="cp311-cp311-linux_x86_64")   # wrong version for the plan
     proj = _copy_project(fake_project, tmp_path, lock=False)
     proc = run_offline(proj, fresh_home(tmp_path), "--from", str(loose), "--no-verify")
-    out = " ".join((proc.stdout + proc.stderr).split())
+    out = unwrapped(proc.stdout + proc.stderr)
     assert proc.returncode == 2, out
     assert "no lock file, and an offline install cannot resolve one" in out
     assert "missing: torch 2.13" in out and "for cp311 linux_x86_64" in out
@@ -67,5 +68,5 @@ def test_lock_out_of_date_with_torchenv_toml_is_refused_offline(fake_project, tm
     (proj / "torchenv.toml").write_text((proj / "torchenv.toml").read_text().replace('python = "3.11"',
                                                                                     'python = "3.12"'))
     proc = run_offline(proj, fresh_home(tmp_path), "--no-verify")
-    out = " ".join((proc.stdout + proc.stderr).split())
+    out = unwrapped(proc.stdout + proc.stderr)
     assert proc.returncode == 2 and "out of date" in out and "cannot re-resolve" in out

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from tests.offline.conftest import fresh_home, linux_x86, needs_netns, run_offline
 from tests.support.assets import cpu_torch_wheel, need, shared_uv_cache
+from tests.support.console import unwrapped
 from tests.support.installed import REPO
 from tests.support.network import pypi_reachable
 
@@ -71,7 +72,7 @@ def test_real_torch_bundle_rebuilds_the_same_env_offline(tmp_path, monkeypatch):
     assert online.returncode == 0, online.stdout + online.stderr
     assert proc.returncode == 0, proc.stdout + proc.stderr
     print(f"offline rebuild (unshare -n, empty cache, with verify): {took:.1f} s")
-    assert "verified: torch 2.13.0+cpu works" in " ".join(proc.stdout.split())
+    assert "verified: torch 2.13.0+cpu works" in unwrapped(proc.stdout)
     assert _dist_records(offline_proj / ".venv") == _dist_records(proj / ".venv")
     assert (offline_proj / "torchenv.lock").read_bytes() == (proj / "torchenv.lock").read_bytes()
 

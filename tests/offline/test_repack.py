@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from tests.support.assets import uv
+from tests.support.skips import requires
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 INFO = "demo-1.0.dist-info"
@@ -93,7 +94,7 @@ def test_a_file_changed_after_install_is_refused_by_name(installed, tmp_path):
     assert not list(dest.iterdir())
 
 
-@pytest.mark.skipif(not (sys.platform == "linux" and sys.version_info[:2] == (3, 11)), reason="names linux, 3.11")
+@requires(sys.platform == "linux" and sys.version_info[:2] == (3, 11), "names linux, 3.11")
 def test_the_dependencies_this_env_holds_are_repacked_and_only_the_rest_downloaded(tmp_path):
     from importlib import metadata
 

@@ -6,6 +6,7 @@ import shutil
 import tarfile
 
 from tests.offline.conftest import fresh_home, linux_x86, needs_netns, rewrite_tar, run_offline
+from tests.support.console import unwrapped
 
 from torchenv.cli import main
 
@@ -86,7 +87,7 @@ def test_corrupted_bundle_is_refused_before_anything_changes(fake_project, tmp_p
     proj = _offline_machine(fake_project, tmp_path)
     before = (proj / "torchenv.lock").read_bytes()
     proc = run_offline(proj, fresh_home(tmp_path), "--from", str(bad), "--no-verify")
-    out = " ".join((proc.stdout + proc.stderr).split())
+    out = unwrapped(proc.stdout + proc.stderr)
     assert proc.returncode == 2, out
     assert "files/fakedep-1.0-py3-none-any.whl in bad.tar: sha256 differs from torchenv.lock" in out
     assert "needed by target linux-x86_64-cpu" in out and "nothing was changed" in out
@@ -100,7 +101,7 @@ def test_incomplete_bundle_names_the_missing_file_and_target(fake_project, tmp_p
     proj = _offline_machine(fake_project, tmp_path)
     before = (proj / "torchenv.lock").read_bytes()
     proc = run_offline(proj, fresh_home(tmp_path), "--from", str(bad), "--no-verify")
-    out = " ".join((proc.stdout + proc.stderr).split())
+    out = unwrapped(proc.stdout + proc.stderr)
     assert proc.returncode == 2, out
     assert "missing: torch 2.13.0+cpu (torch-2.13.0+cpu-py3-none-any.whl), needed by target linux-x86_64-cpu" in out
     _assert_nothing_changed(proj, before)
@@ -121,7 +122,7 @@ def test_existing_env_is_left_alone_when_the_bundle_is_bad(fake_project, tmp_pat
     before = (proj / "torchenv.lock").read_bytes()
     proc = run_offline(proj, home, "--from", str(bundle), "--no-verify")
     assert proc.returncode == 2
-    assert "missing: fakedep 1.1" in " ".join((proc.stdout + proc.stderr).split())
+    assert "missing: fakedep 1.1" in unwrapped(proc.stdout + proc.stderr)
     assert sorted(p.name for p in (proj / ".venv/lib/python3.11/site-packages").iterdir()) == marker
     assert (proj / "torchenv.lock").read_bytes() == before
 
@@ -129,7 +130,7 @@ def test_existing_env_is_left_alone_when_the_bundle_is_bad(fake_project, tmp_pat
 def test_no_bundle_and_empty_cache_lists_everything_missing(fake_project, tmp_path):
     proj = _offline_machine(fake_project, tmp_path)
     proc = run_offline(proj, fresh_home(tmp_path), "--no-verify")
-    out = " ".join((proc.stdout + proc.stderr).split())
+    out = unwrapped(proc.stdout + proc.stderr)
     assert proc.returncode == 2
     assert "3 file(s) missing or different" in out and "no --from given" in out
     assert not (proj / ".venv").exists()

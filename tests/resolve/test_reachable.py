@@ -11,6 +11,7 @@ import sys
 
 import pytest
 from tests.support import build_index, make_wheel
+from tests.support.connects import read_log, watched
 
 from torchenv.errors import PlanRefused
 from torchenv.intent.model import Intent, TorchIntent
@@ -108,17 +109,22 @@ def test_a_manylinux_2_34_wheel_is_reachable_on_this_machines_newer_glibc(here, 
         assert (after is before) is fits, (glibc, after.reasons)
 
 
-def test_an_explicit_tier_is_refused_listing_what_is_reachable(here):
+def test_an_explicit_tier_is_refused_listing_what_is_reachable(here, tmp_path):
     machine, args, folder = here
     make_wheel(folder, "torch", "2.13.0+cpu", tag=TAG)
     intent = Intent(torch=TorchIntent(cuda="cpu", version="2.14"))
-    with pytest.raises(PlanRefused) as exc:
+    closed = args.torch_mirror.removeprefix("http://").split("/")[0]
+    with watched(tmp_path / "connects.log") as log, pytest.raises(PlanRefused) as exc:
         _plan(intent, machine, args)
     text = exc.value.message
     assert "cannot be fetched from here" in text and 'cuda = "cpu"' in text
     flags = [a["flags"] for a in exc.value.alternatives]
     assert any("--torch 2.13.0 --cuda cpu --python 3.11" in f for f in flags), flags
     assert any("--cuda cu130" in f for f in flags), flags
+    refused = ("2.14.1", "cpu", "3.13")                       # what torchenv.toml asks, on this machine's Python
+    offered = [(a["torch"], a["tier"], a["python"]) for a in exc.value.alternatives if a["kind"] == "reachable"]
+    assert refused not in offered and len(set(flags)) == len(flags), exc.value.alternatives
+    assert len(read_log(log, closed)) == 1, "the refused index was asked once: no alternative asked it again"
 
 
 def test_an_explicit_tier_may_still_use_another_python_of_the_same_build(here):

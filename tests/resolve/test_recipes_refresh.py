@@ -3,10 +3,10 @@ afterwards `plan` picks it, with the companion its PEP 658 metadata pins, and sa
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
+from tests.support.cputime import cpu_time
 
 from support.server import serve_dir
 from torchenv.cli import main
@@ -120,12 +120,12 @@ def test_plan_with_an_overlay_stays_fast(capsys, tmp_path):
     best = float("inf")
     for _ in range(3):
         load.clear_cache()
-        start = time.perf_counter()
-        assert main(["plan", "-C", str(tmp_path), "--json", *ASSUMED, "--assume-driver", "580.65.06",
-                     "--assume-gpu", "9.0"]) == 0
-        best = min(best, time.perf_counter() - start)
+        with cpu_time() as spent:
+            assert main(["plan", "-C", str(tmp_path), "--json", *ASSUMED, "--assume-driver", "580.65.06",
+                         "--assume-gpu", "9.0"]) == 0
+        best = min(best, spent.seconds)
     capsys.readouterr()
-    assert best < 0.15          # in-process resolve with the overlay; the CLI start-up budget is 0.3 s
+    assert best < 0.15, f"{best:.3f} CPU s"   # in-process resolve with the overlay; the CLI start-up budget is 0.3 s
 
 
 @pytest.mark.parametrize("text", ["[[series]\nminor = 2.16\n", "[[series]\nminor = \"2.16\"\n"])

@@ -26,21 +26,16 @@ from urllib.parse import unquote, urljoin, urlsplit
 
 import pytest
 
+from .skips import unavailable
+
 T = TypeVar("T")
-
-
-def in_ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes", "on"}
 
 
 def need(found: T | None, what: str) -> T:
     """``found`` when present; else fail (CI) or skip (locally), naming what is missing and where it was sought."""
     if found:
         return found
-    reason = f"missing {what} (looked in: {where_searched()})"
-    if in_ci():
-        pytest.fail(f"{reason}; CI must have it", pytrace=False)
-    pytest.skip(reason)
+    unavailable(f"missing {what} (looked in: {where_searched()})")
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from .console import unwrapped
+
 REPO = Path(__file__).resolve().parents[2]
 # what a developer's shell may carry that a user's would not, or that would redirect torchenv's tools
 SCRUBBED = ("PIP_", "UV_", "XDG_", "CONDA", "VIRTUAL_ENV", "TORCHENV_", "PYTHONIO", "PYTHONPATH")
@@ -68,7 +70,7 @@ class Ran:
 
     def gist(self, needle: str, width: int = 160) -> str:
         """The part of the output around ``needle`` (for the reliability table)."""
-        flat = " ".join(self.text.split())
+        flat = unwrapped(self.text)
         i = flat.find(needle)
         return flat[:width] if i < 0 else flat[max(0, i - width // 3): i + 2 * width // 3]
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import os
 import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 LOG = "TEST_CONNECTS_LOG"
@@ -36,6 +38,17 @@ def watch(log: Path, *, cap: float | None) -> None:
         return real(address, waits, *args, **kwargs)
 
     socket.create_connection = create_connection
+
+
+@contextmanager
+def watched(log: Path, *, cap: float | None = None) -> Iterator[Path]:
+    """``watch`` for the code of this process while the block runs (in-process tests); ``log`` is yielded."""
+    real = socket.create_connection
+    watch(log, cap=cap)
+    try:
+        yield log
+    finally:
+        socket.create_connection = real
 
 
 def read_log(log: Path, host: str) -> list[float | None]:

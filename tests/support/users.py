@@ -7,7 +7,9 @@ unreadable (or unwritable, or not executable) for the process that meets it.
 """
 from __future__ import annotations
 
+import atexit
 import functools
+import importlib.metadata
 import os
 import pwd
 import shutil
@@ -32,7 +34,8 @@ class Outsider:
     name: str                       # the user name torchenv should report as "you are ..."
 
     def run(self, args: list[str], *, cwd: Path, env: dict[str, str], timeout: float = 120):
-        environ = {**env, "PYTHONPATH": os.pathsep.join([str(SRC), *_dependency_paths()])}
+        paths = [str(readable_runtime())] if self.prefix else [str(SRC), *_dependency_paths()]
+        environ = {**env, "PYTHONPATH": os.pathsep.join(paths)}
         return subprocess.run([*self.prefix, "env", *(f"{k}={v}" for k, v in environ.items()),
                                self.python, "-m", "torchenv", *args],
                               cwd=cwd, capture_output=True, text=True, timeout=timeout, env={})
@@ -47,6 +50,62 @@ class Outsider:
         if self.prefix:
             info = pwd.getpwnam(self.name)
             os.chown(path, info.pw_uid, info.pw_gid)
+
+
+@functools.lru_cache(maxsize=1)
+def readable_runtime() -> Path:
+    """torchenv and the packages it imports, in a folder every user may read (made once per process).
+
+    Why: the checkout, and the dev env inside it, may sit in a private folder (a clone in root's 0700
+    home); the other user could then import nothing from there and every test run as them failed before
+    torchenv started. Files are hard-linked where they are readable by all already, else copied readable.
+    """
+    root = shared_dir("torchenv-outsider-")
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
+    for source in sorted(p for p in (SRC / "torchenv").rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        _place(source, root / source.relative_to(SRC))
+    for dist in _runtime_distributions():
+        for name in dist.files or ():
+            if ".." not in name.parts and "__pycache__" not in name.parts:
+                _place(Path(str(dist.locate_file(name))), root / name)
+    for folder in [root, *(p for p in root.rglob("*") if p.is_dir())]:
+        folder.chmod(0o755)
+    return root
+
+
+def _place(source: Path, dest: Path) -> None:
+    if not source.is_file():
+        return
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    if source.stat().st_mode & 0o004:
+        try:
+            os.link(source, dest)
+            return
+        except OSError:
+            pass                        # another filesystem: copy
+    shutil.copyfile(source, dest)
+    dest.chmod(0o755 if source.stat().st_mode & 0o100 else 0o644)
+
+
+def _runtime_distributions() -> list[importlib.metadata.Distribution]:
+    """The installed distributions torchenv needs at run time (its requirements, theirs, ...; no extras)."""
+    from packaging.requirements import Requirement
+
+    found: dict[str, importlib.metadata.Distribution] = {}
+    todo = [Requirement(r) for r in importlib.metadata.requires("torchenv") or ()]
+    while todo:
+        req = todo.pop()
+        if req.marker is not None and not req.marker.evaluate({"extra": ""}):
+            continue
+        key = req.name.lower().replace("_", "-")
+        if key in found:
+            continue
+        try:
+            found[key] = importlib.metadata.distribution(req.name)
+        except importlib.metadata.PackageNotFoundError:
+            continue                    # an optional platform's package: torchenv runs without it
+        todo += [Requirement(r) for r in found[key].requires or ()]
+    return list(found.values())
 
 
 def _dependency_paths() -> list[str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import subprocess
 
 import pytest
+from tests.support.console import unwrapped
 from tests.support.inbackend import write_package_project
 
 from torchenv.cli import main
@@ -66,7 +67,7 @@ def test_a_failed_project_build_fails_up_with_the_package_and_its_first_error(wo
 
 def _said(capsys) -> str:
     out = capsys.readouterr()
-    return " ".join((out.out + out.err).split())
+    return unwrapped(out.out + out.err)
 
 
 def test_a_package_added_by_hand_is_kept_by_up_and_removed_by_up_exact(world, capsys):

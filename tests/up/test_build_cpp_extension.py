@@ -23,7 +23,8 @@ SETUP = '''from setuptools import setup
 from torch.utils.cpp_extension import BuildExtension, CppExtension
 
 setup(name="addone", version="0.1", packages=["addone"],
-      ext_modules=[CppExtension("addone._C", ["addone/op.cpp"])], cmdclass={"build_ext": BuildExtension})
+      ext_modules=[CppExtension("addone._C", ["addone/op.cpp"], extra_compile_args=["-O0", "-g0"])],
+      cmdclass={"build_ext": BuildExtension})
 '''
 OP = '''#include <torch/extension.h>
 
@@ -52,14 +53,15 @@ def test_a_cpp_extension_project_fails_honestly_then_builds_against_the_envs_tor
     (project / "torchenv.toml").write_text('[torch]\nversion = "2.13"\ncuda = "cpu"\npython = "3.11"\n')
     (project / "setup.py").write_text(SETUP)
     (project / "addone" / "__init__.py").write_text("")
-    (project / "addone" / "op.cpp").write_text(OP.replace("x + 1;", "x + undeclared_name;"))
+    # a header the project forgot: the compiler stops at once (a mistake further down costs the parse of torch's)
+    (project / "addone" / "op.cpp").write_text('#include "addone_config.h"\n' + OP)
 
     start = time.monotonic()
     with pytest.raises(BuildFailed) as raised:
         _up(project)
     failed_s = time.monotonic() - start
     said = str(raised.value)
-    assert "addone did not build" in said and "error:" in said and "undeclared_name" in said, said
+    assert "addone did not build" in said and "error:" in said and "addone_config.h" in said, said
     assert "No module named 'torch'" not in said, "built against the env's torch, not in isolation"
     assert (project / ".torchenv" / "build-logs" / "addone.log").is_file()
     lock = (project / "torchenv.lock").read_text()

@@ -6,6 +6,7 @@ import shutil
 
 import pytest
 from tests.support.assets import CPU_TORCH, cpu_torch_wheel, shared_uv_cache
+from tests.support.console import unwrapped
 from tests.support.installed import REPO
 
 pytestmark = pytest.mark.integration
@@ -19,7 +20,7 @@ def test_quickstart_up_from_the_installed_tool_ends_verified(installed_torchenv,
     shutil.copytree(REPO / "examples" / "quickstart", project)
     first = installed_torchenv.run("up", "-C", str(project), cwd=tmp_path)   # as the README's quickstart
     assert first.returncode == 0, first.stdout + first.stderr
-    said = " ".join(first.stdout.split())
+    said = unwrapped(first.stdout)
     assert f"verified: torch {CPU_TORCH} works" in said
     assert (project / "torchenv.lock").is_file()
     torch_dir = next((project / ".venv").glob("lib/python3*/site-packages/torch"))

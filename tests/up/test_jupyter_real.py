@@ -30,8 +30,9 @@ def _up(project: Path, *flags: str):
     return run_up(project, up_options(args), Ui(quiet=True))
 
 
-def _ask_kernel(name: str, code: str) -> str:
-    """Start the kernelspec ``name`` with jupyter_client's KernelManager, run ``code``, return its result."""
+def _ask_kernel(name: str, *codes: str) -> list[str]:
+    """Start the kernelspec ``name`` with jupyter_client's KernelManager, run each of ``codes`` in it, return
+    their results (one kernel: starting one costs seconds, and each answer comes from the same start)."""
     from jupyter_client.manager import KernelManager
 
     km = KernelManager(kernel_name=name)
@@ -40,17 +41,20 @@ def _ask_kernel(name: str, code: str) -> str:
         kc = km.client()
         kc.start_channels()
         kc.wait_for_ready(timeout=120)
-        msg_id = kc.execute(code)
-        while True:
-            msg = kc.get_iopub_msg(timeout=120)
-            if msg["parent_header"].get("msg_id") != msg_id:
-                continue
-            if msg["msg_type"] == "execute_result":
-                return str(msg["content"]["data"]["text/plain"])
-            if msg["msg_type"] == "error":
-                raise AssertionError("\n".join(msg["content"]["traceback"]))
+        return [_result(kc, kc.execute(code)) for code in codes]
     finally:
         km.shutdown_kernel(now=True)
+
+
+def _result(kc, msg_id: str) -> str:
+    while True:
+        msg = kc.get_iopub_msg(timeout=120)
+        if msg["parent_header"].get("msg_id") != msg_id:
+            continue
+        if msg["msg_type"] == "execute_result":
+            return str(msg["content"]["data"]["text/plain"])
+        if msg["msg_type"] == "error":
+            raise AssertionError("\n".join(msg["content"]["traceback"]))
 
 
 @pytest.mark.timeout(1500)
@@ -83,7 +87,7 @@ def test_up_alone_makes_a_jupyter_kernel_that_imports_the_locked_torch(tmp_path,
     assert spec["spec"]["display_name"] == "proj (torch 2.13.0, cpu)"
     assert result.kernel == f"proj (torch 2.13.0, cpu) ({name})"
 
-    assert _ask_kernel(name, "import torch; torch.__version__") == repr(CPU_TORCH)
     env_bin = str(project / ".venv" / "bin")
-    assert _ask_kernel(name, "import os, sys; os.environ['PATH'].split(os.pathsep)[0] + '|' + sys.prefix") \
-        == repr(f"{env_bin}|{project / '.venv'}")
+    assert _ask_kernel(name, "import torch; torch.__version__",
+                       "import os, sys; os.environ['PATH'].split(os.pathsep)[0] + '|' + sys.prefix") \
+        == [repr(CPU_TORCH), repr(f"{env_bin}|{project / '.venv'}")]

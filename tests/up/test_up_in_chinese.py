@@ -11,6 +11,7 @@ import sys
 import time
 
 import pytest
+from tests.support.console import unwrapped
 
 from torchenv import i18n
 
@@ -29,7 +30,7 @@ def _up(world, monkeypatch, capsys, lang: str, *extra: str) -> tuple[int, str, s
     finally:
         i18n.deactivate()
     out, err = capsys.readouterr()
-    return rc, " ".join(out.split()), err
+    return rc, unwrapped(out), err
 
 
 @pytest.mark.parametrize("installer", ["uv"], indirect=True)
@@ -155,7 +156,7 @@ def test_the_reachable_builds_warning_reads_in_chinese_and_stays_english_data(wo
         Ui().warn(warning)
     finally:
         i18n.deactivate()
-    err = " ".join(capsys.readouterr().err.split())
+    err = unwrapped(capsys.readouterr().err)
     assert "可获取的构建：为 Python 3.11 选择了 torch 2.4.1（cpu），PyPI 自己的 torch 2.4.1 构建，因为从这里可以下载到它；" \
            "跳过了 --torch ==2.5（cpu）：no wheel（另有 1 个）" in err, err
 

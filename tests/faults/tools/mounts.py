@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import pytest
+from tests.support.skips import unavailable
 
 
 def _mount(*args: str) -> None:
@@ -26,7 +26,7 @@ def _umount(path: Path) -> None:
 
 def _need_root(what: str) -> None:
     if os.geteuid() != 0:
-        pytest.skip(f"{what} needs root to mount a filesystem (and as non-root chmod would do, "
+        unavailable(f"{what} needs root to mount a filesystem (and as non-root chmod would do, "
                     "but this suite does not fake it)")
 
 
@@ -38,7 +38,7 @@ def small_tmpfs(path: Path, size: str) -> Iterator[Path]:
     try:
         _mount("-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path))
     except OSError as exc:
-        pytest.skip(f"cannot mount a tmpfs here ({exc}); disk-full faults not tried")
+        unavailable(f"cannot mount a tmpfs here ({exc}); disk-full faults not tried")
     try:
         yield path
     finally:
@@ -52,12 +52,12 @@ def read_only(path: Path) -> Iterator[Path]:
     try:
         _mount("--bind", str(path), str(path))
     except OSError as exc:
-        pytest.skip(f"cannot bind-mount here ({exc}); read-only faults not tried")
+        unavailable(f"cannot bind-mount here ({exc}); read-only faults not tried")
     try:
         _mount("-o", "remount,bind,ro", str(path))
     except OSError as exc:
         _umount(path)
-        pytest.skip(f"cannot remount read-only here ({exc}); read-only faults not tried")
+        unavailable(f"cannot remount read-only here ({exc}); read-only faults not tried")
     try:
         yield path
     finally:
