@@ -40,11 +40,13 @@ def say_up_to_date(env: str | os.PathLike[str], lock_name: str, target: str, not
     """The one way a no-op ``up`` is said: a plain write (no rich; in English no catalogue is read), then
     the flags kept from the last ``up`` and the requirement-file warnings, redacted as every warning is."""
     from ..i18n import _
-    from ..ui import write_plain_warnings
 
     sys.stdout.write(_("{env} is up to date with {lock} (target {target})").format(
         env=_rel(os.fspath(env)), lock=lock_name, target=target) + "\n" + "".join(f"{note}\n" for note in notes))
-    write_plain_warnings(warnings)
+    if warnings:          # English data (requirement-file notes), in the user's language and redacted
+        from ..ui import write_plain_warnings
+
+        write_plain_warnings(warnings)
 
 
 # --- the exact check ----------------------------------------------------------------------------
