@@ -15,7 +15,7 @@ class TorchenvError(Exception):
     exit_code = 1
 
     def __init__(self, message: str, *, hint: str | None = None, **details: Any) -> None:
-        from .sources.credentials import redact_text  # a message may quote a URL or an engine's output
+        from .redaction import redact_text  # a message may quote a URL or an engine's output
 
         message, hint = redact_text(message), redact_text(hint) if hint else hint
         super().__init__(message)

@@ -314,7 +314,7 @@ def _use(args: argparse.Namespace, ui: Any) -> int:
 # --- add ---------------------------------------------------------------------------------------
 
 def _add(args: argparse.Namespace, ui: Any) -> int:
-    from ..sources.credentials import redact
+    from ..redaction import redact
     from ..sources.usermirrors import MirrorEntry, add_user_mirror
 
     entry = MirrorEntry(name=args.name.strip(), kind=args.kind, url=args.url.strip(), layout=args.layout,

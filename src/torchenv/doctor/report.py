@@ -21,7 +21,7 @@ SHOWN_PREFIXES = ("CUDA", "NVIDIA", "TORCH", "PYTORCH", "LD_LIBRARY_PATH", "PATH
 
 
 def redact(text: str, environ: Mapping[str, str], *, include_paths: bool = False) -> str:
-    from ..sources.credentials import redact_text
+    from ..redaction import redact_text
 
     for name, value in environ.items():
         if SECRET_NAME.search(name) and value and len(value) >= 3:
@@ -99,7 +99,7 @@ def _finding_lines(findings: Sequence[Finding]) -> list[str]:
 
 def render(diag: Diagnosis, environ: Mapping[str, str]) -> str:
     """The report in Markdown, one section per kind of fact, so it can be pasted into an issue as is."""
-    from .. import __version__
+    from ..version import __version__
 
     lines = ["# torchenv doctor report", "", f"torchenv {__version__}", "", "## Machine", ""]
     lines += _machine_lines(diag.machine)

@@ -1,10 +1,11 @@
 """Read and write ``torchenv.lock``.
 
 Why we emit the TOML text ourselves: the lock is written on every ``up``/``lock`` and read
-on every no-op ``up``, so reading uses stdlib ``tomllib`` and writing is a small
-deterministic printer (no tomlkit import). The output is meant for code review: keys in a
-fixed order, one ``[[target.package]]`` table per artifact sorted by name, so a version
-bump shows up as a two-line diff.
+on every no-op ``up``, so reading uses stdlib ``tomllib`` and writing goes through
+``torchenv.tomltext``, the one small deterministic printer every TOML file torchenv writes
+uses (no tomlkit import). The output is meant for code review: keys in a fixed order, one
+``[[target.package]]`` table per artifact sorted by name, so a version bump shows up as a
+two-line diff.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from .. import tomltext
 from ..envlayout import dist_name
 from ..errors import LockError
 from ..fileio import InputRefused, tomllib_module
@@ -35,32 +37,23 @@ _CONDA_OPTIONAL: dict[str, type] = {"md5": str, "channel": str, "size": int, "bu
 
 # --- writing -------------------------------------------------------------------------------
 
-def _string(value: str) -> str:
-    if "://" in value:           # a lock is shared: it never keeps a login or a token of a URL
-        from ..sources.credentials import strip_secrets
-
-        value = strip_secrets(value)
-    out = value.replace("\\", "\\\\").replace('"', '\\"')
-    out = out.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
-    return f'"{out}"'
-
-
-def _value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
+def _value(value: Any) -> Any:
+    """What the printer writes for a lock value: a URL without its login or token (a lock is shared),
+    a tuple as a list, anything else not TOML-native (a path, a version object) as its text."""
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_value(v) for v in value) + "]"
-    return _string(str(value))
+        return [_value(v) for v in value]
+    if isinstance(value, (bool, int)):
+        return value
+    text = str(value)
+    if "://" in text:
+        from ..redaction import strip_secrets
 
-
-def _key(key: str) -> str:
-    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else _string(key)
+        text = strip_secrets(text)
+    return text
 
 
 def _pairs(items: list[tuple[str, Any]]) -> list[str]:
-    return [f"{_key(k)} = {_value(v)}" for k, v in items if v is not None]
+    return tomltext.pairs({k: _value(v) for k, v in items if v is not None})
 
 
 def _conda_items(pkg: LockedCondaPackage) -> list[tuple[str, Any]]:
@@ -87,9 +80,9 @@ def dumps_lock(lock: Lockfile) -> str:
     for target in sorted(lock.targets, key=lambda t: t.name):
         lines += ["", "[[target]]", *_pairs([(k, getattr(target, k)) for k in _TARGET_KEYS])]
         if target.channels or target.conda:
-            lines.append(f"channels = {_value(list(target.channels))}")
+            lines.append(f"channels = {tomltext.value(_value(target.channels))}")
         if target.virtual_packages:
-            lines.append(f"virtual-packages = {_value(sorted(target.virtual_packages))}")
+            lines.append(f"virtual-packages = {tomltext.value(_value(sorted(target.virtual_packages)))}")
         for wheel in sorted(target.wheels, key=lambda w: (w.name, w.filename)):
             lines += ["", "[[target.package]]", *_pairs([(k, getattr(wheel, k)) for k in _WHEEL_KEYS])]
         for pkg in sorted(target.conda, key=lambda c: (c.name, c.subdir, c.build)):
@@ -298,7 +291,7 @@ def _strings(table: dict[str, Any], key: str, where: str, file: str) -> tuple[st
 
 def _format_version(data: dict[str, Any], file: str) -> tuple[int, str]:
     """(lock format version, the torchenv that wrote it); an error for a format this torchenv cannot read."""
-    from .. import __version__
+    from ..version import __version__
 
     version = _need(data, "version", "the top level", file, int)
     made_by = str(data.get("torchenv", "?"))

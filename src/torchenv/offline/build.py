@@ -129,7 +129,7 @@ def fetch_artifact(art: Artifact, sources: Sources, ui: Any) -> Path:
     rec = art.record
     if hasattr(rec, "build"):
         return fetch(art.filename, art.sha256, _conda_candidates(rec, sources), ui=ui)
-    from ..backends.locate import local_candidates, remote_candidates
+    from ..sources.locate import local_candidates, remote_candidates
 
     try:
         return fetch(art.filename, art.sha256, local_candidates(sources, rec))
@@ -156,7 +156,7 @@ def _sha_size(path: Path) -> tuple[str, int]:
 
 def project_files(project_dir: Path, intent: Any) -> list[tuple[str, Path]]:
     """torchenv.toml, torchenv.lock and the requirement files the intent reads, relative to the project."""
-    from ..intent.requirements import gather
+    from ..intent.project_requirements import gather
     from ..lock.model import LOCK_FILE
 
     out = [(n, project_dir / n) for n in ("torchenv.toml", LOCK_FILE) if (project_dir / n).is_file()]
@@ -174,7 +174,7 @@ def project_files(project_dir: Path, intent: Any) -> list[tuple[str, Path]]:
 
 def _without_logins(path: Path, copy: Path) -> Path:
     """``path``, or a copy of it with URL logins dropped: a bundle travels, a login must not."""
-    from ..sources.credentials import strip_secrets_in_text
+    from ..redaction import strip_secrets_in_text
 
     try:
         text = path.read_text(encoding="utf-8")

@@ -9,7 +9,7 @@ plan. What was read is cached under torchenv's cache dir (``index-check/``, TTL
 
 Never a cost offline: with ``TORCHENV_OFFLINE=1`` (or ``TORCHENV_INDEX_CHECK=0``) nothing is read.
 Before any request each host gets one TCP connect probe (``PROBE_S``; skipped behind a proxy),
-and a host that failed is remembered (``backends.getfile.SourceMemory``, kept on disk for 15
+and a host that failed is remembered (``sources.deadhosts.SourceMemory``, kept on disk for 15
 minutes), so an unreachable index costs at most one short probe, then nothing, and never the
 import of the HTTP/TLS stack.
 """
@@ -21,13 +21,13 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from .. import kb
-from ..sources.credentials import strip_secrets
+from ..redaction import strip_secrets
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from ..backends.getfile import SourceMemory
     from ..intent.model import Intent
+    from ..sources.deadhosts import SourceMemory
     from ..sources.model import TorchSource
     from .machine_view import MachineView
     from .search import Constraints, Rejection
@@ -258,7 +258,7 @@ def _torch_source(intent: Intent, tier: str, platform: str, overrides: Any) -> T
 def _probe_hosts(wanted: dict[str, TorchSource], memory: Any) -> None:
     """Ask each host once whether it answers at all; a host that does not is remembered as failed, so its pages
     are not read (a quick refusal instead of one timeout per tier)."""
-    from ..backends.getfile import host_of
+    from ..sources.deadhosts import host_of
 
     probed: set[str | None] = set()
     for url in (strip_secrets(s.url) for s in wanted.values()):
@@ -282,7 +282,7 @@ def _read_pages(wanted: dict[str, TorchSource], memory: Any) -> dict[str, Any]:
 
 def _dead_hosts(targets: dict[str, TorchSource], memory: Any) -> tuple[str, ...]:
     """``host: why`` for each host of the tiers' sources that failed, once each, in tier order."""
-    from ..backends.getfile import host_of
+    from ..sources.deadhosts import host_of
 
     dead = dict.fromkeys(h for h in (host_of(strip_secrets(s.url)) for s in targets.values()) if h in memory.dead)
     return tuple(f"{h}: {memory.dead[h]}" for h in dead)
@@ -296,7 +296,7 @@ def check(intent: Intent, cons: Constraints, mv: MachineView, overrides: Any = N
     """
     if not enabled():
         return None
-    from ..backends.getfile import SourceMemory
+    from ..sources.deadhosts import SourceMemory
 
     memory = SourceMemory.recent()          # hosts that failed in the last minutes are not asked again
     per_tier = {t: _torch_source(intent, t, mv.platform, overrides) for t in tiers_to_check(cons, mv)}

@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..i18n import N_
 
 REASONS = (
-    # intent.requirements.kernel_reason (intent.jupyter)
+    # intent.project_requirements.kernel_reason (intent.jupyter)
     N_("ipykernel in the environment and a kernelspec registered ({why}); [env] jupyter = false leaves it out"),
     N_("a Jupyter kernel: asked for ([env] jupyter = true)"),
     N_("a Jupyter kernel: the requirements name {name}"),

@@ -14,7 +14,6 @@ release they know.
 from __future__ import annotations
 
 import datetime
-import json
 import os
 import re
 import urllib.parse
@@ -23,9 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .. import tomltext
 from ..errors import SourceError
 from ..kb.load import overlay_path
-from ..sources.credentials import strip_secrets
+from ..redaction import strip_secrets
 from ..sources.wheelfit import platforms_of
 
 if TYPE_CHECKING:
@@ -314,18 +314,6 @@ def _with_pinned_cuda(info: dict[str, Any], base: str, tier: str) -> dict[str, A
     return {**info, "cuda": cuda, "source": f"{info['source']}; CUDA {cuda} from torch's Requires-Dist {pin}"}
 
 
-def _toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return json.dumps(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{ " + ", ".join(f"{json.dumps(k)} = {_toml_value(v)}" for k, v in value.items()) + " }"
-    raise TypeError(type(value))
-
-
 def _extras(seen: dict[str, _Release], shipped: dict[str, Any], source: str) -> list[dict[str, Any]]:
     """For releases the shipped recipes know: the (platform, tier) builds the index has that they do not list."""
     from ..kb.model import vtuple
@@ -344,13 +332,13 @@ def _render(series: list[dict[str, Any]], tiers: dict[str, dict[str, Any]], refr
     lines = ["# Written by `torchenv recipes refresh`: torch releases read from an index, in the recipe format",
              "# of recipes/releases.toml and recipes/tiers.toml. The shipped recipes win for releases they know.",
              "", "[refresh]"]
-    lines += [f"{k} = {_toml_value(v)}" for k, v in refreshed.items()]
+    lines += [f"{k} = {tomltext.value(v)}" for k, v in refreshed.items()]
     for entry in series:
-        lines += ["", "[[series]]"] + [f"{k} = {_toml_value(v)}" for k, v in entry.items()]
+        lines += ["", "[[series]]"] + [f"{k} = {tomltext.value(v)}" for k, v in entry.items()]
     for name, info in tiers.items():
-        lines += ["", f"[tier.{json.dumps(name)}]"] + [f"{k} = {_toml_value(v)}" for k, v in info.items()]
+        lines += ["", f"[tier.{tomltext.string(name)}]"] + [f"{k} = {tomltext.value(v)}" for k, v in info.items()]
     for extra in extras:
-        lines += ["", "[[extra]]"] + [f"{k} = {_toml_value(v)}" for k, v in extra.items()]
+        lines += ["", "[[extra]]"] + [f"{k} = {tomltext.value(v)}" for k, v in extra.items()]
     return "\n".join(lines) + "\n"
 
 

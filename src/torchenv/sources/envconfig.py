@@ -52,7 +52,7 @@ def _one_ini_value(url: str) -> None:
     (``trusted-host``, ``index-url``); no URL holds one, so it is refused, named, before anything is written."""
     from ..errors import SourceError
     from ..i18n import _
-    from .credentials import redact
+    from ..redaction import redact
 
     if any(ord(c) < 32 or ord(c) == 127 for c in url):
         raise SourceError(_("package source {url} holds a newline or another control character; it cannot be "

@@ -59,7 +59,7 @@ LIMITS: dict[str, tuple[str, int]] = {
 
 
 def user_agent() -> str:
-    from .. import __version__
+    from ..version import __version__
 
     return f"torchenv/{__version__}"
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from packaging.requirements import Requirement
 
     from ..intent.model import Intent
-    from ..intent.reqfile import ReqLine
+    from ..intent.requirements_file import ReqLine
     from ..lock.model import Lockfile
     from ..resolve.plan import Plan
     from .jupyter import KernelWanted
@@ -58,7 +58,7 @@ class _Reading:
 def _requirement_lines(path: Path, included_from: str | None) -> list[ReqLine]:
     """The lines of a requirements file (or of an environment.yml's ``pip:`` list); an error naming the file."""
     from ..fileio import InputRefused, read_bounded
-    from ..intent.reqfile import decode_requirements, parse_requirements_text
+    from ..intent.requirements_file import decode_requirements, parse_requirements_text
 
     try:
         text = decode_requirements(read_bounded(path))
@@ -114,7 +114,7 @@ def _read_requirements_file(path: Path, reading: _Reading, *, constraint: bool =
 def _check_included_line(text: str, where: str, path: Path, included_from: str) -> None:
     """An included file must read as requirements: ``-r /etc/passwd`` is stopped here, not after torch downloaded."""
     from ..i18n import _
-    from ..intent.reqfile import looks_like_requirement
+    from ..intent.requirements_file import looks_like_requirement
 
     if not looks_like_requirement(text):
         including, _sep, option = included_from.partition(": ")
@@ -135,7 +135,7 @@ def conda_pip_lines(text: str, path: Path) -> list[ReqLine]:
     """
     import yaml  # type: ignore[import-untyped,unused-ignore]  # PyYAML ships no hints (types-PyYAML, if installed, does)
 
-    from ..intent.reqfile import parse_requirements_text
+    from ..intent.requirements_file import parse_requirements_text
 
     try:
         data = yaml.safe_load(text)
@@ -156,7 +156,7 @@ _SOURCES_FROM = "torchenv takes package sources from torchenv.toml [mirror] and 
 
 
 def _editable_note(where: str, target: str, file_dir: Path, project: Path) -> str:
-    from ..intent.reqfile import is_the_project_itself
+    from ..intent.requirements_file import is_the_project_itself
 
     if is_the_project_itself(target, file_dir, project):
         return f"{where}: `-e {target}` is this project itself, not a dependency: it is not locked"
