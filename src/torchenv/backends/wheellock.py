@@ -18,7 +18,7 @@ from ..errors import BackendError, SourceError
 from ..i18n import _
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Collection, Sequence
 
     from ..engines.base import WheelEngine
     from ..lock.model import LockedWheel
@@ -244,39 +244,13 @@ class WheelLocker:
 
     def _lock(self, requirements: list[str]) -> tuple[LockedWheel, ...]:
         from ..sources.index import normalize
-        from ..sources.locate import FROM_PYPI, torch_family
+        from ..sources.locate import torch_family
 
-        plan = self.plan
-        sources = plan_sources(plan)
         family = torch_family()
-        pinned: dict[str, _Pinned] = {}
-        for pkg in plan.packages:
-            name = normalize(pkg.name)
-            if name in family:
-                pinned[name] = self._locate(name, pkg.version, pkg.source)
-        pypi = sources.pypi
-        extra_links = [w for w in sources.wheelhouses if w not in pypi.find_links]
-        needs = import_needs_missing(plan, requirements)
-        for _round in range(3):
-            reqs = [f"{name} @ {p.engine_url}" for name, p in sorted(pinned.items())] + list(requirements)
-            resolved, needs = self._resolve(reqs, needs, extra_links)
-            strays = [w for w in resolved if normalize(w.name) in family and normalize(w.name) not in pinned]
-            if not strays or plan.pypi_default_build:
-                break
-            for w in strays:   # e.g. triton pulled in by torch: must come from the torch source too
-                pinned[normalize(w.name)] = self._pulled_in(normalize(w.name), w.version)
-        else:
-            raise SourceError("the torch-family packages kept changing while resolving: "
-                              + ", ".join(sorted(pinned)), hint=_("report this with `torchenv plan --json`"))
-        wheels = []
-        for w in resolved:
-            name = normalize(w.name)
-            if name in pinned:
-                wheels.append(self._complete(pinned[name]))
-            elif name in family:   # PyPI's default build: exactly pinned, hash-locked, from the PyPI side
-                wheels.append(_replace(w, name=name, source=FROM_PYPI))
-            else:
-                wheels.append(_replace(w, name=name))
+        pinned = {normalize(pkg.name): self._locate(normalize(pkg.name), pkg.version, pkg.source)
+                  for pkg in self.plan.packages if normalize(pkg.name) in family}
+        resolved = self._settle(pinned, requirements, family)
+        wheels = [self._locked(w, pinned, family) for w in resolved]
         self._remember_hashed(wheels)
         missing = set(pinned) - {w.name for w in wheels}
         if missing:
@@ -284,6 +258,41 @@ class WheelLocker:
                                    items=', '.join(sorted(missing))),
                                hint=_("a requirement marker excludes it on this platform; check your requirements"))
         return tuple(sorted(wheels, key=lambda w: (w.name, w.filename)))
+
+    def _settle(self, pinned: dict[str, _Pinned], requirements: list[str],
+                family: Collection[str]) -> list[LockedWheel]:
+        """Resolve with the torch family pinned to its located files; a family member the resolve pulls in
+        (triton, pulled in by torch) is pinned from the torch source too and the resolve repeated (at most
+        three rounds). ``pinned`` grows in place."""
+        from ..sources.index import normalize
+
+        plan = self.plan
+        sources = plan_sources(plan)
+        extra_links = [w for w in sources.wheelhouses if w not in sources.pypi.find_links]
+        needs = import_needs_missing(plan, requirements)
+        for _round in range(3):
+            reqs = [f"{name} @ {p.engine_url}" for name, p in sorted(pinned.items())] + list(requirements)
+            resolved, needs = self._resolve(reqs, needs, extra_links)
+            strays = [w for w in resolved if normalize(w.name) in family and normalize(w.name) not in pinned]
+            if not strays or plan.pypi_default_build:
+                return resolved
+            for w in strays:
+                pinned[normalize(w.name)] = self._pulled_in(normalize(w.name), w.version)
+        raise SourceError("the torch-family packages kept changing while resolving: "
+                          + ", ".join(sorted(pinned)), hint=_("report this with `torchenv plan --json`"))
+
+    def _locked(self, w: LockedWheel, pinned: dict[str, _Pinned], family: Collection[str]) -> LockedWheel:
+        """One resolved wheel as the lock records it: a pinned torch-family file completed with its hash; PyPI's
+        default build of a family member exactly pinned from the PyPI side; anything else as resolved."""
+        from ..sources.index import normalize
+        from ..sources.locate import FROM_PYPI
+
+        name = normalize(w.name)
+        if name in pinned:
+            return self._complete(pinned[name])
+        if name in family:
+            return _replace(w, name=name, source=FROM_PYPI)
+        return _replace(w, name=name)
 
     def _resolve(self, reqs: list[str], needs: list[str], extra_links: list[str]) -> tuple[list[LockedWheel], list[str]]:
         """Resolve ``reqs`` plus the plan's import needs (numpy); without them, said, if only they fail.

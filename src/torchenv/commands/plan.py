@@ -7,7 +7,7 @@ path imports no rich (start-up budget < 0.3 s).
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..i18n import _
 from . import _options
@@ -86,47 +86,57 @@ def with_project_requirements(plan: Plan) -> Plan:
     return dataclasses.replace(plan, reasons=plan.reasons + extra)
 
 
-def show_plan(ui: Ui, plan: Plan) -> None:
-    """Packages table, the "why" list, warnings: readable by someone who never heard of sm_61."""
+def _packages_table(plan: Plan) -> Any:
+    """package | version | from: the torch index (or the local folder first) for the torch family, else PyPI."""
     from rich.table import Table
 
+    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+    table.add_column(_("package"))
+    table.add_column(_("version"))
+    table.add_column(_("from"))
+    torch_origin = plan.sources.torch[0].url if plan.sources and plan.sources.torch \
+        else _("torch index ({tier})").format(tier=plan.tier)
+    for p in plan.packages:
+        origin = "PyPI" if p.source == "pypi" else torch_origin
+        local = _in_wheelhouse(plan, p.name, p.version)
+        table.add_row(p.name, p.version, _("{folder} (your local folder), else {origin}").format(
+            folder=local, origin=origin) if local else origin)
+    return table
+
+
+def _why_lines(plan: Plan) -> list[tuple[str, bool | None]]:
+    """The "why" list: intent, the planner's reasons, the sources' own, the environment, conda specs, GPU code;
+    each with rich's ``highlight`` (None: the console's default, kept for the environment and GPU-code lines)."""
+    lines: list[tuple[str, bool | None]] = [(_("intent: {source}").format(source=_intent_source(plan)), False)]
+    lines += [(reason_text(r), False) for r in plan.reasons]
+    source_reasons = plan.sources.reasons if plan.sources else ()
+    lines += [(_("sources: {why}").format(why=reason_text(r)), False) for r in source_reasons
+              if r not in plan.reasons]
+    if plan.backend_reason:
+        lines.append((_("environment: {why}").format(why=reason_text(plan.backend_reason)), None))
+    if plan.backend == "conda":
+        from ..conda.specs import conda_request
+
+        request = conda_request(plan)
+        lines.append((_("conda specs: {specs}").format(specs=", ".join(request.specs)), False))
+        lines += [(_("conda: {why}").format(why=r), False) for r in request.reasons]
+    if plan.compiled_archs:
+        lines.append((_("GPU code in this build: {archs}").format(archs=" ".join(plan.compiled_archs)), None))
+    return lines
+
+
+def show_plan(ui: Ui, plan: Plan) -> None:
+    """Packages table, the "why" list, warnings: readable by someone who never heard of sm_61."""
     con = ui.console
     status = "" if plan.tier_status == "stable" else f" ({plan.tier_status})"
     cuda = f", CUDA {plan.cuda_version}" if plan.cuda_version else ""
     con.print(f"[bold]torch {plan.torch_version}[/] · tier [bold]{plan.tier}[/]{status}{cuda} · "
               f"Python {plan.python} · {plan.backend} · {plan.platform}")
     if not ui.quiet:
-        table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
-        table.add_column(_("package"))
-        table.add_column(_("version"))
-        table.add_column(_("from"))
-        for p in plan.packages:
-            origin = "PyPI" if p.source == "pypi" else (
-                plan.sources.torch[0].url if plan.sources and plan.sources.torch
-                else _("torch index ({tier})").format(tier=plan.tier))
-            local = _in_wheelhouse(plan, p.name, p.version)
-            table.add_row(p.name, p.version, _("{folder} (your local folder), else {origin}").format(
-                folder=local, origin=origin) if local else origin)
-        con.print(table)
+        con.print(_packages_table(plan))
         con.print(f"[bold]{_('why')}[/]")
-        con.print("  • " + _("intent: {source}").format(source=_intent_source(plan)), markup=False, highlight=False)
-        for r in plan.reasons:
-            con.print(f"  • {reason_text(r)}", markup=False, highlight=False)
-        for r in (r for r in (plan.sources.reasons if plan.sources else ()) if r not in plan.reasons):
-            con.print("  • " + _("sources: {why}").format(why=reason_text(r)), markup=False, highlight=False)
-        if plan.backend_reason:
-            con.print("  • " + _("environment: {why}").format(why=reason_text(plan.backend_reason)), markup=False)
-        if plan.backend == "conda":
-            from ..conda.specs import conda_request
-
-            request = conda_request(plan)
-            con.print("  • " + _("conda specs: {specs}").format(specs=", ".join(request.specs)), markup=False,
-                      highlight=False)
-            for r in request.reasons:
-                con.print("  • " + _("conda: {why}").format(why=r), markup=False, highlight=False)
-        if plan.compiled_archs:
-            con.print("  • " + _("GPU code in this build: {archs}").format(archs=" ".join(plan.compiled_archs)),
-                      markup=False)
+        for line, highlight in _why_lines(plan):
+            con.print(f"  • {line}", markup=False, highlight=highlight)
     for w in plan.warnings:
         ui.warn(reason_text(w))
 

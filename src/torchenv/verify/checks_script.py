@@ -173,6 +173,33 @@ def _parse_arch(arch: str) -> tuple[str, int, int, str] | None:
     return kind, int(num[:-1]), int(num[-1]), suffix
 
 
+def _best_sass(major: int, minor: int, arch_list: list[str]) -> str | None:
+    """The newest ``sm_XY`` of the same major with Y <= minor (an ``a``/``f`` arch only for exactly that cc)."""
+    best = None
+    for arch in arch_list:
+        parsed = _parse_arch(arch)
+        if parsed is None:
+            continue
+        kind, a_major, a_minor, suffix = parsed
+        if kind != "sm" or a_major != major or a_minor > minor or (suffix and a_minor != minor):
+            continue
+        if best is None or a_minor > best[1]:
+            best = (arch, a_minor)
+    return best[0] if best is not None else None
+
+
+def _best_ptx(major: int, minor: int, arch_list: list[str]) -> str | None:
+    """The newest ``compute_XY`` with X.Y <= the cc (PTX JIT-compiles forward)."""
+    best = None
+    for arch in arch_list:
+        parsed = _parse_arch(arch)
+        if parsed is None or parsed[0] != "compute" or (parsed[1], parsed[2]) > (major, minor):
+            continue
+        if best is None or (parsed[1], parsed[2]) > best[1]:
+            best = (arch, (parsed[1], parsed[2]))
+    return best[0] if best is not None else None
+
+
 def arch_coverage(cc: tuple[int, int], arch_list: list[str]) -> str | None:
     """How a GPU of compute capability ``cc`` (major, minor) runs this build, or None.
 
@@ -181,27 +208,41 @@ def arch_coverage(cc: tuple[int, int], arch_list: list[str]) -> str | None:
     """
     major, minor = cc
     exact = "sm_%d%d" % (major, minor)
-    best_sass = None
-    best_ptx = None
-    for arch in arch_list:
-        parsed = _parse_arch(arch)
-        if parsed is None:
-            continue
-        kind, a_major, a_minor, suffix = parsed
-        if kind == "sm" and a_major == major and a_minor <= minor and (not suffix or a_minor == minor):
-            if best_sass is None or a_minor > best_sass[1]:
-                best_sass = (arch, a_minor)
-        if kind == "compute" and (a_major, a_minor) <= (major, minor):
-            if best_ptx is None or (a_major, a_minor) > best_ptx[1]:
-                best_ptx = (arch, (a_major, a_minor))
-    if best_sass is not None:
-        if best_sass[0] == exact:
+    sass = _best_sass(major, minor, arch_list)
+    if sass is not None:
+        if sass == exact:
             return "%s is in the build's arch list" % exact
-        return "%s runs the build's %s code (same major, lower minor)" % (exact, best_sass[0])
-    if best_ptx is not None:
+        return "%s runs the build's %s code (same major, lower minor)" % (exact, sass)
+    ptx = _best_ptx(major, minor, arch_list)
+    if ptx is not None:
         return ("%s is not compiled in, but PTX %s JIT-compiles for it "
-                "(slow first run; needs a driver as new as the build's CUDA)" % (exact, best_ptx[0]))
+                "(slow first run; needs a driver as new as the build's CUDA)" % (exact, ptx))
     return None
+
+
+def _build_text(cuda: str | None, hip: str | None, cudnn: str | None) -> str:
+    if cuda:
+        return "CUDA %s build" % cuda + (", cuDNN %s" % cudnn if cudnn else ", no cuDNN")
+    if hip:
+        return "ROCm/HIP %s build" % hip
+    return "CPU-only build (no CUDA)"
+
+
+def _against_locked_cuda(text: str, cuda: str | None, want: str | None) -> str:
+    """The build's CUDA held against the lock's: a CPU target must get no CUDA, a CUDA target its major.minor."""
+    if want is None:
+        return text
+    if want.lower() in ("none", "cpu", ""):
+        if cuda:
+            raise Failed("%s, but the lock's target is CPU-only" % text)
+        return text
+    if not cuda:
+        raise Failed("%s, but the lock expects CUDA %s" % (text, want),
+                     "the CPU wheel was installed instead of the CUDA one; run `torchenv up`")
+    if _mm(cuda) != _mm(want):
+        raise Failed("torch is a CUDA %s build, lock expects CUDA %s" % (cuda, want),
+                     "reinstall the locked build with `torchenv up`")
+    return text + " (lock: CUDA %s)" % want
 
 
 # -- the checks -----------------------------------------------------------------------------
@@ -273,25 +314,8 @@ class Verify(object):
                 self.facts["arch_list"] = list(torch.cuda.get_arch_list())
             except Exception:
                 pass
-        if cuda:
-            text = "CUDA %s build" % cuda + (", cuDNN %s" % cudnn if cudnn else ", no cuDNN")
-        elif hip:
-            text = "ROCm/HIP %s build" % hip
-        else:
-            text = "CPU-only build (no CUDA)"
-        want = self.expected.get("cuda")
-        if want is not None:
-            if want.lower() in ("none", "cpu", ""):
-                if cuda:
-                    raise Failed("%s, but the lock's target is CPU-only" % text)
-            elif not cuda:
-                raise Failed("%s, but the lock expects CUDA %s" % (text, want),
-                             "the CPU wheel was installed instead of the CUDA one; run `torchenv up`")
-            elif _mm(cuda) != _mm(want):
-                raise Failed("torch is a CUDA %s build, lock expects CUDA %s" % (cuda, want),
-                             "reinstall the locked build with `torchenv up`")
-            else:
-                text += " (lock: CUDA %s)" % want
+        text = _build_text(cuda, hip, cudnn)
+        text = _against_locked_cuda(text, cuda, self.expected.get("cuda"))
         want_hip = self.expected.get("hip")
         if want_hip is not None and (not hip or _mm(hip) != _mm(want_hip)):
             raise Failed("%s, lock expects ROCm %s" % (text, want_hip))
@@ -530,6 +554,17 @@ class Verify(object):
         if self.torch is None:
             r.skip_all(["versions", "accelerator", "compute"] + (["train"] if self.deep else []))
             return
+        self._versions()
+        self._devices()
+        compute = self.devices or ["cpu"]
+        self._compute(compute)
+        if self.deep:
+            for device in compute:
+                r.run("deep", "train %s" % device, self.check_train, device)
+
+    def _versions(self) -> None:
+        """torch, its build, the companions present or locked, then every other locked distribution."""
+        r = self.r
         r.run("versions", "torch version", self.check_torch_version)
         r.run("versions", "torch build", self.check_build)
         names = [n for n in TORCH_FAMILY_MODULES if n in self.expected or _installed(n)]
@@ -540,13 +575,19 @@ class Verify(object):
         for name in sorted(self.expected):
             if name not in ("torch", "cuda", "hip") and name not in TORCH_FAMILY_MODULES:
                 r.run("versions", name, self.check_dist, name)
+
+    def _devices(self) -> None:
+        r = self.r
         r.run("devices", "accelerator", self.check_accelerator)
         cuda_devices = [d for d in self.devices if d.startswith("cuda")]
         if cuda_devices:
             r.run("devices", "devices", self.check_devices)
             for i in range(len(cuda_devices)):
                 r.run("devices", "arch cuda:%d" % i, self.check_arch, i)
-        compute = self.devices or ["cpu"]
+
+    def _compute(self, compute: list[str]) -> None:
+        """matmul on every device; backward, autocast and conv2d on the first (and conv2d on the CPU too)."""
+        r = self.r
         for device in compute:
             r.run("compute", "matmul %s" % device, self.check_matmul, device)
         primary = compute[0]
@@ -555,9 +596,6 @@ class Verify(object):
         r.run("compute", "conv2d %s" % primary, self.check_conv, primary)
         if primary != "cpu":
             r.run("compute", "conv2d cpu", self.check_conv, "cpu")
-        if self.deep:
-            for device in compute:
-                r.run("deep", "train %s" % device, self.check_train, device)
 
 
 def _import_warnings(records: list[WarningMessage]) -> list[str]:
