@@ -32,7 +32,6 @@ HARD_LIMIT = 20  # no function may be above this
 HELD: dict[tuple[str, str], int] = {
     ("resolve/resolver.py", "_plan"): 29,
     ("resolve/resolver.py", "_tier_reasons"): 24,
-    ("intent/project_deps.py", "read_setup_py"): 23,
 }
 
 

@@ -44,18 +44,34 @@ def read_setup_py(text: str) -> SetupPy | None:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return None
-    assigned = {t.id: node.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
-                for t in node.targets if isinstance(t, ast.Name)}
+    assigned = _assigned(tree)
     table = _by_name(assigned)
-    keywords = [kw for node in ast.walk(tree) if isinstance(node, ast.Call) and _name(node.func) == "setup"
-                for kw in node.keywords]
-    texts = [t for kw in keywords if kw.arg == "install_requires" for t in _strings(kw.value, assigned, table) if t]
+    keywords = _setup_keywords(tree)
+    texts = _keyword_strings(keywords, "install_requires", assigned, table)
+    python = _keyword_strings(keywords, "python_requires", assigned, table)
     constants = tuple(n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str))
     return SetupPy(install_requires=tuple(_requirements_only(texts)),
                    named_files=tuple(t for t in texts if t.endswith(".txt")),
-                   python_requires=next((t for kw in keywords if kw.arg == "python_requires"
-                                         for t in _strings(kw.value, assigned, table) if t), None),
+                   python_requires=python[0] if python else None,
                    extras_require=_extras(keywords, assigned, table), constants=constants)
+
+
+def _assigned(tree: ast.AST) -> dict[str, ast.expr]:
+    """Module names and what was assigned to them (the last assignment of a name wins)."""
+    return {t.id: node.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
+            for t in node.targets if isinstance(t, ast.Name)}
+
+
+def _setup_keywords(tree: ast.AST) -> list[ast.keyword]:
+    """The keywords of every ``setup(...)`` call in the file."""
+    return [kw for node in ast.walk(tree) if isinstance(node, ast.Call) and _name(node.func) == "setup"
+            for kw in node.keywords]
+
+
+def _keyword_strings(keywords: list[ast.keyword], arg: str, assigned: dict[str, ast.expr],
+                     table: dict[str, str]) -> list[str]:
+    """The non-empty strings given to ``setup(arg=...)``, through names and lookup tables."""
+    return [t for kw in keywords if kw.arg == arg for t in _strings(kw.value, assigned, table) if t]
 
 
 def _requirements_only(texts: list[str]) -> list[str]:
