@@ -92,23 +92,13 @@ WATCH: Any = None
 
 
 def _check(project_dir: Path, options: UpOptions) -> UpToDate | None:
-    from ..backends.state import (
-        STATE_SCHEMA,
-        files_problem,
-        fingerprint,
-        in_progress,
-        interpreter_problem,
-        read_state,
-        site_packages,
-        target_digest,
-        verify_problem,
-    )
+    from ..backends.state import in_progress, read_state
     from ..intent.load import apply_overrides, load_project_intent
     from ..intent.project_requirements import gather, lock_is_current
     from ..lock.io import read_lock
     from ..lock.model import LOCK_FILE
     from .overrides import remembered, said
-    from .project_install import lock_agrees, noop_problem
+    from .project_install import lock_agrees
 
     if options.save:          # writes torchenv.toml: the full path does it
         return None
@@ -127,22 +117,39 @@ def _check(project_dir: Path, options: UpOptions) -> UpToDate | None:
     if not lock_is_current(lock, intent, reqs) or not lock_agrees(lock, project_dir):
         return None
     target = lock.target(state.target)
-    if target is None or target_digest(target) != state.lock_digest:
-        return None
-    # a venv switched between uv and pip is re-synced; a conda prefix's engine (rattler or the user's conda
-    # binary) follows the machine, not [env] installer
-    if target.backend != "conda" and state.engine != intent.env.installer:
-        return None
-    if state.schema < STATE_SCHEMA or fingerprint(env, target.python) != state.fingerprint:
-        return None
-    if interpreter_problem(env, state) or files_problem(env, state):
-        return None
-    if target.backend != "conda" and noop_problem(env, site_packages(env, target.python), project_dir):
-        return None
-    if not options.no_verify and verify_problem(env):
+    if target is None or _env_differs(env, state, target, intent, project_dir, options):
         return None
     return UpToDate(env_path=env, target=target.name, lock_path=lock_path, warnings=tuple(warnings),
                     kept=said(kept) if kept else "")
+
+
+def _env_differs(env: Path, state: Any, target: Any, intent: Intent, project_dir: Path, options: UpOptions) -> bool:
+    """Does the env on disk differ from what the lock's target and the last sync recorded?"""
+    from ..backends.state import (
+        STATE_SCHEMA,
+        files_problem,
+        fingerprint,
+        interpreter_problem,
+        site_packages,
+        target_digest,
+        verify_problem,
+    )
+    from .project_install import noop_problem
+
+    if target_digest(target) != state.lock_digest:
+        return True
+    # a venv switched between uv and pip is re-synced; a conda prefix's engine (rattler or the user's conda
+    # binary) follows the machine, not [env] installer
+    wheels = target.backend != "conda"
+    if wheels and state.engine != intent.env.installer:
+        return True
+    if state.schema < STATE_SCHEMA or fingerprint(env, target.python) != state.fingerprint:
+        return True
+    if interpreter_problem(env, state) or files_problem(env, state):
+        return True
+    if wheels and noop_problem(env, site_packages(env, target.python), project_dir):
+        return True
+    return not options.no_verify and bool(verify_problem(env))
 
 
 # --- the stamp (read before the command line is built) ---------------------------------------
