@@ -31,7 +31,7 @@ from ..i18n import _
 from .base import WheelEngine, build_requirement_links
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
 
     from ..lock.model import LockedWheel
     from ..sources.model import PypiSide
@@ -347,25 +347,34 @@ def listed_alone(files: list[Path], find_links: list[str], skip: frozenset[str])
     Why alone: an install that asks for ``name==version`` from those folders must find this very file
     and no other build of it (another platform tag, an sdist); its sha256 is still required.
     """
-    from ..sources.index import local_path, project_of
+    from ..sources.index import project_of
 
     seen: dict[str, int] = {}
     where: dict[str, str] = {}
-    for link in find_links:
-        folder = local_path(link) if "://" not in link or link.startswith("file:") else None
-        try:
-            names = os.listdir(folder) if folder is not None else []
-        except OSError:
-            continue
+    for link, folder, names in _listed_folders(find_links):
         for name in names:
-            project = project_of(name)
-            seen[project or ""] = seen.get(project or "", 0) + 1
-        real, here = (os.path.realpath(folder) if folder is not None else ""), set(names)
+            project = project_of(name) or ""
+            seen[project] = seen.get(project, 0) + 1
+        real, here = os.path.realpath(folder), set(names)
         for f in files:
             if f.name in here and os.path.realpath(f.parent) == real:
                 where.setdefault(f.name, link)
     return {name: link for name, link in where.items() if name.endswith(".whl") and (p := project_of(name))
             and p not in skip and seen.get(p) == 1}
+
+
+def _listed_folders(find_links: list[str]) -> Iterator[tuple[str, Path, list[str]]]:
+    """``(link, folder, its file names)`` of each local, readable find-links folder."""
+    from ..sources.index import local_path
+
+    for link in find_links:
+        folder = local_path(link) if "://" not in link or link.startswith("file:") else None
+        if folder is None:
+            continue
+        try:
+            yield link, folder, os.listdir(folder)
+        except OSError:
+            continue
 
 
 def with_pip_seed(env_python: Path, files: list[Path],
