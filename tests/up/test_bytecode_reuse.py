@@ -43,7 +43,8 @@ def test_a_second_env_from_the_same_lock_gets_the_first_envs_bytecode(world, mon
     first = world.run_up("--verify")
     assert first.verify_ok is True and seen == [{}]           # nothing to lend yet: it compiles
     other = _second_project(world)
-    second = run_up(other, up_options(world.args("--frozen", "--verify")), Ui(quiet=True))
+    second = run_up(other, up_options(world.args("--frozen", "--verify")), Ui(quiet=True),
+                    planner=world.fake_plan)
     assert second.verify_ok is True
     lent = seen[1]
     assert "torch/__pycache__/__init__.cpython-311.pyc" in lent, lent      # there before the import ran

@@ -10,7 +10,6 @@ place and renamed into another (its scripts hold absolute paths).
 """
 from __future__ import annotations
 
-import contextvars
 import dataclasses
 import os
 from collections.abc import Callable, Iterator
@@ -21,14 +20,14 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import EnvError, LockError
 from ..i18n import _
+from .planning import Planner, PlanRequest, plan_reachable, replan_pulled_in
 
 if TYPE_CHECKING:
     from ..backends.base import Backend
-    from ..errors import PulledInFamily
     from ..intent.model import Intent
     from ..intent.requirements import ProjectRequirement
     from ..lock.model import Lockfile, LockTarget
-    from ..options import LockOptions, UpOptions
+    from ..options import UpOptions
     from ..resolve.plan import Plan
     from ..safety import EnvClaim
     from ..ui import Ui
@@ -50,77 +49,6 @@ class UpResult:
     @property
     def exit_code(self) -> int:
         return 1 if self.verify_ok is False else 0
-
-
-# The project's current torchenv.lock while ``up`` plans which of its targets to install (a context
-# variable, so the planners tests hand in keep their two-argument form); ``lock`` plans without one.
-LOCK_IN_USE: contextvars.ContextVar[Lockfile | None] = contextvars.ContextVar("lock_in_use", default=None)
-
-
-def make_plan(intent: Intent, options: UpOptions | LockOptions) -> Plan:
-    """Probe (or assume) the machine and resolve; the single place ``up``/``lock`` ask for a plan."""
-    from ..cluster.hooks import plan_on_node
-    from ..options import UpOptions
-    from ..probe.assume import machine_for
-    from ..resolve.resolver import resolve
-
-    on_node = plan_on_node(intent, options.machine, options.sources)   # --machine cluster.json: this node's type
-    if on_node is not None:
-        return on_node
-    machine = machine_for(options.machine, toolkits=False)   # `nvcc --version` is no input to a plan
-    lock = LOCK_IN_USE.get()
-    if lock is not None:
-        recipes_only = resolve(intent, machine, sources_overrides=options.sources)
-        if locked_files_at_hand(recipes_only, lock):
-            return recipes_only
-    offline = isinstance(options, UpOptions) and options.is_offline
-    from ..resolve.reachable import reachable_plan  # not on the warm path: the locked files are at hand
-
-    return reachable_plan(intent, machine, options.sources, offline=offline)   # cuda = "auto": fetchable
-
-
-def locked_files_at_hand(plan: Plan, lock: Lockfile) -> bool:
-    """Does ``lock`` hold the target ``plan`` names, with every torch-family file on this machine already?
-
-    Why that is enough to plan from the recipes alone: the index check and the reachability
-    check (``resolve.index_check``, ``resolve.reachable``) choose a build that can be fetched,
-    for a new lock; this target's files need no fetching (``materialise`` still checks each
-    hash, and the engine again). Skipping them saves the tier-index reads (a network round trip
-    once their cache is 6 h old, a TCP probe per dead host) and ~50 ms of imports and work on
-    every warm ``up``.
-    """
-    target = lock.target(plan.target_name)
-    if target is None or plan.sources is None:
-        return False
-    from ..backends.locate import local_candidates, torch_family
-    from ..paths import wheel_cache
-    from ..sources.index import local_path
-    from ..sources.routing import torch_candidates
-
-    sources = plan.sources
-    family = torch_family()
-    cache = wheel_cache()
-    locked = [w for w in target.wheels if w.name in family]
-
-    def at_hand(wheel: Any) -> bool:
-        if (cache / wheel.sha256[:2] / wheel.sha256 / wheel.filename).is_file():
-            return True
-        places = [*local_candidates(sources, wheel), *torch_candidates(sources, wheel.filename)]
-        return any(p is not None and p.is_file() for p in map(local_path, places))
-    return bool(locked) and all(at_hand(w) for w in locked)
-
-
-def _replanned(plan: Plan, project: Project, options: UpOptions, exc: PulledInFamily, *, offline: bool,
-               ui: Ui) -> tuple[Plan, Any]:
-    from ..backends import make_backend
-    from ..resolve.reachable import fallback_said, replanned
-
-    found = replanned(plan, project.intent, options.sources, exc, offline=offline)
-    if found is None:
-        raise exc
-    for line in fallback_said(found):
-        ui.warn(line)
-    return found, make_backend(plan=found, env_path=project.env, ui=ui)
 
 
 def machine_facts(plan: Plan) -> dict[str, Any]:
@@ -380,8 +308,11 @@ class TargetChoice:
     notes: tuple[str, ...] = ()
 
 
-def run_up(project_dir: Path, options: UpOptions, ui: Ui) -> UpResult:
-    """Carry out ``torchenv up`` (``--offline`` included) for the project in ``project_dir``."""
+def run_up(project_dir: Path, options: UpOptions, ui: Ui, *, planner: Planner = plan_reachable) -> UpResult:
+    """Carry out ``torchenv up`` (``--offline`` included) for the project in ``project_dir``.
+
+    ``planner``: the one ``torchenv plan`` asks too (``install.planning``); a caller may hand in another.
+    """
     from . import noop
 
     project_dir = Path(project_dir).resolve()
@@ -397,10 +328,11 @@ def run_up(project_dir: Path, options: UpOptions, ui: Ui) -> UpResult:
             again = noop.check(project_dir, options)
             if again is not None:
                 return UpResult("up-to-date", again.env_path, again.target, again.lock_path)
-        return _run_locked(project_dir, options, ui, strategy)
+        return _run_locked(project_dir, options, ui, strategy, planner)
 
 
-def _run_locked(project_dir: Path, options: UpOptions, ui: Ui, strategy: OnlineSources) -> UpResult:
+def _run_locked(project_dir: Path, options: UpOptions, ui: Ui, strategy: OnlineSources,
+                planner: Planner) -> UpResult:
     """The stages, in order: load → decide the target → sources → sync → record → verify."""
     from ..backends import make_backend
     from ..errors import BuildFailed
@@ -411,7 +343,7 @@ def _run_locked(project_dir: Path, options: UpOptions, ui: Ui, strategy: OnlineS
     usable_env_path(project.env, project_dir, force=options.force)   # refuse before planning, locking, fetching
     for w in project.warnings:
         ui.warn(w)
-    choice = strategy.prepare(decide_target(project, options, strategy, ui), project, ui)
+    choice = strategy.prepare(decide_target(project, options, strategy, ui, planner), project, ui)
     for added in (r for r in project.reqs if r.added and choice.fresh):   # said where it is locked, never silently
         ui.step(_("{name} locked too: {why} ([env] jupyter = false leaves it out)").format(
             name=added.text, why=_shown_reason(added.added)))
@@ -478,20 +410,19 @@ def _shown_reason(reason: str) -> str:
     return translate_rendered(reason, REASONS)
 
 
-def decide_target(project: Project, options: UpOptions, strategy: OnlineSources, ui: Ui) -> TargetChoice:
+def decide_target(project: Project, options: UpOptions, strategy: OnlineSources, ui: Ui,
+                  planner: Planner = plan_reachable) -> TargetChoice:
     """The lock's target when the lock is current; else a new one, resolved now. The frozen rules live here."""
     from .stages import lock_with, plan_for
 
+    request = PlanRequest(project.intent, options.machine, options.sources, offline=strategy.offline)
     frozen = options.frozen or strategy.offline       # offline cannot resolve: the lock is the plan
     if frozen and project.lock is None:
-        raise strategy.missing_lock(project.lock_path, lambda: plan_for(project, options, ui))
+        raise strategy.missing_lock(project.lock_path, lambda: plan_for(project, request, planner, ui))
     if frozen and not project.lock_current:
         raise strategy.stale_lock(project.lock_path)
-    token = LOCK_IN_USE.set(project.lock if project.lock_current else None)
-    try:
-        plan = plan_for(project, options, ui)
-    finally:
-        LOCK_IN_USE.reset(token)
+    lock_in_use = project.lock if project.lock_current else None
+    plan = plan_for(project, dataclasses.replace(request, lock_in_use=lock_in_use), planner, ui)
     from ..errors import PulledInFamily
     from ..resolve.reachable import fallback_said
 
@@ -508,7 +439,10 @@ def decide_target(project: Project, options: UpOptions, strategy: OnlineSources,
     try:
         target = lock_with(backend, plan, project, ui)
     except PulledInFamily as exc:       # torchvision through a PyPI dependency: plan a build that serves it
-        plan, backend = _replanned(plan, project, options, exc, offline=strategy.offline, ui=ui)
+        plan = replan_pulled_in(planner, request, plan, exc)
+        for line in fallback_said(plan):
+            ui.warn(line)
+        backend = make_backend(plan=plan, env_path=project.env, ui=ui)
         target = lock_with(backend, plan, project, ui)
     return TargetChoice(plan, target, fresh=True, changes=_announce_changes(project.lock, target, ui),
                         backend=backend)
