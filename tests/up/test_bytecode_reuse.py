@@ -39,7 +39,7 @@ def test_a_second_env_from_the_same_lock_gets_the_first_envs_bytecode(world, mon
     from torchenv.ui import Ui
 
     seen: list[dict] = []
-    monkeypatch.setattr("torchenv.install.up._verify", _fake_verify(seen))
+    monkeypatch.setattr("torchenv.install.verify_step._verify", _fake_verify(seen))
     first = world.run_up("--verify")
     assert first.verify_ok is True and seen == [{}]           # nothing to lend yet: it compiles
     other = _second_project(world)
@@ -65,7 +65,7 @@ def test_a_failed_verify_keeps_no_bytecode(world, monkeypatch):
                        env={k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"})
         return False
 
-    monkeypatch.setattr("torchenv.install.up._verify", failing)
+    monkeypatch.setattr("torchenv.install.verify_step._verify", failing)
     assert world.run_up("--verify").verify_ok is False
     assert not (cache_dir() / "bytecode").exists()
 

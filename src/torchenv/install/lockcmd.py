@@ -127,9 +127,9 @@ def _run_locked(project_dir: Path, options: LockOptions, ui: Ui, planner: Planne
     from ..lock.diff import diff_targets
     from ..lock.io import write_lock
     from ..options import UpOptions
+    from .lock_record import new_lockfile
     from .project_install import lock_entry
     from .stages import load_project, lock_with
-    from .up import new_lockfile
 
     # the flags the last `up` kept apply here too (and are said), so a plain `lock` plans what a plain `up` would
     project = load_project(project_dir, options.intent, ui,

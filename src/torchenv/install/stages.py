@@ -20,9 +20,9 @@ if TYPE_CHECKING:
     from ..lock.model import Lockfile, LockTarget
     from ..offline.build import BundleResult
     from ..options import BundleOptions, IntentOverrides, UpOptions
-    from .planning import Planner, PlanRequest
     from ..resolve.plan import Plan
     from ..ui import Ui
+    from .planning import Planner, PlanRequest
 
 
 def load_intent(project_dir: Path, overrides: IntentOverrides, ui: Ui | None = None) -> Intent:
