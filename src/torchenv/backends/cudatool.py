@@ -218,7 +218,8 @@ def toolkit_home(plan: Plan, tools: tuple[LockedWheel, ...], ui: Any) -> Path | 
         return None
     if (toolkit_folder(tools) / toolkit.home / "bin").is_dir():
         return toolkit_folder(tools) / toolkit.home
-    from .getfile import SourceMemory, wheel_file
+    from ..sources.deadhosts import SourceMemory
+    from ..sources.getfile import wheel_file
     from .venv import plan_sources
 
     sources, memory = plan_sources(plan), SourceMemory.recent(ui)
