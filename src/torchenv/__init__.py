@@ -47,24 +47,33 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def probe(**kwargs: Any) -> Machine:
-    """Probe this machine (never raises for a missing/broken driver: that is a finding)."""
-    from .probe import probe_machine
+def probe(machine: MachineSpec | None = None) -> Machine:
+    """Probe this machine, or describe the one ``machine`` names (a saved probe, ``assume_*`` facts).
 
-    return probe_machine(**kwargs)
+    Never raises for a missing or broken driver: that is a finding of the probe.
+    """
+    from .options import MachineSpec
+    from .probe.assume import machine_for
+
+    return machine_for(machine or MachineSpec())
 
 
-def plan(intent: Intent | None = None, machine: Machine | None = None, *,
-         project_dir: str | None = None, **options: Any) -> Plan:
-    """Resolve an intent (default: ./torchenv.toml or defaults) for a machine (default: probed)."""
+def plan(intent: Intent | None = None, machine: Machine | MachineSpec | None = None, *,
+         project_dir: str | Path | None = None, sources: SourceOverrides | None = None) -> Plan:
+    """What ``up`` would install: the build that runs on ``machine`` and can be fetched from here.
+
+    ``intent``: default ./torchenv.toml (or ``project_dir``'s), else defaults. ``machine``: a probed
+    ``Machine``, or a ``MachineSpec`` to probe or assume (default: this machine). Asks the planner
+    ``up``, ``lock`` and ``torchenv plan`` ask, so the answers agree; raises ``PlanRefused`` (with
+    alternatives) when nothing fits.
+    """
+    from .install.planning import PlanRequest, plan_reachable
     from .intent.load import load_project_intent
-    from .resolve.resolver import resolve
+    from .options import MachineSpec, SourceOverrides
 
     if intent is None:
         intent = load_project_intent(Path(project_dir) if project_dir else Path.cwd())
-    if machine is None:
-        machine = probe()
-    return resolve(intent, machine, **options)
+    return plan_reachable(PlanRequest(intent, machine or MachineSpec(), sources or SourceOverrides()))
 
 
 def _quiet_ui(ui: Ui | None) -> Ui:

@@ -80,13 +80,15 @@ class Project:
         extra = [] if verb != "up" or "--verify" in flags else ["--no-verify"]
         return build_parser().parse_args([verb, "-C", str(self.dir), *extra, *(f for f in flags if f != "--verify")])
 
-    def up(self, *flags: str):
+    def up(self, *flags: str, planner=None):
+        """``up FLAGS`` in-process; ``planner``: the one it is handed (default: the real one)."""
         from torchenv.commands._options import up_options
+        from torchenv.install.planning import plan_reachable
         from torchenv.install.up import run_up
 
         ui = RecordingUi()
         self.uis.append(ui)
-        return run_up(self.dir, up_options(self.args(*flags)), ui)
+        return run_up(self.dir, up_options(self.args(*flags)), ui, planner=planner or plan_reachable)
 
     def lock(self):
         from torchenv.lock.io import read_lock

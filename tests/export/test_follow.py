@@ -13,7 +13,7 @@ def _up(world):
     from torchenv.install.up import run_up
 
     ui = RecordingUi()
-    return run_up(world.project, up_options(world.args()), ui), ui
+    return run_up(world.project, up_options(world.args()), ui, planner=world.fake_plan), ui
 
 
 def test_up_follows_a_pylock_and_says_so(locked, tmp_path):

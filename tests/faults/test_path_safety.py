@@ -299,15 +299,15 @@ def _fake_world(mp, python: str, backend: str, fail):
     from torchenv.machine import Machine
     from torchenv.resolve.plan import Plan
 
-    def plan_for(intent, args):
+    def plan_for(request):
+        intent = request.intent
         return Plan(torch_version="2.4.1", tier="cpu", tier_status="stable", cuda_version=None, python=python,
                     backend=backend, installer=intent.env.installer, platform="linux-x86_64", packages=(),
                     pypi_default_build=False, reasons=(), machine=Machine(os="linux", arch="x86_64"),
                     intent=intent)
 
-    mp.setattr("torchenv.install.up.make_plan", plan_for)
     mp.setattr("torchenv.backends.make_backend", lambda **kw: FakeBackend(fail=fail, **kw))
-    yield
+    yield plan_for
 
 
 def _up(project: Path, env_path: str | None, *, force=False, python="3.11", backend="venv", fail=None):
@@ -322,8 +322,8 @@ def _up(project: Path, env_path: str | None, *, force=False, python="3.11", back
     if env_path is not None:
         _write_env_path(project, env_path)
     args = parse_args("up", "-C", str(project), "--no-verify", *(["--force"] if force else []))
-    with pytest.MonkeyPatch.context() as mp, _fake_world(mp, python, backend, fail):
-        return run_up(project, up_options(args), Ui(quiet=True))
+    with pytest.MonkeyPatch.context() as mp, _fake_world(mp, python, backend, fail) as planner:
+        return run_up(project, up_options(args), Ui(quiet=True), planner=planner)
 
 
 def _project(folder: Path) -> Path:

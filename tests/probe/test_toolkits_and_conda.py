@@ -56,7 +56,7 @@ def test_planning_for_up_and_lock_runs_no_nvcc(monkeypatch):
     """``nvcc --version`` (a subprocess per toolkit) is no input to a plan: ``up``/``lock`` probe without it;
     ``torchenv probe`` still lists the toolkits."""
     import torchenv.probe.cuda_toolkits as toolkits
-    from torchenv.install.up import make_plan
+    from torchenv.install.planning import PlanRequest, plan_reachable
     from torchenv.intent.model import Intent
     from torchenv.options import UpOptions
     from torchenv.probe.assume import machine_for
@@ -68,7 +68,7 @@ def test_planning_for_up_and_lock_runs_no_nvcc(monkeypatch):
     monkeypatch.setattr(toolkits, "probe_cuda_toolkits", lambda ctx: asked.append("nvcc") or [])
     monkeypatch.setattr("torchenv.resolve.reachable.reachable_plan", lambda *a, **k: (_ for _ in ()).throw(Stop()))
     with pytest.raises(Stop):
-        make_plan(Intent(), UpOptions())
+        plan_reachable(PlanRequest(Intent()))
     assert asked == []
     machine_for(UpOptions().machine)
     assert asked == ["nvcc"]

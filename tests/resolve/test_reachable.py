@@ -150,7 +150,7 @@ def test_a_torch_family_requirement_of_the_project_must_be_fetchable_too(here, t
 def test_a_torch_family_package_the_resolve_pulled_in_is_planned_for(here):
     """litgpt[extra]: a PyPI dependency pulls in torchvision, which the local +cpu torch's source lacks."""
     from torchenv.errors import PulledInFamily
-    from torchenv.resolve.reachable import replanned
+    from torchenv.install.planning import PlanRequest, plan_reachable, replan_pulled_in
 
     machine, args, folder = here
     make_wheel(folder, "torch", "2.13.0+cpu", tag=TAG)
@@ -158,20 +158,68 @@ def test_a_torch_family_package_the_resolve_pulled_in_is_planned_for(here):
     first = _plan(intent, machine, args)
     assert (first.torch_version, first.tier) == ("2.13.0", "cpu")
     pulled = PulledInFamily("no torchvision 0.28.0 wheel in the torch source", name="torchvision")
-    again = replanned(first, intent, args, pulled)
-    assert again is not None and again.pypi_default_build and again.torch_version == "2.14.1"
+    again = replan_pulled_in(plan_reachable, PlanRequest(intent, machine, args), first, pulled)
+    assert again.pypi_default_build and again.torch_version == "2.14.1"
     assert any("pulled in torchvision" in w for w in fallback_said(again))
 
 
 def test_a_pulled_in_package_no_other_build_serves_leaves_the_error_as_it_is(here):
     from torchenv.errors import PulledInFamily
-    from torchenv.resolve.reachable import replanned
+    from torchenv.install.planning import PlanRequest, plan_reachable, replan_pulled_in
 
     machine, args, folder = here
     make_wheel(folder, "torch", "2.13.0+cpu", tag=TAG)
     intent = Intent(torch=TorchIntent())
     first = _plan(intent, machine, args)
-    assert replanned(first, intent, args, PulledInFamily("no such wheel", name="torchrec")) is None
+    pulled = PulledInFamily("no such wheel", name="torchrec")
+    with pytest.raises(PulledInFamily) as exc:
+        replan_pulled_in(plan_reachable, PlanRequest(intent, machine, args), first, pulled)
+    assert exc.value is pulled
+
+
+def test_the_replan_after_a_pulled_in_package_asks_the_planner_it_is_handed(here):
+    """``up`` re-plans through the same planner it planned with, the pulled-in name added to the request."""
+    import dataclasses
+
+    from torchenv.errors import PulledInFamily
+    from torchenv.install.planning import PlanRequest, replan_pulled_in
+
+    machine, args, folder = here
+    make_wheel(folder, "torch", "2.13.0+cpu", tag=TAG)
+    intent = Intent(torch=TorchIntent())
+    first = _plan(intent, machine, args)
+    asked: list[PlanRequest] = []
+
+    def planner(request: PlanRequest):
+        asked.append(request)
+        return dataclasses.replace(first, python="3.13")
+
+    again = replan_pulled_in(planner, PlanRequest(intent, machine, args), first,
+                             PulledInFamily("no torchvision wheel", name="torchvision"))
+    assert [r.also_needed for r in asked] == [frozenset({"torchvision"})]
+    assert asked[0].machine is first.machine and asked[0].sources == args
+    assert again.python == "3.13" and fallback_said(again)
+
+
+def test_the_public_plan_is_the_plan_up_acts_on(here):
+    """``torchenv.plan()`` asks ``up``'s planner: the reachable fallback, and the same refusal of an explicit tier
+    whose files cannot be fetched (it once resolved from the recipes alone and named the unreachable build)."""
+    import torchenv
+    from torchenv.install.planning import PlanRequest, plan_reachable
+
+    machine, args, folder = here
+    make_wheel(folder, "torch", "2.13.0+cpu", tag=TAG)
+    intent = Intent(torch=TorchIntent())
+    shown = torchenv.plan(intent, machine, sources=args)
+    planned = plan_reachable(PlanRequest(intent, machine, args))
+    assert (shown.torch_version, shown.tier, shown.python) == \
+        (planned.torch_version, planned.tier, planned.python) == ("2.13.0", "cpu", "3.11")
+    explicit = Intent(torch=TorchIntent(cuda="cpu", version="2.14"))
+    with pytest.raises(PlanRefused) as public:
+        torchenv.plan(explicit, machine, sources=args)
+    with pytest.raises(PlanRefused) as up:
+        plan_reachable(PlanRequest(explicit, machine, args))
+    assert public.value.message == up.value.message and "cannot be fetched from here" in up.value.message
 
 
 def _in_chinese(show, capsys) -> str:
@@ -253,8 +301,7 @@ def test_plan_shows_the_build_up_will_install(here, tmp_path, monkeypatch, capsy
     import json
 
     from torchenv.cli import main
-    from torchenv.install.up import make_plan
-    from torchenv.options import MachineSpec, UpOptions
+    from torchenv.install.planning import PlanRequest, plan_reachable
 
     machine, args, folder = here
     make_wheel(folder, "torch", "2.13.0+cpu", tag=TAG)
@@ -264,6 +311,6 @@ def test_plan_shows_the_build_up_will_install(here, tmp_path, monkeypatch, capsy
     (project / "torchenv.toml").write_text('[torch]\ncuda = "auto"\n')
     assert main(["plan", "--json", "-C", str(project), "--torch-mirror", args.torch_mirror]) == 0
     shown = json.loads(capsys.readouterr().out)
-    planned = make_plan(Intent(torch=TorchIntent()), UpOptions(machine=MachineSpec(), sources=args))
+    planned = plan_reachable(PlanRequest(Intent(torch=TorchIntent()), sources=args))
     assert (shown["torch"], shown["tier"], shown["python"]) == \
         (planned.torch_version, planned.tier, planned.python) == ("2.13.0", "cpu", "3.11")

@@ -63,25 +63,25 @@ def _wrap_lock_fsync() -> None:
 
 
 def _wrap_verify() -> None:
-    import torchenv.install.up as up
+    import torchenv.install.verify_step as verify_step
 
     def slow_verify(*args, meanwhile=lambda: None, **kwargs):
         meanwhile()      # as the real verify: the lock is written while the script imports torch
         reached()
 
-    up._verify = slow_verify
+    verify_step._verify = slow_verify
 
 
 def _fake_verify(ok: bool) -> None:
     """Verify answers at once (pass or fail) and leaves ``FAULT_MARKER``, so a test sees that it ran."""
-    import torchenv.install.up as up
+    import torchenv.install.verify_step as verify_step
 
     def verify(*args, meanwhile=lambda: None, **kwargs):
         meanwhile()
         MARKER.write_text("verified")
         return ok
 
-    up._verify = verify
+    verify_step._verify = verify
 
 
 def _wrap_create_venv() -> None:

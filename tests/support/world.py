@@ -70,7 +70,7 @@ class World(ProjectView):
     pypi_index: str = ""
     torch_source_url: str = ""          # set by a test: the torch source the next plan names instead
     plan_calls: list = field(default_factory=list)
-    real_make_plan: object = None     # the planner ``fake_plan`` replaces (for tests of the real one)
+    planner: Callable | None = None   # a test's own planner, which ``fake_plan`` asks instead of ``plan``
     _stack: ExitStack = field(default_factory=ExitStack)
 
     # -- in-process ------------------------------------------------------------------------
@@ -97,10 +97,13 @@ class World(ProjectView):
                     reasons=(), machine=Machine(os=os_name, arch=arch), intent=intent, sources=sources,
                     python_path=sys.executable)
 
-    def fake_plan(self, intent, args):
-        """Stands in for ``torchenv.install.up.make_plan``; records each intent it was asked for."""
-        self.plan_calls.append(intent)
-        return self.plan(intent, torch_url=self.torch_source_url or None)
+    def fake_plan(self, request):
+        """The planner this world's ``up``/``lock`` are handed (``run_up(..., planner=world.fake_plan)``):
+        records each intent it was asked for; answers with ``self.planner`` when a test set one."""
+        self.plan_calls.append(request.intent)
+        if self.planner is not None:
+            return self.planner(request)
+        return self.plan(request.intent, torch_url=self.torch_source_url or None)
 
     def options(self, *extra: str):
         """The ``UpOptions`` the CLI builds for ``up *extra``."""
@@ -112,7 +115,7 @@ class World(ProjectView):
         from torchenv.install.up import run_up
         from torchenv.ui import Ui
 
-        return run_up(self.project, self.options(*extra), Ui(quiet=True))
+        return run_up(self.project, self.options(*extra), Ui(quiet=True), planner=self.fake_plan)
 
     def read_lock(self):
         from torchenv.lock.io import read_lock

@@ -1,7 +1,7 @@
 """A small fake world for ``up``/``lock`` tests: a torch index, a PyPI-side index, a project (tests/support/world.py).
 
 Fake wheels keep these tests fast: the real torch runs only in ``test_integration.py``. The resolver is
-replaced by the world's Plan, so the tests pin down what ``up`` does with a plan, not what the resolver decides.
+handed the world's planner (``World.fake_plan``), so the tests pin down what ``up`` does with a plan, not what the resolver decides.
 """
 from __future__ import annotations
 
@@ -22,11 +22,15 @@ def installer(request) -> str:
 
 @pytest.fixture
 def world(tmp_path, installer, monkeypatch) -> World:
+    import functools
+
+    import torchenv.install.lockcmd as lockcmd
     import torchenv.install.up as up
 
     w = file_world(tmp_path, installer)
-    w.real_make_plan = up.make_plan
-    monkeypatch.setattr("torchenv.install.up.make_plan", w.fake_plan)
+    # the CLI (``main([...])`` in-process) calls these two; they are handed the world's planner
+    monkeypatch.setattr(up, "run_up", functools.partial(up.run_up, planner=w.fake_plan))
+    monkeypatch.setattr(lockcmd, "run_lock", functools.partial(lockcmd.run_lock, planner=w.fake_plan))
     monkeypatch.setenv("UV_CACHE_DIR", str(tmp_path / "uv-cache"))
     return w
 

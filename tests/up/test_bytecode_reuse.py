@@ -39,11 +39,12 @@ def test_a_second_env_from_the_same_lock_gets_the_first_envs_bytecode(world, mon
     from torchenv.ui import Ui
 
     seen: list[dict] = []
-    monkeypatch.setattr("torchenv.install.up._verify", _fake_verify(seen))
+    monkeypatch.setattr("torchenv.install.verify_step._verify", _fake_verify(seen))
     first = world.run_up("--verify")
     assert first.verify_ok is True and seen == [{}]           # nothing to lend yet: it compiles
     other = _second_project(world)
-    second = run_up(other, up_options(world.args("--frozen", "--verify")), Ui(quiet=True))
+    second = run_up(other, up_options(world.args("--frozen", "--verify")), Ui(quiet=True),
+                    planner=world.fake_plan)
     assert second.verify_ok is True
     lent = seen[1]
     assert "torch/__pycache__/__init__.cpython-311.pyc" in lent, lent      # there before the import ran
@@ -64,7 +65,7 @@ def test_a_failed_verify_keeps_no_bytecode(world, monkeypatch):
                        env={k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"})
         return False
 
-    monkeypatch.setattr("torchenv.install.up._verify", failing)
+    monkeypatch.setattr("torchenv.install.verify_step._verify", failing)
     assert world.run_up("--verify").verify_ok is False
     assert not (cache_dir() / "bytecode").exists()
 

@@ -62,12 +62,11 @@ def _cuda_project(project) -> None:
 @pytest.fixture
 def cuda_world(world, monkeypatch):
     """The fake world planned for the cu130 tier (CUDA 13.0), without a toolkit of its own."""
-    plain = world.fake_plan
+    def cu130(request):
+        plain = world.plan(request.intent, torch_url=world.torch_source_url or None)
+        return dataclasses.replace(plain, tier="cu130", cuda_version="13.0")
 
-    def cu130(intent, args):
-        return dataclasses.replace(plain(intent, args), tier="cu130", cuda_version="13.0")
-
-    monkeypatch.setattr("torchenv.install.up.make_plan", cu130)
+    world.planner = cu130
     for name in ("CUDA_HOME", "CUDA_PATH", "TORCH_CUDA_ARCH_LIST"):
         monkeypatch.delenv(name, raising=False)
     return world

@@ -178,7 +178,7 @@ def test_the_up_that_installed_and_verified_leaves_the_stamp_so_the_very_next_up
         meanwhile()
         return True
 
-    monkeypatch.setattr("torchenv.install.up._verify", verify_that_passes)
+    monkeypatch.setattr("torchenv.install.verify_step._verify", verify_that_passes)
     argv = ["up", "-q", "-C", str(world.project)]
     assert main(argv) == 0
     assert (world.project / ".torchenv" / noop.STAMP_FILE).exists()

@@ -23,7 +23,7 @@ def test_local_files_the_resolver_hashed_are_not_hashed_again(world, monkeypatch
     from torchenv.install.up import run_up
     from torchenv.ui import Ui
 
-    run_up(other, up_options(world.args("--frozen")), Ui(quiet=True))
+    run_up(other, up_options(world.args("--frozen")), Ui(quiet=True), planner=world.fake_plan)
     assert not [name for name in hashed if name.startswith("filelock")], hashed
 
 

@@ -44,7 +44,7 @@ def _up(world, *extra: str):
     from torchenv.install.up import run_up
 
     ui = RecordingUi()
-    return run_up(world.project, world.options(*extra), ui), ui
+    return run_up(world.project, world.options(*extra), ui, planner=world.fake_plan), ui
 
 
 def test_a_project_with_notebooks_gets_ipykernel_locked_and_a_kernelspec(nb_world, kernels):
@@ -82,8 +82,7 @@ def test_the_plan_says_why_ipykernel_is_added(nb_world):
 def test_a_rebuild_on_another_tier_updates_the_same_kernelspec(nb_world, kernels, monkeypatch):
     _up(nb_world)
     before = _specs(kernels)
-    monkeypatch.setattr("torchenv.install.up.make_plan",
-                        lambda intent, args: nb_world.plan(intent, tier="cu121", version="2.4.1+cu121"))
+    nb_world.planner = lambda request: nb_world.plan(request.intent, tier="cu121", version="2.4.1+cu121")
     result, ui = _up(nb_world, "--force", "--cuda", "cu121")
     assert result.status == "rebuilt"
     after = _specs(kernels)

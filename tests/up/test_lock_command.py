@@ -12,7 +12,8 @@ def _run_lock(world, *extra):
     from torchenv.install.lockcmd import run_lock
     from torchenv.ui import Ui
 
-    return run_lock(world.project, lock_options(world.args(*extra, verb="lock")), Ui(quiet=True))
+    return run_lock(world.project, lock_options(world.args(*extra, verb="lock")), Ui(quiet=True),
+                    planner=world.fake_plan)
 
 
 @pytest.fixture

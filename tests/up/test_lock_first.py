@@ -35,7 +35,8 @@ def _lock(world, capsys=None):
     from torchenv.install.lockcmd import run_lock
     from torchenv.ui import Ui
 
-    run_lock(world.project, lock_options(world.args(verb="lock")), Ui(quiet=capsys is None))
+    run_lock(world.project, lock_options(world.args(verb="lock")), Ui(quiet=capsys is None),
+             planner=world.fake_plan)
     entry = world.read_lock().targets[0].wheel("torch")
     return entry, (capsys.readouterr() if capsys is not None else None)
 
@@ -185,13 +186,13 @@ def test_dependencies_read_in_ranges_from_other_bytes_than_listed_are_refused(wo
     build_index(lying, {"torch": [genuine]})
     (lying / "files" / genuine.name).write_bytes(planted.read_bytes())
     with serve_ranges({}, root=lying) as liar, serve_ranges({}, root=tree) as good:
-        def two_sources(intent, args):
-            plan = world.plan(intent)
+        def two_sources(request):
+            plan = world.plan(request.intent)
             torch = tuple(TorchSource(url=u + "/simple", layout="index", name=n)
                           for u, n in ((liar.url, "liar"), (good.url, "good")))
             return dataclasses.replace(plan, sources=dataclasses.replace(plan.sources, torch=torch))
 
-        monkeypatch.setattr("torchenv.install.up.make_plan", two_sources)
+        world.planner = two_sources
         with pytest.raises(HashMismatch, match="differ from those of the verified file"):
             world.run_up()
     assert not world.env.exists() and not (world.project / "torchenv.lock").exists()

@@ -63,7 +63,8 @@ def _lock(world, *extra):
     from torchenv.install.lockcmd import run_lock
     from torchenv.ui import Ui
 
-    return run_lock(world.project, lock_options(world.args(*extra, verb="lock")), Ui(quiet=False))
+    return run_lock(world.project, lock_options(world.args(*extra, verb="lock")), Ui(quiet=False),
+                    planner=world.fake_plan)
 
 
 def test_a_plain_lock_after_flags_plans_what_a_plain_up_would_and_says_so(world, capsys):

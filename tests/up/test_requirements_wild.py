@@ -16,12 +16,13 @@ from torchenv.resolve.plan import FROM_PYPI, PlannedPackage
 
 def pypi_build_plan(world, monkeypatch, tier: str = "cu121"):
     """The plan for PyPI's own build of torch 2.4.1 (no local tag), which is the ``tier`` build."""
-    def make_plan(intent, args):
+    def make_plan(request):
+        intent = request.intent
         plan = world.plan(intent, tier=tier, version="2.4.1")
         return dataclasses.replace(plan, packages=(PlannedPackage("torch", "2.4.1", FROM_PYPI),),
                                    pypi_default_build=True)
 
-    monkeypatch.setattr("torchenv.install.up.make_plan", make_plan)
+    world.planner = make_plan
 
 
 def test_a_tier_tagged_pin_naming_the_planned_tier_is_the_same_build(world, monkeypatch):
@@ -90,12 +91,13 @@ def test_several_indexes_are_searched_as_pip_does(world, monkeypatch, tmp_path):
     extra = build_index(tmp_path / "extra", {"six": [make_wheel(tmp_path / "w1", "six", "1.15.0")],
                                              "filelock": [make_wheel(tmp_path / "w1", "filelock", "3.0.0")]})
 
-    def make_plan(intent, args):
+    def make_plan(request):
+        intent = request.intent
         plan = world.plan(intent)
         pypi = PypiSide(index_url=world.pypi_index, extra_index_urls=(extra.as_uri(),))
         return dataclasses.replace(plan, sources=dataclasses.replace(plan.sources, pypi=pypi))
 
-    monkeypatch.setattr("torchenv.install.up.make_plan", make_plan)
+    world.planner = make_plan
     (world.project / "requirements.txt").write_text("six==1.16.0\n")
     world.run_up()
     target = world.read_lock().target("linux-x86_64-cpu")
@@ -113,13 +115,14 @@ def numpy_world(world, monkeypatch, tmp_path, needs=("numpy<2",)):
     extra = build_index(tmp_path / "npidx", {"numpy": [make_wheel(wheels, "numpy", "1.26.4"),
                                                        make_wheel(wheels, "numpy", "2.0.2")]})
 
-    def make_plan(intent, args):
+    def make_plan(request):
+        intent = request.intent
         plan = world.plan(intent)
         pypi = PypiSide(index_url=world.pypi_index, extra_index_urls=(extra.as_uri(),))
         return dataclasses.replace(plan, sources=dataclasses.replace(plan.sources, pypi=pypi),
                                    import_requirements=needs)
 
-    monkeypatch.setattr("torchenv.install.up.make_plan", make_plan)
+    world.planner = make_plan
 
 
 def test_up_adds_what_torchs_import_needs(world, monkeypatch, tmp_path):
@@ -136,14 +139,15 @@ def test_the_projects_own_numpy_pin_wins(world, monkeypatch, tmp_path):
 
 
 def test_an_import_need_the_pypi_side_lacks_is_left_out_and_said(world, monkeypatch, capsys):
-    def make_plan(intent, args):
+    def make_plan(request):
+        intent = request.intent
         return dataclasses.replace(world.plan(intent), import_requirements=("numpy",))
 
-    monkeypatch.setattr("torchenv.install.up.make_plan", make_plan)
+    world.planner = make_plan
     from torchenv.commands._options import up_options
     from torchenv.install.up import run_up
     from torchenv.ui import Ui
 
-    run_up(world.project, up_options(world.args()), Ui())
+    run_up(world.project, up_options(world.args()), Ui(), planner=world.fake_plan)
     assert world.read_lock().target("linux-x86_64-cpu").wheel("numpy") is None
     assert "numpy could not be resolved from the PyPI side" in capsys.readouterr().err.replace("\n", " ")

@@ -225,9 +225,9 @@ def test_two_up_runs_end_with_one_good_env(world):
         "from pathlib import Path; from torchenv.machine import Machine;"
         f"w = c.World(root=Path({str(world.root)!r}), project=Path({str(world.project)!r}), installer={world.installer!r}, "
         f"torch_index={world.torch_index!r}, pypi_index={world.pypi_index!r});"
-        "up.make_plan = lambda intent, args: w.plan(intent);"
         "from torchenv.commands._options import up_options;"
-        "r = up.run_up(w.project, up_options(w.args()), Ui(quiet=True)); print(r.status)"
+        "r = up.run_up(w.project, up_options(w.args()), Ui(quiet=True), planner=lambda request: w.plan(request.intent));"
+        "print(r.status)"
     )
     repo = Path(__file__).parents[2]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(repo), str(repo / "src")])}

@@ -42,7 +42,7 @@ def _torch_in_cache(world) -> Path:
 
 
 def _real_planner(world, monkeypatch, plan_kwargs: dict | None = None) -> list[tuple]:
-    """The real ``make_plan`` over a fixed machine and a recorded resolver: what each stage was asked."""
+    """The real planner over a fixed machine and a recorded resolver: what each stage was asked."""
     calls: list[tuple] = []
 
     def resolve(intent, machine, *, check_index=False, **_kw):
@@ -59,13 +59,13 @@ def _real_planner(world, monkeypatch, plan_kwargs: dict | None = None) -> list[t
     monkeypatch.setattr(module("torchenv.resolve.resolver"), "resolve", resolve)
     monkeypatch.setattr(module("torchenv.resolve.reachable"), "available_plan", available_plan)
     monkeypatch.setattr(module("torchenv.probe.assume"), "machine_for", lambda _spec, **_kw: Machine(os="linux", arch="x86_64"))
-    monkeypatch.setattr("torchenv.install.up.make_plan", world.real_make_plan)
     return calls
 
 
 @pytest.mark.parametrize("installer", ["uv"], indirect=True)
 def test_frozen_up_whose_locked_files_are_at_hand_plans_from_the_recipes_alone(world, monkeypatch):
     from torchenv.commands._options import up_options
+    from torchenv.install.planning import plan_reachable
     from torchenv.install.up import run_up
     from torchenv.ui import Ui
 
@@ -73,7 +73,7 @@ def test_frozen_up_whose_locked_files_are_at_hand_plans_from_the_recipes_alone(w
     _torch_in_cache(world)
     calls = _real_planner(world, monkeypatch)
     other = _copy_project(world, "checkout")
-    result = run_up(other, up_options(world.args("--frozen")), Ui(quiet=True))
+    result = run_up(other, up_options(world.args("--frozen")), Ui(quiet=True), planner=plan_reachable)
     assert result.status == "installed"
     assert calls == [("resolve", False)], calls     # no index check, no reachability check
 
@@ -82,6 +82,7 @@ def test_frozen_up_whose_locked_files_are_at_hand_plans_from_the_recipes_alone(w
 def test_a_lock_without_this_machines_target_is_planned_with_every_check(world, monkeypatch):
     from torchenv.commands._options import up_options
     from torchenv.errors import LockError
+    from torchenv.install.planning import plan_reachable
     from torchenv.install.up import run_up
     from torchenv.ui import Ui
 
@@ -89,13 +90,13 @@ def test_a_lock_without_this_machines_target_is_planned_with_every_check(world, 
     calls = _real_planner(world, monkeypatch, {"tier": "cu121", "version": "2.4.1+cu121"})
     other = _copy_project(world, "gpu-node")
     with pytest.raises(LockError, match="none matches this machine"):
-        run_up(other, up_options(world.args("--frozen")), Ui(quiet=True))
+        run_up(other, up_options(world.args("--frozen")), Ui(quiet=True), planner=plan_reachable)
     assert calls == [("resolve", False), ("resolve", True), ("reachable",)], calls
 
 
 @pytest.mark.parametrize("installer", ["uv"], indirect=True)
 def test_locked_torch_files_that_are_gone_are_not_at_hand(world):
-    from torchenv.install.up import LOCK_IN_USE, locked_files_at_hand
+    from torchenv.install.planning import locked_files_at_hand
 
     world.run_up()
     lock = world.read_lock()
@@ -105,7 +106,6 @@ def test_locked_torch_files_that_are_gone_are_not_at_hand(world):
     assert locked_files_at_hand(plan, lock)
     cached.unlink()
     assert not locked_files_at_hand(plan, lock)
-    assert LOCK_IN_USE.get() is None        # only ``up``'s decide stage sets it, and resets it
 
 
 @pytest.mark.parametrize("installer", ["uv"], indirect=True)
@@ -115,7 +115,7 @@ def test_a_recipes_plan_of_another_build_than_the_locked_one_is_not_at_hand(worl
     installed the project into a site-packages of a Python the env does not have."""
     import dataclasses
 
-    from torchenv.install.up import locked_files_at_hand
+    from torchenv.install.planning import locked_files_at_hand
 
     world.run_up()
     lock = world.read_lock()

@@ -218,8 +218,9 @@ def toolkit_home(plan: Plan, tools: tuple[LockedWheel, ...], ui: Any) -> Path | 
         return None
     if (toolkit_folder(tools) / toolkit.home / "bin").is_dir():
         return toolkit_folder(tools) / toolkit.home
-    from .getfile import SourceMemory, wheel_file
-    from .venv import plan_sources
+    from ..sources.deadhosts import SourceMemory
+    from ..sources.getfile import wheel_file
+    from .wheellock import plan_sources
 
     sources, memory = plan_sources(plan), SourceMemory.recent(ui)
     with ui.progress(_("getting the CUDA {cuda} compiler ({count} files)").format(cuda=toolkit.cuda,

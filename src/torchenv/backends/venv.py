@@ -13,7 +13,7 @@ from .base import Backend
 from .wheellock import WheelLocker, make_engine
 
 if TYPE_CHECKING:
-    from ..lock.model import LockTarget
+    from ..lock.model import LockedWheel, LockTarget
     from ..resolve.plan import Plan
     from ..ui import Ui
 

@@ -33,7 +33,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..resolve.reachable import reachable_plan
+    from ..install.planning import PlanRequest, plan_reachable
     from ..ui import Ui
 
     intent = _options.intent_from_args(args)
@@ -48,7 +48,8 @@ def run(args: argparse.Namespace) -> int:
             show_cluster_plan(ui, found)
         return 0
     try:
-        plan = reachable_plan(intent, _options.machine_from_args(args), _options.source_overrides(args))
+        # the planner `up` and `lock` ask, with the request they build from the same flags
+        plan = plan_reachable(PlanRequest(intent, _options.machine_spec(args), _options.source_overrides(args)))
     except Exception as exc:
         from ..errors import PlanRefused
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import IntentError
 from ..i18n import _
+from .planning import Planner, plan_reachable
 
 if TYPE_CHECKING:
     from ..intent.model import Intent
@@ -108,24 +109,27 @@ class LockResult:
         return cls(path, written, tuple(t.name for t in read_lock(path).targets))
 
 
-def run_lock(project_dir: Path, options: LockOptions, ui: Ui) -> list[str]:
-    """Resolve and write targets into torchenv.lock; returns the names of the targets written."""
+def run_lock(project_dir: Path, options: LockOptions, ui: Ui, *, planner: Planner = plan_reachable) -> list[str]:
+    """Resolve and write targets into torchenv.lock; returns the names of the targets written.
+
+    ``planner``: this machine's plan comes from the one ``up`` and ``torchenv plan`` ask (``install.planning``).
+    """
     from .projectlock import project_lock
 
     project_dir = Path(project_dir).resolve()
     with project_lock(project_dir, ui):
-        return _run_locked(project_dir, options, ui)
+        return _run_locked(project_dir, options, ui, planner)
 
 
-def _run_locked(project_dir: Path, options: LockOptions, ui: Ui) -> list[str]:
+def _run_locked(project_dir: Path, options: LockOptions, ui: Ui, planner: Planner) -> list[str]:
     """``up``'s first stages (load the project, plan), then lock each target; the lock is written once."""
     from ..backends import make_backend
     from ..lock.diff import diff_targets
     from ..lock.io import write_lock
     from ..options import UpOptions
+    from .lock_record import new_lockfile
     from .project_install import lock_entry
     from .stages import load_project, lock_with
-    from .up import new_lockfile
 
     # the flags the last `up` kept apply here too (and are said), so a plain `lock` plans what a plain `up` would
     project = load_project(project_dir, options.intent, ui,
@@ -133,7 +137,7 @@ def _run_locked(project_dir: Path, options: LockOptions, ui: Ui) -> list[str]:
     for w in project.warnings:
         ui.warn(w)
     specs = [parse_target(t) for t in options.targets]
-    plans = _target_plans(project, options, specs, ui) if specs else _machine_plans(project, options, ui)
+    plans = _target_plans(project, options, specs, ui) if specs else _machine_plans(project, options, ui, planner)
     lock, written = project.lock, []
     for plan in plans:
         target = lock_with(make_backend(plan=plan, env_path=project.env, ui=ui), plan, project, ui)
@@ -149,16 +153,17 @@ def _run_locked(project_dir: Path, options: LockOptions, ui: Ui) -> list[str]:
     return written
 
 
-def _machine_plans(project: Project, options: LockOptions, ui: Ui) -> list[Plan]:
+def _machine_plans(project: Project, options: LockOptions, ui: Ui, planner: Planner) -> list[Plan]:
     """This machine's plan, or every target a ``--machine cluster.json`` needs."""
     from ..cluster.hooks import cluster_plans
     from ..intent import project_requirements as reqmod
+    from .planning import PlanRequest
     from .stages import plan_for
 
     with ui.progress(_("planning (probe + resolve)")):
         plans = cluster_plans(project.intent, options.machine, options.sources)
     if plans is None:
-        return [plan_for(project, options, ui)]
+        return [plan_for(project, PlanRequest(project.intent, options.machine, options.sources), planner, ui)]
     for plan in plans:
         reqmod.check_against_plan(list(project.reqs), plan)
     return plans

@@ -2,8 +2,8 @@
 
 Why stages (as virtualenv's ``Session.run``): each stage takes what the one before produced and
 nothing else, so ``up`` reads as a list (load → decide → sources → sync → record → verify), ``lock``
-reuses the first two, and a test can stop after any of them. The planner (``install.up.make_plan``)
-is looked up at call time, so tests can hand in a fixed Plan.
+reuses the first two, and a test can stop after any of them. The planner (``install.planning``) is
+handed in by the caller, so a test hands in one that returns a fixed Plan.
 """
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from ..options import BundleOptions, IntentOverrides, UpOptions
     from ..resolve.plan import Plan
     from ..ui import Ui
+    from .planning import Planner, PlanRequest
 
 
 def load_intent(project_dir: Path, overrides: IntentOverrides, ui: Ui | None = None) -> Intent:
@@ -146,13 +147,12 @@ def _kept_overrides(up: UpOptions, base: Intent, src: Path, lock: Lockfile | Non
     return overrides, ({} if up.save else record(overrides, base))
 
 
-def plan_for(project: Project, options: Any, ui: Ui) -> Plan:
-    """Probe (or assume) the machine and resolve, then check the requirements against the plan."""
+def plan_for(project: Project, request: PlanRequest, planner: Planner, ui: Ui) -> Plan:
+    """Ask ``planner`` (probe or assume the machine, resolve), then check the requirements against the plan."""
     from ..intent import project_requirements as reqmod
-    from . import up
 
     with ui.progress(_("planning (probe + resolve)")):
-        plan = up.make_plan(project.intent, options)
+        plan = planner(request)
     reqmod.check_against_plan(list(project.reqs), plan)
     return plan
 

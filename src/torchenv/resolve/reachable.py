@@ -40,22 +40,8 @@ _ALSO_NEEDED: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar("a
 FALLBACK = "reachable builds: "      # the start of the warning ``up`` prints for a fallback plan
 
 
-def replanned(plan: Plan, intent: Intent, overrides: SourceOverrides | None, pulled: PulledInFamily,
-              *, offline: bool = False) -> Plan | None:
-    """The plan to lock instead, once ``pulled.name`` must come from the plan's sources too; ``None`` when
-    nothing else fits (the caller then raises ``pulled`` as it is)."""
-    if plan.machine is None or plan.machine.assumed or offline:
-        return None
-    from .resolver import resolve
-
-    needed = frozenset({pulled.name})
-    fresh = resolve(intent, plan.machine, sources_overrides=overrides, check_index=True)
-    try:
-        found = available_plan(fresh, intent, plan.machine, overrides, also_needed=needed)
-    except PlanRefused:
-        return None
-    if (found.torch_version, found.tier, found.python) == (plan.torch_version, plan.tier, plan.python):
-        return None
+def with_pulled_in_note(found: Plan, plan: Plan, pulled: PulledInFamily) -> Plan:
+    """``found`` (planned again because the resolve of ``plan`` pulled in ``pulled.name``), saying so."""
     note = (f"{FALLBACK}the resolve pulled in {pulled.name}, which the source of torch {plan.torch_version} "
             f"({plan.tier}) does not serve ({pulled.message})")
     return dataclasses.replace(found, warnings=(*found.warnings, note), reasons=(*found.reasons, note))
@@ -81,14 +67,14 @@ class Candidate:
 
 
 def reachable_plan(intent: Intent, machine: Machine, overrides: SourceOverrides | None = None,
-                   *, offline: bool = False) -> Plan:
-    """The plan ``plan``, ``up`` and ``lock`` act on: resolved (the tier index checked when it answers), then
-    narrowed to what can be fetched from here (``available_plan``). One function, so ``plan`` never shows
-    another build than the one ``up`` installs."""
+                   *, offline: bool = False, also_needed: frozenset[str] = frozenset()) -> Plan:
+    """Resolved (the tier index checked when it answers), then narrowed to what can be fetched from here
+    (``available_plan``); ``install.planning.plan_reachable``, the planner of ``plan``, ``up`` and ``lock``,
+    asks it."""
     from .resolver import resolve
 
     plan = resolve(intent, machine, sources_overrides=overrides, check_index=True)
-    return available_plan(plan, intent, machine, overrides, offline=offline)
+    return available_plan(plan, intent, machine, overrides, offline=offline, also_needed=also_needed)
 
 
 def available_plan(plan: Plan, intent: Intent, machine: Machine, overrides: SourceOverrides | None = None,
