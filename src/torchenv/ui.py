@@ -50,14 +50,14 @@ class _RedactingStream:
 
 
 def warning_shown(text: str) -> str:
-    """A warning that is English data (plan warnings, requirement-file notes) in the active language."""
+    """A warning (a ``reasons.Reason``: plan warnings, requirement-file notes) in the active language."""
     from . import i18n
 
-    if not i18n._wanted:
+    if not i18n.languages():
         return text
-    from .install.step_texts import SHOWN_WARNINGS
+    from .reasons import shown
 
-    return i18n.translate_rendered(text, SHOWN_WARNINGS)
+    return shown(text)
 
 
 def write_plain_warnings(texts: list[str] | tuple[str, ...]) -> None:

@@ -117,7 +117,7 @@ class SourceMemory:
         if host in self.unsaid:      # skipped from the recent memory: said once, as a fresh failure is
             self.unsaid.discard(host)
             if self.ui is not None:
-                self.ui.warn(f"{host} failed a moment ago ({self.dead[host]}); not asking it again during this run")
+                self.ui.warn(_said("fetch.host_failed_before", host=host, why=self.dead[host]))
         return False
 
     def failed(self, url: str, reason: str, *, unreachable: bool | None = None) -> None:
@@ -130,7 +130,7 @@ class SourceMemory:
         if unreachable:
             self.dead[host] = reason
             if self.ui is not None:
-                self.ui.warn(f"{host} failed ({reason}); not asking it again during this run")
+                self.ui.warn(_said("fetch.host_failed", host=host, why=reason))
 
     def why_skipped(self, urls: list[str]) -> str:
         hosts = dict.fromkeys(h for h in map(host_of, urls) if h in self.dead)
@@ -162,7 +162,7 @@ def listed_urls(url: str, layout: str, project: str, filename: str, memory: Sour
     except SourceError as exc:
         memory.failed(url, exc.message, unreachable=True)
         if ui is not None:
-            ui.warn(f"{url} failed while looking for {filename}: {exc.message}; trying the next source")
+            ui.warn(_said("fetch.url_failed_file", url=url, file=filename, why=exc.message))
         return []
     return [f.url for f in files if f.filename == filename]
 
@@ -276,3 +276,10 @@ def wheel_file(sources: Sources, wheel: LockedWheel, *, memory: SourceMemory, ui
     if wheel.source == FROM_TORCH_INDEX:
         return torch_file(sources, wheel.filename, wheel.sha256, first=first, memory=memory, ui=ui)[0]
     return pypi_file(sources, wheel, first=first, memory=memory, ui=ui)[0]
+
+
+def _said(id: str, **params: str) -> str:  # noqa: A002 - the catalogue's word
+    """A warning of the catalogue (``reason_catalogue``), about what the sources serve."""
+    from ..reasons import SOURCES, reason
+
+    return reason(id, SOURCES, **params)

@@ -134,7 +134,9 @@ def locate(sources: Sources, name: str, version: str, *, source: str, tier: str,
             if memory is not None:
                 memory.failed(url, exc.message, unreachable=True)
             if ui is not None:
-                ui.warn(f"{url} failed while looking for {name} {version}; trying the next source")
+                from ..reasons import SOURCES, reason
+
+                ui.warn(reason("fetch.url_failed", SOURCES, url=url, name=name, version=version))
             continue
         hit = best_file(files, name, version, tier=tier, ranking=ranking, allow_local=source != FROM_PYPI)
         if hit is None:
