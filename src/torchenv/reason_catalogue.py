@@ -305,6 +305,20 @@ CATALOGUE: dict[str, str] = {
     "words.timed_out": N_("timed out"),
     "words.refused": N_("connection refused"),
     "words.dropped": N_("connection dropped"),
+    "fetch.url_skipped_why": N_("{url}: skipped ({why})"),
+    "fetch.url_no_version_wheel": N_("{url}: no {name} {version} wheel for Python {python} on {platform}"),
+    "fetch.no_wheel_torch": N_("no {name} {version} wheel for Python {python} on {platform} in the torch source "
+                               "({tried})"),
+    "fetch.no_wheel_pypi": N_("no {name} {version} wheel for Python {python} on {platform} in the PyPI side "
+                              "({tried})"),
+    "fetch.no_source": N_("no source configured"),
+    "fetch.host_failed_earlier": N_("{host}: {why} earlier in this run"),
+    "fetch.http_status": N_("index {url} answered HTTP {code}"),
+    "fetch.unreachable": N_("cannot reach index {url}: {reason}"),
+    "fetch.offline": N_("{url} not contacted: torchenv is offline (TORCHENV_OFFLINE=1)"),
+    "fetch.hosts_failed_earlier": N_("{hosts}"),
+    "fetch.no_usable_source": N_("could not get {file}: no usable source ({why})"),
+    "words.none_given": N_("none given"),
     "fetch.local_first": N_("not on this machine; local files are tried first"),
     "fetch.pip_constraint": N_("your pip configuration's constraint file allows only {requirement} ({where}), and "
                                "pip/uv apply it to every install"),

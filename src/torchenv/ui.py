@@ -107,9 +107,9 @@ class Ui:
         self.err.print(f"[yellow]{escape_markup(_('warning:'))}[/] {escape_markup(warning_shown(text))}")
 
     def error(self, text: str, hint: str | None = None) -> None:
-        self.err.print(f"[bold red]{escape_markup(_('error:'))}[/] {escape_markup(text)}")
+        self.err.print(f"[bold red]{escape_markup(_('error:'))}[/] {escape_markup(warning_shown(text))}")
         if hint:
-            self.err.print(f"[dim]{escape_markup(_('hint:'))}[/] {escape_markup(hint)}")
+            self.err.print(f"[dim]{escape_markup(_('hint:'))}[/] {escape_markup(warning_shown(hint))}")
 
     def emit_json(self, data: Any) -> None:
         sys.stdout.write(safe_text(json.dumps(data, indent=2, sort_keys=True, default=str)) + "\n")

@@ -134,7 +134,12 @@ class SourceMemory:
 
     def why_skipped(self, urls: list[str]) -> str:
         hosts = dict.fromkeys(h for h in map(host_of, urls) if h in self.dead)
-        return "; ".join(f"{h}: {self.dead[h]} earlier in this run" for h in hosts)
+        from ..reasons import SOURCES, Joined, reason
+
+        if not hosts:
+            return ""
+        return reason("fetch.hosts_failed_earlier", SOURCES, hosts=Joined(
+            tuple(reason("fetch.host_failed_earlier", SOURCES, host=h, why=self.dead[h]) for h in hosts), "; "))
 
 
 def _get(filename: str, sha256: str | None, urls: list[str], memory: SourceMemory, ui: Any) -> tuple[Path, str]:
@@ -143,7 +148,8 @@ def _get(filename: str, sha256: str | None, urls: list[str], memory: SourceMemor
 
     usable = [u for u in dict.fromkeys(urls) if memory.usable(u)]
     if not usable:
-        raise SourceError(f"could not get {filename}: no usable source ({memory.why_skipped(urls) or 'none given'})",
+        raise SourceError(_said("fetch.no_usable_source", file=filename,
+                                why=memory.why_skipped(urls) or reason_words("words.none_given")),
                           url=urls[0] if urls else None,
                           hint="check your network/proxy, or pick a working mirror: `torchenv mirror test`")
     if sha256:
@@ -276,6 +282,12 @@ def wheel_file(sources: Sources, wheel: LockedWheel, *, memory: SourceMemory, ui
     if wheel.source == FROM_TORCH_INDEX:
         return torch_file(sources, wheel.filename, wheel.sha256, first=first, memory=memory, ui=ui)[0]
     return pypi_file(sources, wheel, first=first, memory=memory, ui=ui)[0]
+
+
+def reason_words(id: str) -> str:  # noqa: A002 - the catalogue's word
+    from ..reasons import reason
+
+    return reason(id)
 
 
 def _said(id: str, **params: str) -> str:  # noqa: A002 - the catalogue's word
