@@ -42,7 +42,7 @@ class Reason(str):
     params: tuple[tuple[str, Any], ...] = ()
     decided_by: str = TORCHENV
 
-    def __new__(cls, id: str, params: tuple[tuple[str, Any], ...] = (),  # noqa: A002 - the field's name
+    def __new__(cls, id: str, params: tuple[tuple[str, Any], ...] = (),
                 decided_by: str = TORCHENV) -> Reason:
         return super().__new__(cls, _render(template(id), params, english))
 
@@ -67,12 +67,12 @@ class Reason(str):
                 "text": str(self)}
 
 
-def reason(id: str, decided_by: str = TORCHENV, **params: Any) -> Reason:  # noqa: A002
+def reason(id: str, decided_by: str = TORCHENV, **params: Any) -> Reason:
     """``reason("tier.chosen", tier="cu126", why=...)``: the catalogue's sentence ``id`` with these values."""
     return Reason(id, tuple(params.items()), decided_by)
 
 
-def template(id: str) -> str:  # noqa: A002
+def template(id: str) -> str:
     from .reason_catalogue import CATALOGUE
 
     return CATALOGUE[id]

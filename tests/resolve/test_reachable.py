@@ -284,8 +284,8 @@ def test_a_refused_plan_json_carries_the_tier_that_fits_and_what_could_not_be_fe
     fits = shown["fits"]
     assert fits["tier"] == "cpu" and fits["torch"] and fits["python"] and fits["fetchable"] is False
     assert fits["not_fetchable"] and fits["not_fetchable"] in shown["error"]
-    chosen = [r for r in shown["reasons_data"] if r["id"] == "tier.chosen" or r["id"].startswith("tier.cpu")]
-    assert chosen and chosen[0]["params"].get("tier", "cpu") == fits["tier"] or "cpu chosen" in chosen[0]["text"]
+    chosen = [r for r in shown["reasons_data"] if r["id"].startswith("tier.")]   # the reasons name that tier too
+    assert chosen and chosen[0]["text"].startswith(f"{fits['tier']} chosen"), chosen
     assert shown["error_data"]["id"] == "fallback.none_fetchable"
     assert shown["error_data"]["decided_by"] == "sources"
     assert {r["decided_by"] for r in shown["reasons_data"]} >= {"machine"}

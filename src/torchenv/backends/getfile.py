@@ -284,13 +284,13 @@ def wheel_file(sources: Sources, wheel: LockedWheel, *, memory: SourceMemory, ui
     return pypi_file(sources, wheel, first=first, memory=memory, ui=ui)[0]
 
 
-def reason_words(id: str) -> str:  # noqa: A002 - the catalogue's word
+def reason_words(id: str) -> str:
     from ..reasons import reason
 
     return reason(id)
 
 
-def _said(id: str, **params: str) -> str:  # noqa: A002 - the catalogue's word
+def _said(id: str, **params: str) -> str:
     """A warning of the catalogue (``reason_catalogue``), about what the sources serve."""
     from ..reasons import SOURCES, reason
 

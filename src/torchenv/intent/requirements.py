@@ -307,7 +307,7 @@ def check_against_plan(reqs: list[ProjectRequirement], plan: Plan) -> None:
 def agreeing_pins(reqs: list[ProjectRequirement], plan: Plan) -> list[str]:
     """One line per torch-family pin of the project's files (after ``check_against_plan``)."""
     planned = {_normalize(p.name): p.version for p in plan.packages}
-    out = []
+    out: list[str] = []
     for r in reqs:
         name = _named(r.text)
         if name in planned and _normalize(r.text.strip()) != name:

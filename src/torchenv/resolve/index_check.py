@@ -21,8 +21,8 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from .. import kb
-from ..sources.credentials import strip_secrets
 from ..reasons import SOURCES, Reason, reason
+from ..sources.credentials import strip_secrets
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -73,9 +73,24 @@ class MachineView:
 
 
 def view(machine: Machine) -> MachineView:
-    warnings: list[Reason] = []
+    """The resolver's view of ``machine``; each normalisation it makes (a capability taken from the GPU table,
+    GPUs hidden by CUDA_VISIBLE_DEVICES, an unknown driver) is said as a warning."""
     platform = platform_key(machine)
-    driver_os = "windows" if machine.os == "windows" or machine.wsl else "linux"
+    gpus, warnings = _gpus(machine)
+    mode = _mode(machine, platform, bool(gpus))
+    if mode == "cpu" and machine.os != "macos" and machine.nvidia is not None and machine.nvidia.driver:
+        warnings.append(_hidden_warning(machine))
+    if mode == "cuda" and machine.driver is None:
+        warnings.append(reason("warn.driver_unknown", MACHINE))
+    return MachineView(platform=platform, driver_os="windows" if machine.os == "windows" or machine.wsl else "linux",
+                       mode=mode, driver=machine.driver, gpus=gpus,
+                       gfx=tuple(machine.rocm.gfx) if machine.rocm else (), glibc=machine.glibc,
+                       warnings=tuple(warnings))
+
+
+def _gpus(machine: Machine) -> tuple[tuple[GpuView, ...], list[Reason]]:
+    """Each NVIDIA GPU with its compute capability (reported, else from the GPU table), assumed ones numbered."""
+    warnings: list[Reason] = []
     gpus = []
     for g in machine.gpus:
         cc = g.compute_capability or kb.gpu_cc(g.name)
@@ -87,22 +102,22 @@ def view(machine: Machine) -> MachineView:
     if len(assumed) > 1:
         for n, i in enumerate(assumed):
             gpus[i] = replace(gpus[i], assumed_index=n)
+    return tuple(gpus), warnings
+
+
+def _mode(machine: Machine, platform: str, has_gpus: bool) -> str:
     if machine.os == "macos":
-        mode = "mps" if platform == "macos-arm64" else "cpu"
-    elif gpus:
-        mode = "cuda"
-    elif machine.rocm and machine.rocm.gfx:
-        mode = "rocm"
-    else:
-        mode = "cpu"
-        if machine.nvidia is not None and machine.nvidia.driver:
-            hidden = machine.nvidia.hidden_by_cuda_visible_devices
-            why = reason("machine.hidden_by_cvd", MACHINE, value=repr(machine.cuda_visible_devices),
-                         count=hidden or reason("words.all")) if machine.cuda_visible_devices is not None or hidden \
-                else reason("machine.no_gpu_visible", MACHINE)
-            warnings.append(reason("warn.driver_but_hidden", MACHINE, driver=machine.nvidia.driver, why=why))
-    if mode == "cuda" and machine.driver is None:
-        warnings.append(reason("warn.driver_unknown", MACHINE))
-    return MachineView(platform=platform, driver_os=driver_os, mode=mode, driver=machine.driver,
-                       gpus=tuple(gpus), gfx=tuple(machine.rocm.gfx) if machine.rocm else (),
-                       glibc=machine.glibc, warnings=tuple(warnings))
+        return "mps" if platform == "macos-arm64" else "cpu"
+    if has_gpus:
+        return "cuda"
+    return "rocm" if machine.rocm and machine.rocm.gfx else "cpu"
+
+
+def _hidden_warning(machine: Machine) -> Reason:
+    """An NVIDIA driver with no GPU to plan for: hidden by CUDA_VISIBLE_DEVICES, or none visible."""
+    assert machine.nvidia is not None
+    hidden = machine.nvidia.hidden_by_cuda_visible_devices
+    why = reason("machine.hidden_by_cvd", MACHINE, value=repr(machine.cuda_visible_devices),
+                 count=hidden or reason("words.all")) if machine.cuda_visible_devices is not None or hidden \
+        else reason("machine.no_gpu_visible", MACHINE)
+    return reason("warn.driver_but_hidden", MACHINE, driver=machine.nvidia.driver, why=why)

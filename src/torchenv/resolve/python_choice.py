@@ -64,12 +64,22 @@ def choose_python(rel: kb.Release, machine: Machine, wanted: str | None,
                                                          version=rel.version, bound=bound), present=path is not None)
     present = [v for v in machine.python_versions() if v in supported]
     if present:
-        stable = [v for v in present if v not in rel.python_experimental]
-        pick = (stable or present)[-1]
-        others = [v for v in present if v != pick]
-        return PythonChoice(pick, interpreter(machine, pick) or None,
-                            reason("python.newest_here_others" if others else "python.newest_here", MACHINE,
-                                   python=pick, version=rel.version, others=", ".join(others), bound=bound))
+        return _newest_here(rel, machine, present, bound)
+    return _to_install(rel, machine, supported, bound)
+
+
+def _newest_here(rel: kb.Release, machine: Machine, present: list[str], bound: Reason | str) -> PythonChoice:
+    """The newest stable Python of this machine that the release has wheels for (an experimental one if only)."""
+    stable = [v for v in present if v not in rel.python_experimental]
+    pick = (stable or present)[-1]
+    others = [v for v in present if v != pick]
+    return PythonChoice(pick, interpreter(machine, pick) or None,
+                        reason("python.newest_here_others" if others else "python.newest_here", MACHINE,
+                               python=pick, version=rel.version, others=", ".join(others), bound=bound))
+
+
+def _to_install(rel: kb.Release, machine: Machine, supported: list[str], bound: Reason | str) -> PythonChoice:
+    """None of this machine's Pythons fits: the newest stable one the release supports, to be installed."""
     stable = [v for v in supported if v not in rel.python_experimental]
     pick = (stable or supported)[-1]
     have = ", ".join(machine.python_versions()) or reason("words.none_found")

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from .. import kb
 from ..errors import IntentError, PlanRefused
-from ..reasons import MACHINE, PROJECT, SOURCES, TORCHENV, Joined, Reason, reason
 from ..intent.model import Intent
 from ..machine import Machine
+from ..reasons import MACHINE, PROJECT, SOURCES, TORCHENV, Joined, Reason, reason
 from .alternatives import alternatives, as_flags, as_words
 from .machine_view import MachineView, view
 from .origins import who
@@ -69,8 +69,8 @@ def _with_index_facts(plan: Plan, index: Any, found: Candidate) -> Plan:
     if gap is not None and gap.text.id == "index.no_python_wheel":   # the Python was chosen after the search:
         warnings.append(Reason("index.python_gap", gap.text.params, SOURCES))   # say it, do not hide it
     more_reasons, more_warnings = variant_lines(index, found, plan.machine)
-    return replace(plan, reasons=tuple(reasons + more_reasons),
-                   warnings=tuple(dict.fromkeys(warnings + more_warnings)))
+    return replace(plan, reasons=(*reasons, *more_reasons),
+                   warnings=tuple(dict.fromkeys([*warnings, *more_warnings])))
 
 
 def constraints(intent: Intent) -> Constraints:
@@ -217,14 +217,7 @@ def project_requires_python(intent: Intent) -> tuple[str, str] | None:
 def _newer_releases(outcome: Outcome, chosen: str) -> list[Reason]:
     """One line per group of newer releases skipped for the same reasons (the first few), so "why not the
     latest?" is answered once per fact, not once per patch release."""
-    newer = [v for v in outcome.considered if kb.vtuple(v) > kb.vtuple(chosen)]
-    groups: list[tuple[list[str], tuple[Reason, ...]]] = []
-    for v in newer:
-        facts = tuple(_fact(r) for r in outcome.rejections if r.release == v)
-        if groups and groups[-1][1] == facts:
-            groups[-1][0].append(v)
-        else:
-            groups.append(([v], facts))
+    groups = _fact_groups(outcome, [v for v in outcome.considered if kb.vtuple(v) > kb.vtuple(chosen)])
     lines = []
     for versions, facts in groups[:MAX_NEWER_RELEASE_LINES]:
         if facts:
@@ -237,6 +230,18 @@ def _newer_releases(outcome: Outcome, chosen: str) -> list[Reason]:
         lines.append(reason("release.more_skipped", count=len(rest),
                             kinds=", ".join(kinds) if kinds else reason("release.same_reasons")))
     return lines
+
+
+def _fact_groups(outcome: Outcome, newer: list[str]) -> list[tuple[list[str], tuple[Reason, ...]]]:
+    """Runs of ``newer`` releases skipped for the same facts, each with those facts."""
+    groups: list[tuple[list[str], tuple[Reason, ...]]] = []
+    for v in newer:
+        facts = tuple(_fact(r) for r in outcome.rejections if r.release == v)
+        if groups and groups[-1][1] == facts:
+            groups[-1][0].append(v)
+        else:
+            groups.append(([v], facts))
+    return groups
 
 
 _VERSION = "\0"
@@ -364,7 +369,20 @@ _RECIPE_GAPS = frozenset({"unknown-archs", "unknown-tiers"})
 
 
 def _refusal(cons: Constraints, mv: MachineView, outcome: Outcome) -> PlanRefused:
-    reasons: list[Reason] = [mv.summary()]
+    """Nothing fits: what was asked, each fact that ruled a candidate out (merged), what would work instead."""
+    alts = alternatives(cons, mv)
+    kinds = {r.kind for r in outcome.rejections} - {"experimental"}
+    recipe_gap = bool(kinds) and kinds <= _RECIPE_GAPS
+    message = reason("refused.recipes_lack" if recipe_gap else "refused.no_build", what=_describe(cons),
+                     mode=mv.mode, platform=mv.platform, instead=_instead(alts, 4) or reason("refused.no_alternative"))
+    jetson = any(g.jetson for g in mv.gpus)
+    hint = reason("hint.jetson") if jetson else (reason("hint.try", flags=as_flags(alts[0])) if alts
+                                                 else reason("hint.see_reasons"))
+    return PlanRefused(message, reasons=_refusal_reasons(mv, outcome), alternatives=alts, hint=hint)
+
+
+def _refusal_reasons(mv: MachineView, outcome: Outcome) -> list[str]:
+    reasons: list[str] = [mv.summary()]
     lines = _grouped(outcome)
     reasons += [line for line, _ in lines[:MAX_REFUSAL_REASONS]]
     if len(lines) > MAX_REFUSAL_REASONS:
@@ -372,22 +390,13 @@ def _refusal(cons: Constraints, mv: MachineView, outcome: Outcome) -> PlanRefuse
         reasons.append(reason("refused.more_reasons", count=len(lines) - MAX_REFUSAL_REASONS,
                               kinds=", ".join(more_kinds)))
     reasons += list(mv.warnings)
-    alts = alternatives(cons, mv)
-    kinds = {r.kind for r in outcome.rejections} - {"experimental"}
-    what = _describe(cons)
-    recipe_gap = bool(kinds) and kinds <= _RECIPE_GAPS
-    message = reason("refused.recipes_lack" if recipe_gap else "refused.no_build", what=what, mode=mv.mode,
-                     platform=mv.platform,
-                     instead=_instead(alts, 4) or reason("refused.no_alternative"))
-    hint = reason("hint.try", flags=as_flags(alts[0])) if alts else reason("hint.see_reasons")
     blocked = {r.text.param("gpu") for r in outcome.rejections if r.kind == "arch"}
     if len(blocked) > 1 and len(mv.gpus) > 1:
         reasons.append(reason("refused.no_build_for_all_gpus", MACHINE))
-    if any(g.jetson for g in mv.gpus):
-        if not any(r.kind == "jetson" for r in outcome.rejections):
-            reasons.append(reason("refused.jetson", MACHINE, gpu=next(g for g in mv.gpus if g.jetson).describe()))
-        hint = reason("hint.jetson")
-    return PlanRefused(message, reasons=reasons, alternatives=alts, hint=hint)
+    jetson = next((g for g in mv.gpus if g.jetson), None)
+    if jetson is not None and not any(r.kind == "jetson" for r in outcome.rejections):
+        reasons.append(reason("refused.jetson", MACHINE, gpu=jetson.describe()))
+    return reasons
 
 
 def _instead(alts: list[dict[str, Any]], count: int) -> Reason | None:
@@ -411,8 +420,8 @@ def _unknown_tier(cons: Constraints, mv: MachineView) -> PlanRefused:
     instead = _instead(alts, 3)
     message = reason("refused.unknown_tier" + ("_instead" if instead else ""), tier=cons.tier, which=which,
                      version=rels[0].version, **({"instead": instead} if instead else {}))
-    reasons = [mv.summary(), reason("refused.known_tiers", which=which, platform=mv.platform,
-                                    tiers=", ".join(known) if known else reason("words.none"))]
+    reasons: list[str] = [mv.summary(), reason("refused.known_tiers", which=which, platform=mv.platform,
+                                               tiers=", ".join(known) if known else reason("words.none"))]
     hint = (reason("hint.refresh_tier_or", tier=cons.tier, flags=as_flags(alts[0])) if alts
             else reason("hint.refresh_tier", tier=cons.tier))
     return PlanRefused(message, reasons=reasons, alternatives=alts, hint=hint)
@@ -424,6 +433,6 @@ def _unknown_version(cons: Constraints, mv: MachineView) -> PlanRefused:
     instead = _instead(alts, 3)
     message = reason("refused.unknown_version" + ("_instead" if instead else ""), spec=repr(cons.spec),
                      first=known[-1], last=known[0], **({"instead": instead} if instead else {}))
-    return PlanRefused(message, reasons=[mv.summary(), reason("refused.known_releases",
-                                                              releases=", ".join(reversed(known)))],
+    known_lines: list[str] = [mv.summary(), reason("refused.known_releases", releases=", ".join(reversed(known)))]
+    return PlanRefused(message, reasons=known_lines,
                        alternatives=alts, hint=reason("hint.refresh_release"))

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import kb
 from ..kb.archs import ArchMatch, describe, match, why_not
-from ..reasons import MACHINE, TORCHENV, Joined, Reason, reason
+from ..reasons import MACHINE, Joined, Reason, reason
 from .machine_view import MachineView
 
 if TYPE_CHECKING:
