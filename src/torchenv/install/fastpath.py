@@ -91,10 +91,10 @@ def answer(argv: list[str]) -> int | None:
             sys.stderr.write(f"torchenv: {located.describe()}\n")
         sys.stdout.write(_("{env} is up to date with {lock} (target {target})").format(
             env=_rel(stamp["env"]), lock=stamp["lock"], target=stamp["target"]) + "\n")
-        if stamp["warnings"]:             # English data (requirement-file notes), shown as the full path shows them
+        if stamp["warnings"]:             # requirement-file notes, shown as the full path shows them
             from ..ui import write_plain_warnings
 
-            write_plain_warnings(stamp["warnings"])
+            write_plain_warnings(_said(stamp))
     except (OSError, ValueError, KeyError, TypeError):
         return None
     return 0
@@ -275,13 +275,32 @@ def _reusable(project: str) -> tuple[UpToDate, list[Any], int] | None:
     return None if paths is None else (seen.result, paths, seen.started_ns)
 
 
+def _data(warning: str, redact: Any) -> Any:
+    """A warning's reason data for the stamp (so the no-op path renders it in any language), or ``None`` when
+    its text had something to redact (then only the redacted text is kept)."""
+    if redact(warning) != warning or not hasattr(warning, "to_json"):
+        return None
+    return warning.to_json()
+
+
+def _said(stamp: dict[str, Any]) -> list[str]:
+    """The stamp's warnings, each made again from its reason data when the stamp has it (else its text)."""
+    data = stamp.get("warnings_data") or [None] * len(stamp["warnings"])
+    if not any(data):
+        return list(stamp["warnings"])
+    from ..reasons import from_json
+
+    return [from_json(d) if d else text for text, d in zip(stamp["warnings"], data)]
+
+
 def _write(project: str, done: UpToDate, paths: list[Any]) -> None:
     from ..fileio import temp_file
     from ..sources.credentials import redact_text
 
     stamp_dir = os.path.join(project, STAMP_DIR)
     body = {"schema": SCHEMA, "torchenv": _version(), "env": str(done.env_path), "lock": done.lock_path.name,
-            "target": done.target, "warnings": [redact_text(w) for w in done.warnings], "paths": paths}
+            "target": done.target, "warnings": [redact_text(w) for w in done.warnings],
+            "warnings_data": [_data(w, redact_text) for w in done.warnings], "paths": paths}
     fd, tmp = temp_file(stamp_dir, prefix=".noop-stamp-", suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         json.dump(body, fh)
