@@ -80,7 +80,8 @@ class PlanRefused(TorchenvError):
     def to_json(self) -> dict[str, Any]:
         from .reasons import to_json
 
-        out: dict[str, Any] = {"error": self.message, "reasons": self.reasons, "alternatives": self.alternatives,
+        alternatives = [{**a, "why_data": to_json(a["why"])} if "why" in a else a for a in self.alternatives]
+        out: dict[str, Any] = {"error": self.message, "reasons": self.reasons, "alternatives": alternatives,
                                "error_data": to_json(self.message), "reasons_data": [to_json(r) for r in self.reasons]}
         if self.hint:
             out["hint"] = self.hint

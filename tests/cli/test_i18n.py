@@ -252,6 +252,7 @@ def test_every_plan_reason_and_warning_has_a_chinese_template(capsys, tmp_path, 
     data = json.loads(capsys.readouterr().out)
     lines = [from_json(r) for r in data.get("reasons_data", []) + data.get("warnings_data", [])]
     lines += [from_json(data[key]) for key in ("error_data", "hint_data") if data.get(key)]
+    lines += [from_json(a["why_data"]) for a in data.get("alternatives", [])]
     assert lines and all(getattr(line, "id", None) for line in lines), "a reason of --json without its data"
     i18n.activate({"LANG": "zh_CN.UTF-8"})
     try:

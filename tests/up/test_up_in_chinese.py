@@ -141,10 +141,9 @@ def test_the_noop_up_names_an_editable_line_in_chinese(world, monkeypatch, capsy
 @pytest.mark.parametrize("installer", ["uv"], indirect=True)
 def test_the_reachable_builds_warning_reads_in_chinese_and_stays_english_data(world, monkeypatch, capsys):
     from torchenv.intent.load import load_project_intent
+    from torchenv.reasons import reason
     from torchenv.resolve.reachable import Candidate, _with_fallback, fallback_said
     from torchenv.ui import Ui
-
-    from torchenv.reasons import reason
 
     plan = world.plan(load_project_intent(world.project))
     cand = Candidate("==2.4.1", "cpu", "3.11", reason("fallback.pypi_build", version="2.4.1"))
