@@ -247,31 +247,38 @@ def search(cons: Constraints, mv: MachineView, index: IndexView | None = None) -
     for with_experimental in passes:
         out.rejections = []
         for rel in rels:
-            if mv.platform not in rel.platforms:
-                out.rejections.append(Rejection(rel.version, None, "platform", reason(
-                    "skip.no_platform_wheels", version=rel.version, platform=mv.platform)))
+            tiers = _tiers_to_try(rel, cons, mv)
+            if isinstance(tiers, Rejection):
+                out.rejections.append(tiers)
                 continue
-            if cons.tier != "auto":
-                tiers = [cons.tier] if cons.tier in rel.tiers(mv.platform) else []
-                if not tiers:
-                    out.rejections.append(Rejection(rel.version, cons.tier, "platform", reason(
-                        "skip.no_tier_wheels", version=rel.version, tier=cons.tier, platform=mv.platform,
-                        tiers=", ".join(rel.tiers(mv.platform)))))
-                    continue
-            else:
-                tiers = _tier_order(rel, mv.platform, mv.mode)
-                if not tiers:
-                    out.rejections.append(_no_tiers(rel, mv))
-                    continue
             for tier in tiers:
-                if not with_experimental and rel.status(tier) == "experimental":
-                    out.rejections.append(Rejection(rel.version, tier, "experimental", reason(
-                        "skip.experimental", tier=tier, version=rel.version)))
-                    continue
-                gap = index.lacks(rel, tier, cons.python) if index is not None else None
-                verdict = gap or check(rel, tier, mv, cons)
+                verdict = _verdict(rel, tier, mv, cons, index, with_experimental)
                 if isinstance(verdict, Candidate):
                     out.found = verdict
                     return out
                 out.rejections.append(verdict)
     return out
+
+
+def _tiers_to_try(rel: kb.Release, cons: Constraints, mv: MachineView) -> list[str] | Rejection:
+    """The tiers of ``rel`` to check here (the one asked for, or every fitting kind, preferred first), or why none."""
+    if mv.platform not in rel.platforms:
+        return Rejection(rel.version, None, "platform", reason("skip.no_platform_wheels", version=rel.version,
+                                                               platform=mv.platform))
+    if cons.tier != "auto":
+        if cons.tier in rel.tiers(mv.platform):
+            return [cons.tier]
+        return Rejection(rel.version, cons.tier, "platform", reason(
+            "skip.no_tier_wheels", version=rel.version, tier=cons.tier, platform=mv.platform,
+            tiers=", ".join(rel.tiers(mv.platform))))
+    return _tier_order(rel, mv.platform, mv.mode) or _no_tiers(rel, mv)
+
+
+def _verdict(rel: kb.Release, tier: str, mv: MachineView, cons: Constraints, index: IndexView | None,
+             with_experimental: bool) -> Candidate | Rejection:
+    """``check``, after the experimental gate of this pass and what the tier index lacks."""
+    if not with_experimental and rel.status(tier) == "experimental":
+        return Rejection(rel.version, tier, "experimental", reason("skip.experimental", tier=tier,
+                                                                   version=rel.version))
+    gap = index.lacks(rel, tier, cons.python) if index is not None else None
+    return gap or check(rel, tier, mv, cons)
