@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""Print the import graph between the subpackages of torchenv, and any cycles in it.
+"""Print the import graph between the units of torchenv (subpackages and top-level modules), and any cycles in it.
 
     python tools/importgraph.py            # edges and cycles; exit 1 when there is a cycle
     python tools/importgraph.py --dot      # Graphviz output of the same graph
 
 Why: each stage of the pipeline (intent -> probe -> resolve -> backends -> lock -> verify) is meant to depend only on
 the floors below it. A cycle between packages means two stages cannot be understood, tested or replaced apart.
+A top-level module (``errors``, ``ui``, ``cli``) is a unit of its own: ``errors`` importing ``sources`` while
+``sources`` imports ``errors`` is the same knot as between two packages. The package's ``__init__`` (the public
+API, which reaches every stage) is the unit ``torchenv``.
 Imports inside functions count (they are still a dependency of the design); imports under ``if TYPE_CHECKING:`` do
 not (they vanish at run time and exist only for annotations).
 """
@@ -20,10 +23,23 @@ from pathlib import Path
 TOP = "torchenv"
 
 
-def package_of(module: str) -> str:
-    """`torchenv.install.up` -> `install`; top-level modules (`torchenv.cli`) are their own unit."""
+def unit_of(module: str, units: set[str]) -> str | None:
+    """`torchenv.install.up` -> `install`, `torchenv.errors` -> `errors`; `torchenv` or a name defined in its
+    ``__init__`` (`torchenv.__version__`) -> `torchenv`; None outside torchenv."""
     parts = module.split(".")
-    return parts[1] if len(parts) > 1 else "(torchenv)"
+    if parts[0] != TOP:
+        return None
+    if len(parts) > 1 and parts[1] in units:
+        return parts[1]
+    return TOP
+
+
+def units_of(src: Path) -> set[str]:
+    """The subpackages and the top-level modules of torchenv (``__main__`` included: it imports ``cli``)."""
+    base = src / TOP
+    packages = {p.name for p in base.iterdir() if (p / "__init__.py").is_file()}
+    modules = {p.stem for p in base.glob("*.py") if p.stem != "__init__"}
+    return packages | modules
 
 
 def module_name(path: Path, src: Path) -> str:
@@ -62,27 +78,26 @@ def imported_modules(path: Path, src: Path) -> Iterator[str]:
             yield from (alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             base = absolute(node, module, path.name == "__init__.py")
-            yield base
-            # `from torchenv import install` names a subpackage, not an attribute of the top package
-            yield from (f"{base}.{alias.name}" for alias in node.names if base == TOP)
+            if base == TOP:   # `from torchenv import install` names a unit; `import __version__`, the top package
+                yield from (f"{base}.{alias.name}" for alias in node.names)
+            else:
+                yield base
 
 
 def package_edges(src: Path) -> dict[str, set[str]]:
-    subpackages = {p.name for p in (src / TOP).iterdir() if (p / "__init__.py").is_file()}
+    units = units_of(src)
     edges: dict[str, set[str]] = {}
     for path in sorted((src / TOP).rglob("*.py")):
-        me = package_of(module_name(path, src))
+        me = unit_of(module_name(path, src), units)
         for target in imported_modules(path, src):
-            if not target.startswith(TOP + "."):
-                continue
-            them = package_of(target)
-            if them != me and them in subpackages and me in subpackages:
+            them = unit_of(target, units)
+            if me is not None and them is not None and them != me:
                 edges.setdefault(me, set()).add(them)
     return edges
 
 
 def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
-    """Strongly connected components of more than one package (Tarjan's algorithm)."""
+    """Strongly connected components of more than one unit (Tarjan's algorithm)."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -127,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
         print("}")
         return 0
     for me in sorted(edges):
-        print(f"{me:>10} -> {', '.join(sorted(edges[me]))}")
+        print(f"{me:>12} -> {', '.join(sorted(edges[me]))}")
     found = cycles(edges)
     for component in found:
         inner = [f"{a}->{b}" for a in component for b in sorted(edges.get(a, ())) if b in component]

@@ -1,49 +1,20 @@
 """``torchenv`` command line: parse, dispatch, turn TorchenvError into a clear message + exit code.
 
 Why so thin: every verb lives in ``commands/<verb>.py`` as ``register(subparsers)`` and
-``run(args) -> int`` over the Python API. Command modules import nothing heavy at module
-level, so building the parser stays cheap.
+``run(args) -> int`` over the Python API; ``commands/__init__.py`` puts them together (``completion``
+reads the same parser). Command modules import nothing heavy at module level, so building the
+parser stays cheap.
 """
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from typing import TYPE_CHECKING
 
-from . import __version__
-from .i18n import N_, _
+from .i18n import _
 
 if TYPE_CHECKING:
     from .errors import TorchenvError
-
-COMMANDS = ("init", "probe", "plan", "up", "lock", "verify", "run", "shell",
-            "mirror", "bundle", "doctor", "export", "completion", "recipes", "cluster", "kernel")
-# argparse's own words (it asks ``argparse._`` for them; ``main`` points that at the catalogue)
-ARGPARSE_TEXTS = (N_("usage: "), N_("options"), N_("positional arguments"), N_("show this help message and exit"),
-                  N_("show program's version number and exit"), N_("%(prog)s: error: %(message)s\n"),
-                  N_("the following arguments are required: %s"), N_("unrecognized arguments: %s"),
-                  N_("invalid choice: %(value)r (choose from %(choices)s)"), N_("argument %(argument_name)s: %(message)s"),
-                  N_("expected one argument"), N_("invalid %(type)s value: %(value)r"),
-                  N_("not allowed with argument %s"), N_("ambiguous option: %(option)s could match %(matches)s"))
-
-
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The whole command line; ``only``: just that verb's sub-parser (what ``main`` needs to run it).
-
-    Why ``only``: each verb's module and its flags cost a few ms to import and register, and a run
-    of one verb parses only its own flags; ``torchenv --help``, an unknown verb and ``completion``
-    get every verb.
-    """
-    parser = argparse.ArgumentParser(
-        prog="torchenv",
-        description=_("A verified, reproducible PyTorch + CUDA environment for this project, in one command."))
-    parser.add_argument("--version", action="version", version=f"torchenv {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in (only,) if only in COMMANDS else COMMANDS:
-        module = importlib.import_module(f"torchenv.commands.{name}")
-        module.register(sub)
-    return parser
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -56,16 +27,18 @@ def main(argv: list[str] | None = None) -> int:
     streams.guard_stdout()
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["up"]:          # the no-op `up` answers before the parser imports every verb
-        from .install import fastpath
+        from .install import noop
 
-        code = fastpath.answer(argv)
+        code = noop.answer(argv)
         if code is not None:
             return streams.flush_stdout() or code
-        fastpath.watch(argv)
+        noop.watch(argv)
     from . import i18n
 
     i18n.activate()                     # --help and usage errors in the user's language too
     argparse._ = _  # type: ignore[attr-defined]   # argparse's own words ("usage: ", "options", its errors) too
+    from .commands import build_parser  # after the stamp: a stamped no-op up builds no parser
+
     parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
     i18n.activate({} if getattr(args, "json", False) else None)   # --json output stays English
@@ -74,9 +47,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     code = _dispatch(args)
     if code == 0 and args.command == "up":
-        from .install import fastpath
+        from .install import noop
 
-        fastpath.record(argv, args.project)
+        noop.record(argv, args.project)
     failed_output = streams.flush_stdout()
     return code if failed_output is None else failed_output
 

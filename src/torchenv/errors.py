@@ -20,7 +20,7 @@ class TorchenvError(Exception):
     exit_code = 1
 
     def __init__(self, message: str, *, hint: str | None = None, **details: Any) -> None:
-        from .sources.credentials import redact_text  # a message may quote a URL or an engine's output
+        from .redaction import redact_text  # a message may quote a URL or an engine's output
 
         # a text with nothing to redact is kept as it came (a ``reasons.Reason`` keeps its data for rendering)
         message, hint = _redacted(message, redact_text), _redacted(hint, redact_text) if hint else hint

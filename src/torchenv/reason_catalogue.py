@@ -279,7 +279,7 @@ CATALOGUE: dict[str, str] = {
     "sources.best_match": N_("packages besides the torch family: {count} indexes searched as pip does, the best "
                              "version of each package from any of them (uv --index-strategy unsafe-best-match); the "
                              "torch family stays pinned to the files this plan chose"),
-    # the project's requirement files and its Jupyter kernel (intent.requirements, intent.jupyter)
+    # the project's requirement files and its Jupyter kernel (intent.project_requirements, intent.jupyter)
     "req.sources_from": N_("torchenv takes package sources from torchenv.toml [mirror] and your pip config"),
     "req.option_of_ignored": N_("{where}: option `{option}` of {requirement} ignored: {why}"),
     "req.option_ignored": N_("{where}: option `{option}` ignored: {why}"),
@@ -295,7 +295,7 @@ CATALOGUE: dict[str, str] = {
     "kernel.asked": N_("a Jupyter kernel: asked for ([env] jupyter = true)"),
     "kernel.named": N_("a Jupyter kernel: the requirements name {name}"),
     "kernel.notebooks": N_("a Jupyter kernel: the project has notebooks ({notebook})"),
-    # as a source fails while files are found or fetched (backends.locate, backends.getfile)
+    # as a source fails while files are found or fetched (sources.locate, sources.getfile, sources.deadhosts)
     "fetch.url_failed": N_("{url} failed while looking for {name} {version}; trying the next source"),
     "fetch.url_failed_file": N_("{url} failed while looking for {file}: {why}; trying the next source"),
     "fetch.host_failed": N_("{host} failed ({why}); not asking it again during this run"),

@@ -83,7 +83,7 @@ def read_owner(env: Path) -> dict[str, Any] | None:
 
 def write_owner(env: Path, project_root: Path, backend: str) -> None:
     """Mark ``env`` as made by torchenv for ``project_root``; written first, before the engine fills it."""
-    from . import __version__
+    from .version import __version__
 
     owner_file(env).parent.mkdir(parents=True, exist_ok=True)
     data = {"kind": OWNER_KIND, "schema": OWNER_SCHEMA, "env": str(Path(env).resolve()),

@@ -28,10 +28,11 @@ def escape_markup(text: str) -> str:
 
 def safe_text(text: str) -> str:
     """``text`` redacted; without a URL or an Authorization value in it, and with no login
-    remembered yet (the module is not even imported), it is returned as is: the no-op path stays fast."""
-    if "torchenv.sources.credentials" not in sys.modules and "://" not in text and "uthoriz" not in text:
+    remembered yet (often the module is not even imported), it is returned as is: the no-op path stays fast."""
+    loaded = sys.modules.get("torchenv.redaction")
+    if (loaded is None or not loaded.knows_secrets()) and "://" not in text and "uthoriz" not in text:
         return text
-    from .sources.credentials import redact_text
+    from .redaction import redact_text
 
     return redact_text(text)
 

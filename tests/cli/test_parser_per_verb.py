@@ -4,7 +4,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from torchenv.cli import COMMANDS, build_parser
+from torchenv.commands import COMMANDS, build_parser
 
 
 def _verbs(parser) -> set[str]:

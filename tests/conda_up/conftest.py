@@ -74,7 +74,7 @@ class Project:
         (self.dir / "torchenv.toml").write_text("\n".join(lines) + "\n")
 
     def args(self, *flags: str, verb: str = "up") -> argparse.Namespace:
-        from torchenv.cli import build_parser
+        from torchenv.commands import build_parser
 
         extra = [] if verb != "up" or "--verify" in flags else ["--no-verify"]
         return build_parser().parse_args([verb, "-C", str(self.dir), *extra, *(f for f in flags if f != "--verify")])

@@ -11,7 +11,7 @@ from tests.up.conftest import World, world
 
 def export(project: Path, kind: str, *extra: str) -> int:
     """``torchenv export KIND ...`` through the real parser, as a user types it."""
-    from torchenv.cli import build_parser
+    from torchenv.commands import build_parser
 
     args = build_parser().parse_args(["export", kind, "-C", str(project), *extra])
     return args.func(args)

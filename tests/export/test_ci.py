@@ -10,7 +10,7 @@ import pytest
 from tests.export import yamlish
 from tests.export.conftest import export, write_cuda_lock
 
-from torchenv.cli import build_parser
+from torchenv.commands import build_parser
 
 
 def _two_target_project(tmp_path):

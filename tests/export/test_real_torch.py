@@ -32,7 +32,7 @@ def _shared_uv_cache(monkeypatch):
 def real_project(tmp_path_factory) -> Path:
     global TORCH_DIR
     TORCH_DIR = cpu_torch_wheel().parent      # fails in CI, skips elsewhere, when the pip config lacks it
-    from torchenv.cli import build_parser
+    from torchenv.commands import build_parser
     from torchenv.commands._options import up_options
     from torchenv.install.up import run_up
     from torchenv.ui import Ui

@@ -11,7 +11,16 @@ import pytest
 from torchenv.cli import main
 from torchenv.intent.evidence import rank
 from torchenv.intent.evidence.model import Record
-from torchenv.intent.evidence.readers import conda_env, docker, locks, prose, pyproject, requirements, scripts, setup
+from torchenv.intent.evidence.readers import (
+    conda_env,
+    docker,
+    locks,
+    prose,
+    pyproject,
+    requirements_txt,
+    scripts,
+    setup,
+)
 from torchenv.intent.load import load_project_intent
 
 
@@ -152,7 +161,7 @@ def test_conda_env_ranges_are_kept_as_pep440_specs():
 
 
 def test_requirements_and_setup_readers():
-    reading = requirements.read_requirements("-r base.txt\n--extra-index-url https://download.pytorch.org/whl/cu121\n"
+    reading = requirements_txt.read_requirements("-r base.txt\n--extra-index-url https://download.pytorch.org/whl/cu121\n"
                                              "torch==2.2.2+cu121\n", "requirements.txt")
     assert facts(reading.records) == [("cuda", "cu121", "pin", "any"), ("version", "==2.2.2", "pin", "any"),
                                       ("cuda", "cu121", "tag", "any")]
@@ -389,7 +398,7 @@ MALFORMED = ["", "\x00\xff", "package = 5\nrequires-python = 3\n", "[[package]]\
     locks.read_uv_lock, locks.read_poetry_lock, locks.read_pipfile_lock, locks.read_pixi_lock, locks.read_conda_lock,
     pyproject.read_pyproject, pyproject.read_pixi_toml, setup.read_setup_py, setup.read_setup_cfg,
     lambda text, file: conda_env.read_conda_env(text, file).records,
-    lambda text, file: requirements.read_requirements(text, file).records])
+    lambda text, file: requirements_txt.read_requirements(text, file).records])
 def test_a_malformed_file_gives_no_records_rather_than_an_error(reader):
     for text in MALFORMED:
         got = reader(text, "f")

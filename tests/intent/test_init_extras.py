@@ -12,7 +12,7 @@ from tests.intent.test_init_sources import write
 from torchenv.cli import main
 from torchenv.errors import IntentError
 from torchenv.intent.load import load_project_intent
-from torchenv.intent.requirements import gather
+from torchenv.intent.project_requirements import gather
 
 PYPROJECT = """\
 [project]

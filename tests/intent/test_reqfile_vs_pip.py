@@ -4,7 +4,7 @@ from __future__ import annotations
 from pip._internal.network.session import PipSession
 from pip._internal.req.req_file import parse_requirements
 
-from torchenv.intent.reqfile import parse_requirements_text
+from torchenv.intent.requirements_file import parse_requirements_text
 
 SAMPLE = """\
 # pip-compile output and hand-written lines, as found in the wild

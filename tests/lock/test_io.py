@@ -52,6 +52,42 @@ def test_text_is_stable_sorted_and_diff_friendly():
     assert 'version = "2.4.1+cu121"\n' in text      # one key per line: a bump is a one-line diff
 
 
+# every character TOML forbids raw in a basic string, and the ones that only need an escape
+AWKWARD = "a\x01b\x7fc\u2028d\te\nf\"g\\h\x00\x1f\x85\u2029 é 😀 \r\b\f"
+
+
+def test_any_text_in_a_lock_reads_back_unchanged():
+    """The lock's printer escaped five characters: a control character in a value wrote TOML nobody could read."""
+    import dataclasses
+
+    import tomllib
+
+    lock = dataclasses.replace(sample(), machine={"note": AWKWARD, AWKWARD: "as a key"},
+                               project={"path": AWKWARD}, overrides={"with": [AWKWARD, "plain"]})
+    text = dumps_lock(lock)
+    data = tomllib.loads(text)
+    assert data["machine"] == {"note": AWKWARD, AWKWARD: "as a key"}
+    assert data["project"] == {"path": AWKWARD}
+    assert data["overrides"] == {"with": [AWKWARD, "plain"]}
+    assert "\u2028" not in text and "\x7f" not in text     # nothing an editor would take for a line break
+    back = loads_lock(text)
+    assert back.machine == lock.machine and back.project == lock.project
+    assert dumps_lock(back) == text
+
+
+def test_exports_and_the_lock_print_strings_alike():
+    """One printer: what an export writes for a string is what the lock writes for it."""
+    import tomllib
+
+    from torchenv import tomltext
+
+    for value in (AWKWARD, "plain", "", "\U0001f600"):
+        assert tomllib.loads(f"k = {tomltext.value(value)}")["k"] == value
+    assert tomllib.loads(f"x = {tomltext.value({AWKWARD: [1, 2.5, True, AWKWARD]})}")["x"] == {
+        AWKWARD: [1, 2.5, True, AWKWARD]}
+    assert tomltext.key("a\n") == '"a\\n"'     # a bare key is letters, digits, _ and - only
+
+
 def test_write_is_atomic_and_leaves_no_temp_files(tmp_path):
     path = tmp_path / "torchenv.lock"
     path.write_text("old")
@@ -179,7 +215,12 @@ def test_lock_currency_new_and_old_style(tmp_path):
     import dataclasses
 
     from torchenv.intent.load import load_project_intent
-    from torchenv.intent.requirements import ProjectRequirement, lock_is_current, requirements_digest, requirements_hash
+    from torchenv.intent.project_requirements import (
+        ProjectRequirement,
+        lock_is_current,
+        requirements_digest,
+        requirements_hash,
+    )
 
     intent = load_project_intent(tmp_path)
     reqs = [ProjectRequirement("numpy>=1.26", "requirements.txt", 1)]

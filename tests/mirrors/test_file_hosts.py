@@ -8,9 +8,10 @@ import dataclasses
 import pytest
 from tests.support import make_wheel, serve_dir, sha256_of
 
-from torchenv.backends.getfile import SourceMemory, recorded_url_allowed, torch_file
 from torchenv.lock.model import LockedWheel
 from torchenv.sources import mirrors
+from torchenv.sources.deadhosts import SourceMemory
+from torchenv.sources.getfile import recorded_url_allowed, torch_file
 from torchenv.sources.model import Sources, TorchSource
 from torchenv.sources.routing import allowed_url, torch_candidates
 
@@ -81,7 +82,7 @@ def test_a_declared_file_host_is_asked_directly_without_reading_the_big_page(two
 
 
 def test_the_lock_records_the_canonical_url_whatever_host_served(two_hosts):
-    from torchenv.backends.locate import locate
+    from torchenv.sources.locate import locate
 
     index, files, wheel = two_hosts
     sources = Sources(torch=(TorchSource(f"{index}/whl/cu128", name="custom"),))

@@ -11,6 +11,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from tests.support import build_index, make_wheel, serve_dir
 
+from torchenv import redaction
 from torchenv.sources import credentials
 from torchenv.sources.http import open_url
 from torchenv.sources.index import list_project_files
@@ -21,7 +22,7 @@ TOKEN = "tok-3f9c1a7e5b"
 @pytest.fixture(autouse=True)
 def _fresh_credentials(monkeypatch, tmp_path):
     monkeypatch.setattr(credentials, "_REMEMBERED", {})
-    monkeypatch.setattr(credentials, "_SECRETS", set())
+    monkeypatch.setattr(redaction, "_SECRETS", set())
     monkeypatch.setenv("NETRC", str(tmp_path / "no-netrc"))
     for var in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
         monkeypatch.delenv(var, raising=False)
@@ -39,8 +40,8 @@ def _fresh_credentials(monkeypatch, tmp_path):
     ("/local/wheels", "/local/wheels", "/local/wheels"),
 ])
 def test_redact_for_display_and_strip_for_storage(url, shown, stored):
-    assert credentials.redact(url) == shown
-    assert credentials.strip_secrets(url) == stored
+    assert redaction.redact(url) == shown
+    assert redaction.strip_secrets(url) == stored
 
 
 def test_redact_text_masks_urls_authorization_values_and_remembered_passwords():
@@ -48,7 +49,7 @@ def test_redact_text_masks_urls_authorization_values_and_remembered_passwords():
     text = (f"GET https://me:{TOKEN}@mirror.example/simple/x/ failed\n"
             "Authorization: Basic bWU6dG9r and Authorization: Bearer abc.def\n"
             f"uv said: password {TOKEN} rejected (also quoted: {TOKEN.replace('-', '%2D')})")
-    out = credentials.redact_text(text)
+    out = redaction.redact_text(text)
     assert TOKEN not in out and "bWU6dG9r" not in out and "abc.def" not in out, out
     assert "https://***@mirror.example/simple/x/" in out
 

@@ -95,7 +95,7 @@ def _folder(root: Path, *names: str) -> Sources:
 
 
 def _locate(sources: Sources, glibc: str | None):
-    from torchenv.backends.locate import locate
+    from torchenv.sources.locate import locate
 
     return locate(sources, "torch", "2.9.0+cu128", source="torch-index", tier="cu128", python="3.12",
                   platform="linux-x86_64", glibc=glibc)

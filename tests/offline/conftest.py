@@ -52,7 +52,7 @@ class FakeProject:
 
 def write_fake_lock(project: Path, wheels: dict[str, Path], conda: tuple = ()) -> None:
     from torchenv.intent.load import load_project_intent
-    from torchenv.intent.requirements import gather, requirements_hash
+    from torchenv.intent.project_requirements import gather, requirements_hash
     from torchenv.lock.io import write_lock
     from torchenv.lock.model import LockedWheel, Lockfile, LockTarget
 
@@ -91,7 +91,7 @@ def fake_project(tmp_path) -> FakeProject:
 
 def offline_cmd() -> list[str]:
     """``torchenv up`` once it carries --offline/--from, else the interim ``python -m torchenv.offline up``."""
-    from torchenv.cli import build_parser
+    from torchenv.commands import build_parser
 
     up = build_parser()._subparsers._group_actions[0].choices["up"]
     if any(a.dest == "from_" for a in up._actions):

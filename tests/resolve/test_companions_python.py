@@ -189,7 +189,7 @@ def test_ptx_only_match_is_warned():
 
 
 def test_free_threaded_plan_looks_for_cp314t_wheels():
-    from torchenv.backends.locate import target_tags
+    from torchenv.sources.locate import target_tags
 
     tags = [str(t) for t in target_tags("3.14t", "linux-x86_64")]
     assert tags[0] == "cp314-cp314t-manylinux_2_28_x86_64"

@@ -159,9 +159,9 @@ def test_the_index_must_hold_the_wanted_python_too(capsys, tmp_path):
 
 
 def test_the_page_cache_holds_no_credentials(capsys, tmp_path):
-    from torchenv.backends.getfile import SourceMemory
     from torchenv.paths import cache_dir
     from torchenv.resolve.index_check import _read_page
+    from torchenv.sources.deadhosts import SourceMemory
 
     whl = tmp_path / "mirror" / "whl"
     _page(whl, "cu130", "http://bob:hunter2@files.example/whl/cu130/" + _wheel("2.14.1", "cu130"))
@@ -186,9 +186,9 @@ def test_the_lock_and_install_start_from_the_hosts_the_plan_found_dead():
     starts from that memory instead of paying the host's connect timeout once more."""
     import json
 
-    from torchenv.backends.getfile import DEAD_HOST_TTL_S, SourceMemory
-    from torchenv.backends.venv import WheelLocker
+    from torchenv.backends.wheellock import WheelLocker
     from torchenv.paths import cache_dir
+    from torchenv.sources.deadhosts import DEAD_HOST_TTL_S, SourceMemory
     memory = SourceMemory.recent()          # as the plan's reachability probe starts
     memory.failed("http://10.9.9.9:81/whl/cu130/torch/", "timed out")
     memory.remember()
@@ -202,7 +202,7 @@ def test_the_lock_and_install_start_from_the_hosts_the_plan_found_dead():
 
 
 def test_a_dead_host_is_named_and_kept_without_its_login():
-    from torchenv.backends.getfile import SourceMemory, dead_hosts_path, host_of
+    from torchenv.sources.deadhosts import SourceMemory, dead_hosts_path, host_of
 
     assert host_of("https://alice:s3cret@mirror.example:8443/simple/torch/") == "mirror.example:8443"
     memory = SourceMemory.recent()

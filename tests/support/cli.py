@@ -31,7 +31,7 @@ MACHINE = ("--assume-os", "linux", "--assume-arch", "x86_64", "--assume-no-gpu",
 
 @functools.cache
 def _parser() -> argparse.ArgumentParser:
-    from torchenv.cli import build_parser
+    from torchenv.commands import build_parser
 
     return build_parser()
 

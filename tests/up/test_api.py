@@ -81,6 +81,26 @@ def test_packages_form_floors_without_cycles():
     assert "0 package cycles" in out.stdout
 
 
+def test_the_import_graph_counts_top_level_modules_as_units(tmp_path):
+    """``errors`` importing ``sources`` while ``sources`` imports ``errors`` is a knot, though ``errors`` is no package."""
+    import subprocess
+    import sys
+
+    pkg = tmp_path / "torchenv"
+    (pkg / "sources").mkdir(parents=True)
+    (pkg / "__init__.py").write_text('__version__ = "0"\n\ndef up():\n    from .sources import fetch\n')
+    (pkg / "errors.py").write_text("def message():\n    from .sources.credentials import redact_text\n")
+    (pkg / "sources" / "__init__.py").write_text("")
+    (pkg / "sources" / "credentials.py").write_text("from ..errors import TorchenvError\n")
+    (pkg / "sources" / "fetch.py").write_text("from .. import __version__\n")
+    tool = Path(__file__).parents[2] / "tools" / "importgraph.py"
+    out = subprocess.run([sys.executable, str(tool), "--src", str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1, out.stdout
+    cycles = [line for line in out.stdout.splitlines() if line.startswith("cycle:")]
+    assert cycles == ["cycle: errors sources torchenv | errors->sources, sources->errors, sources->torchenv, "
+                      "torchenv->sources"], out.stdout
+
+
 def test_no_module_imports_a_private_name_of_another():
     offenders = []
     for path in sorted(SRC.rglob("*.py")):

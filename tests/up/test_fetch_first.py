@@ -43,7 +43,7 @@ def test_failing_source_while_syncing_leaves_the_existing_env_byte_identical(wor
     lock = (world.project / "torchenv.lock").read_bytes()
     (world.project / "requirements.txt").write_text("six\n")     # re-lock, then sync: a new file to fetch
 
-    from torchenv.backends import getfile
+    from torchenv.sources import getfile
 
     real = getfile.wheel_file
 
@@ -67,7 +67,7 @@ def test_the_files_of_a_target_are_fetched_at_the_same_time(world, monkeypatch):
     lock = world.project / "torchenv.lock"
     shutil.rmtree(world.env)
     _clear_artifact_cache()
-    from torchenv.backends import getfile
+    from torchenv.sources import getfile
 
     real, inside, peak, lock_ = getfile.wheel_file, [0], [0], threading.Lock()
     both_in = threading.Event()
@@ -93,8 +93,8 @@ def test_the_files_of_a_target_are_fetched_at_the_same_time(world, monkeypatch):
 def test_a_new_venv_is_created_while_the_files_are_fetched(world, monkeypatch):
     import threading
 
-    from torchenv.backends import getfile
     from torchenv.backends.venv import VenvBackend
+    from torchenv.sources import getfile
 
     creating = threading.Event()
     real_create, real_file = VenvBackend.create, getfile.wheel_file

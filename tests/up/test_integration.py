@@ -26,7 +26,7 @@ def project(tmp_path, monkeypatch) -> Path:
 
 
 def _up(project: Path, *flags: str):
-    from torchenv.cli import build_parser
+    from torchenv.commands import build_parser
     from torchenv.commands._options import up_options
     from torchenv.install.up import run_up
     from torchenv.ui import Ui

@@ -70,7 +70,7 @@ def test_a_project_with_notebooks_gets_ipykernel_locked_and_a_kernelspec(nb_worl
 def test_the_plan_says_why_ipykernel_is_added(nb_world):
     from tests.up.conftest import intent_of
 
-    from torchenv.intent.requirements import gather, kernel_reason, kernel_wanted
+    from torchenv.intent.project_requirements import gather, kernel_reason, kernel_wanted
 
     intent = intent_of(nb_world.project)
     reqs, _warnings = gather(intent, nb_world.project)
@@ -221,10 +221,10 @@ def test_a_notebook_added_later_is_seen_by_the_next_up_past_the_noop_stamp(nb_wo
     args = ["up", "-C", str(nb_world.project), "--no-verify"]
     import time
 
-    from torchenv.install import fastpath
+    from torchenv.install import noop
 
     assert main(args) == 0
-    time.sleep(2 * fastpath.SETTLE_NS / 1e9)              # as old as a user's next `up` finds them
+    time.sleep(2 * noop.SETTLE_NS / 1e9)              # as old as a user's next `up` finds them
     assert main(args) == 0                                # the no-op check, which leaves the stamp
     assert nb_world.read_lock().target("linux-x86_64-cpu").wheel("ipykernel") is None
     assert (nb_world.project / ".torchenv" / "noop-stamp.json").is_file()

@@ -221,7 +221,7 @@ def test_two_up_runs_end_with_one_good_env(world):
     """A second `up` started while the first holds the project lock waits, then finds nothing to do."""
     script = (
         "import tests.support.world as c;"
-        "from torchenv.install import up; from torchenv.cli import build_parser; from torchenv.ui import Ui;"
+        "from torchenv.install import up; from torchenv.commands import build_parser; from torchenv.ui import Ui;"
         "from pathlib import Path; from torchenv.machine import Machine;"
         f"w = c.World(root=Path({str(world.root)!r}), project=Path({str(world.project)!r}), installer={world.installer!r}, "
         f"torch_index={world.torch_index!r}, pypi_index={world.pypi_index!r});"
@@ -241,7 +241,7 @@ def test_two_up_runs_end_with_one_good_env(world):
 
 def test_lock_keeps_the_intent_and_requirements_hashes_apart(world):
     from torchenv.intent.load import load_project_intent
-    from torchenv.intent.requirements import gather, requirements_digest
+    from torchenv.intent.project_requirements import gather, requirements_digest
 
     (world.project / "requirements.txt").write_text("six\n")
     world.run_up()

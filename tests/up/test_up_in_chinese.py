@@ -65,13 +65,13 @@ def test_the_english_up_is_unchanged_and_its_noop_reads_no_catalogue(world, monk
 def test_the_noop_up_in_a_fresh_process_speaks_the_locale_on_both_paths(world):
     """The full no-op check, then the stamp fast path it records (answered before the CLI is built); the
     requirement-file note it prints comes back from the stamp as English data and is shown in Chinese too."""
-    from torchenv.install import fastpath
+    from torchenv.install import noop
 
     (world.project / "requirements.txt").write_text("-e .\n")
     world.run_up()
     env = {k: v for k, v in os.environ.items() if k not in ("TORCHENV_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES")}
     cmd = [sys.executable, "-m", "torchenv", "up", "-C", str(world.project)]
-    stamp = world.project / fastpath.STAMP_DIR / fastpath.STAMP_FILE
+    stamp = world.project / noop.STAMP_DIR / noop.STAMP_FILE
     for path in ("full", "stamp"):
         assert stamp.exists() == (path == "stamp")
         chinese = subprocess.run(cmd, capture_output=True, text=True, env={**env, "LANG": "zh_CN.UTF-8"})
@@ -87,15 +87,15 @@ def test_the_noop_up_in_a_fresh_process_speaks_the_locale_on_both_paths(world):
 @pytest.mark.parametrize("installer", ["uv"], indirect=True)
 def test_from_a_subdirectory_both_paths_say_where_the_project_is_in_chinese(world):
     """The "found above" line comes from the full path and from the stamp; both say it in the locale's words."""
-    from torchenv.install import fastpath
+    from torchenv.install import noop
 
     sub = world.project / "src"
     sub.mkdir()
     world.run_up()
-    time.sleep(2 * fastpath.SETTLE_NS / 1e9)          # the install's files are settled: the full check stamps
+    time.sleep(2 * noop.SETTLE_NS / 1e9)          # the install's files are settled: the full check stamps
     env = {k: v for k, v in os.environ.items() if k not in ("TORCHENV_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES")}
     cmd = [sys.executable, "-m", "torchenv", "up"]
-    stamp = world.project / fastpath.STAMP_DIR / fastpath.STAMP_FILE
+    stamp = world.project / noop.STAMP_DIR / noop.STAMP_FILE
     found = f"torchenv: 使用 {world.project / 'torchenv.toml'}（在当前目录的上层找到）"
     for path in ("full", "stamp"):
         assert stamp.exists() == (path == "stamp")
@@ -217,18 +217,18 @@ def test_an_offline_up_that_cannot_start_says_why_in_chinese(world, monkeypatch,
 
 
 def test_a_source_failing_while_files_are_found_or_fetched_is_told_in_chinese(capsys, monkeypatch):
-    """backends/locate.py and getfile.py warn as a mirror dies mid-run; each warning is catalogue data."""
+    """sources/locate.py, getfile.py and deadhosts.py warn as a mirror dies mid-run; each warning is catalogue data."""
     from tests.support.english import english_left
 
-    from torchenv.backends.getfile import SourceMemory
     from torchenv.reasons import SOURCES, reason
+    from torchenv.sources.deadhosts import SourceMemory
     from torchenv.ui import Ui
 
     monkeypatch.setenv("COLUMNS", "400")
     i18n.activate({"TORCHENV_LANG": "zh_CN"})
     try:
         SourceMemory(Ui()).failed("https://download.pytorch.org/whl/cpu", "host name not found (DNS)",
-                                  unreachable=True)        # the warning getfile's memory prints itself
+                                  unreachable=True)        # the warning the dead-host memory prints itself
         for w in [reason("fetch.url_failed", SOURCES, url="https://mirror.example/whl/cpu", name="torch",
                          version="2.4.1+cpu"),
                   reason("fetch.url_failed_file", SOURCES, url="https://files.example/torch-2.4.1.whl",

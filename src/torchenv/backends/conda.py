@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from ..machine import Machine
     from ..resolve.plan import Plan
     from ..ui import Ui
-    from .venv import WheelLocker
+    from .wheellock import WheelLocker
 
 # conda package names that are the torch stack itself: must not meet torch wheels in one prefix
 _CONDA_TORCH = {"pytorch", "pytorch-gpu", "pytorch-cpu", "libtorch", "torchvision", "torchaudio"}
@@ -62,7 +62,7 @@ class UvWheelPart:
     def _locker(self, plan: Plan) -> WheelLocker:
         """The venv backend's wheel rules, for this (conda) plan as it is."""
         try:
-            from .venv import WheelLocker, make_engine
+            from .wheellock import WheelLocker, make_engine
         except ImportError:
             raise BackendError(_("the wheel half of a conda env needs the venv backend, which this build lacks"),
                                hint=_('use [conda] torch-source = "conda"')) from None

@@ -151,29 +151,36 @@ def _lowest_driver(names: list[str], machines: dict[str, Machine]) -> tuple[str,
     return min(drivers, key=lambda d: kb.vtuple(d[0])) if drivers else None
 
 
+def _arch_reason(plan: Plan, names: list[str], machines: dict[str, Machine]) -> list[str]:
+    """That the build's GPU code covers every compute capability in the cluster."""
+    from .. import kb
+
+    ccs = sorted({g.compute_capability for n in names for g in machines[n].gpus if g.compute_capability},
+                 key=kb.vtuple)
+    if not (ccs and plan.compiled_archs):
+        return []
+    sms = ", ".join("sm_" + c.replace(".", "") for c in ccs)
+    return [f"GPU code covers every GPU architecture in the cluster ({sms}): "
+            f"the build carries {' '.join(plan.compiled_archs)}"]
+
+
 def _single_reasons(chosen: _Try, tries: list[_Try], names: list[str], types: dict[str, NodeType], machines: dict[str, Machine]) -> list[str]:
     from .. import kb
 
     plan = next(iter(chosen.plans.values()))
+    cuda_build = chosen.tier.startswith("cu")
     everyone = ", ".join(describe_type(types[n], machines[n]) for n in names)
     out = [f"{chosen.tier} (torch {plan.torch_version}) is one build for the whole cluster: the newest that every "
            f"node type runs -- {everyone}"]
     low = _lowest_driver(names, machines)
-    floor = kb.driver_floor(chosen.tier, plan.machine.os) if chosen.tier.startswith("cu") else None
+    floor = kb.driver_floor(chosen.tier, plan.machine.os) if cuda_build else None
     if low and floor:
         out.append(f"lowest driver in the cluster: {low[0]} on {low[1]}; {chosen.tier} needs >= {floor}")
-    ccs = sorted({g.compute_capability for n in names for g in machines[n].gpus if g.compute_capability},
-                 key=kb.vtuple)
-    if ccs and plan.compiled_archs:
-        sms = ", ".join("sm_" + c.replace(".", "") for c in ccs)
-        out.append(f"GPU code covers every GPU architecture in the cluster ({sms}): "
-                   f"the build carries {' '.join(plan.compiled_archs)}")
-    for t in tries:
-        if not t.ok and _cuda_key(t.tier) > _cuda_key(chosen.tier):
-            out.append(f"{t.tier} not chosen: it does not run on {t.refused_by}: {t.why}")
-    for n in names:
-        if not machines[n].gpus and chosen.tier.startswith("cu"):
-            out.append(f"{n} has no GPU: the {chosen.tier} build runs there on the CPU")
+    out += _arch_reason(plan, names, machines)
+    out += [f"{t.tier} not chosen: it does not run on {t.refused_by}: {t.why}" for t in tries
+            if not t.ok and _cuda_key(t.tier) > _cuda_key(chosen.tier)]
+    if cuda_build:
+        out += [f"{n} has no GPU: the {chosen.tier} build runs there on the CPU" for n in names if not machines[n].gpus]
     return out
 
 

@@ -17,8 +17,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..cli import build_parser
     from ..export.completion import SHELLS as WRITERS
+    from . import build_parser
 
     sys.stdout.write(WRITERS[args.shell](build_parser()))
     return 0

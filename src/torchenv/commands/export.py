@@ -40,22 +40,27 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=run)
 
 
+def _named_target(pool: list[LockTarget], name: str, what: str, lock_path: Path) -> tuple[LockTarget, ...]:
+    from ..errors import LockError
+
+    chosen = tuple(t for t in pool if t.name == name)
+    if not chosen:
+        raise LockError(_("{lock_path}: no {what} named {name}").format(lock_path=lock_path, what=what, name=name),
+                        hint=f"{what}s: " + (", ".join(t.name for t in pool) or "none"))
+    return chosen
+
+
 def _targets(lock: Lockfile, name: str | None, kind: ExportKind, lock_path: Path) -> tuple[LockTarget, ...]:
     from ..errors import LockError
 
     pool = [t for t in lock.targets if t.backend == "conda" and t.conda] if kind.conda_only else list(lock.targets)
     what = "conda target" if kind.conda_only else "target"
     if name:
-        chosen = [t for t in pool if t.name == name]
-        if not chosen:
-            raise LockError(_("{lock_path}: no {what} named {name}").format(
-                                lock_path=lock_path, what=what, name=name),
-                            hint=f"{what}s: " + (", ".join(t.name for t in pool) or "none"))
-        return tuple(chosen)
+        return _named_target(pool, name, what, lock_path)
     if not pool:
-        raise LockError(_("{lock_path}: no {what} to export").format(lock_path=lock_path, what=what),
-                        hint='set [env] backend = "conda" in torchenv.toml and run `torchenv lock`'
-                        if kind.conda_only else "run `torchenv lock` first")
+        how = 'set [env] backend = "conda" in torchenv.toml and run `torchenv lock`' if kind.conda_only \
+            else "run `torchenv lock` first"
+        raise LockError(_("{lock_path}: no {what} to export").format(lock_path=lock_path, what=what), hint=how)
     if len(pool) > 1 and not kind.multi_target:
         raise LockError(_("{lock_path}: several {what}s ({items}); `export {name}` writes one").format(
                             lock_path=lock_path, what=what, items=', '.join(t.name for t in pool), name=kind.name),

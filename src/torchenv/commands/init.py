@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
     from ..intent.evidence.project import Detected
     from ..intent.model import Intent
+    from ..ui import Ui
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -40,15 +41,49 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def _intent_of(project: Path, found: Detected, args: argparse.Namespace) -> Intent:
+    """What the project's files say, with the command line's overrides laid over it."""
     from dataclasses import replace
+
+    from ..intent.load import apply_overrides
+    from ..intent.model import Intent
+
+    base = Intent(project=project)
+    torch = replace(base.torch, version=found.version, cuda=found.cuda or "auto", python=found.python,
+                    with_=tuple(sorted(set(found.with_))))
+    env = replace(base.env, requirements=tuple(found.requirements), extras=tuple(found.extras))
+    return apply_overrides(replace(base, torch=torch, env=env), _options.intent_overrides(args),
+                           _options.source_overrides(args))
+
+
+def _show(ui: Ui, found: Detected, target: Path, backup: Path | None, outer: Path | None) -> None:
+    """What init read and wrote, as a person reads it."""
+    from ..intent.model import INTENT_FILE
+    from ..intent.texts import translate_found
+
+    if not found.findings:
+        ui.step(_("No torch pin found in the project's files (requirement files, pyproject.toml, pixi.toml, "
+                  "conda env files, setup.py/setup.cfg, lock files, README install commands, installer scripts, "
+                  "Dockerfiles): torchenv will choose the newest torch that fits each machine (cuda = \"auto\")"))
+    for f in found.findings:                 # Ui.step escapes markup: "[env]" prints as text
+        ui.step(f"{f.where}: {translate_found(f.seen)}  ->  {translate_found(f.meaning)}")
+    if backup:
+        ui.step(_("Kept the previous {file} as {backup}").format(file=INTENT_FILE, backup=backup.name))
+    if outer:
+        ui.step(_("Note: this folder is inside the project of {outer}; commands run here (and below) "
+                  "now use the new {file} instead").format(outer=outer, file=target))
+    ui.info(_("Wrote {file}. Next: `torchenv plan` to see what it resolves to, "
+              "`torchenv up` to build it.").format(file=target), markup=False)
+
+
+def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ..errors import IntentError
     from ..intent.evidence.project import detect_project
     from ..intent.init_writer import refuse_existing, render_intent, write_intent_file
-    from ..intent.load import apply_overrides, intent_from_text
-    from ..intent.model import INTENT_FILE, Intent
+    from ..intent.load import intent_from_text
+    from ..intent.model import INTENT_FILE
     from ..ui import Ui
 
     ui = Ui(quiet=args.quiet, json_mode=args.json)
@@ -61,15 +96,8 @@ def run(args: argparse.Namespace) -> int:
         refuse_existing(target)             # before any work, so the refusal is the only output
 
     found = detect_project(project)
-    base = Intent(project=project)
-    torch = replace(base.torch, version=found.version, cuda=found.cuda or "auto", python=found.python,
-                    with_=tuple(sorted(set(found.with_))))
-    env = replace(base.env, requirements=tuple(found.requirements), extras=tuple(found.extras))
-    intent = apply_overrides(replace(base, torch=torch, env=env), _options.intent_overrides(args),
-                             _options.source_overrides(args))
-
-    notes = _notes(found, intent)
-    text = render_intent(intent, notes)
+    intent = _intent_of(project, found, args)
+    text = render_intent(intent, _notes(found, intent))
     intent_from_text(text, str(target))       # what init writes must load; a failure here is a bug
     backup = write_intent_file(project, text, force=args.force)
     outer = _intent_above(project)
@@ -83,21 +111,7 @@ def run(args: argparse.Namespace) -> int:
                       "skipped": [{"file": f, "why": why} for f, why in found.skipped],
                       "intent": intent.to_json()})
         return 0
-    if not found.findings:
-        ui.step(_("No torch pin found in the project's files (requirement files, pyproject.toml, pixi.toml, "
-                  "conda env files, setup.py/setup.cfg, lock files, README install commands, installer scripts, "
-                  "Dockerfiles): torchenv will choose the newest torch that fits each machine (cuda = \"auto\")"))
-    from ..intent.texts import translate_found
-
-    for f in found.findings:                 # Ui.step escapes markup: "[env]" prints as text
-        ui.step(f"{f.where}: {translate_found(f.seen)}  ->  {translate_found(f.meaning)}")
-    if backup:
-        ui.step(_("Kept the previous {file} as {backup}").format(file=INTENT_FILE, backup=backup.name))
-    if outer:
-        ui.step(_("Note: this folder is inside the project of {outer}; commands run here (and below) "
-                  "now use the new {file} instead").format(outer=outer, file=target))
-    ui.info(_("Wrote {file}. Next: `torchenv plan` to see what it resolves to, "
-              "`torchenv up` to build it.").format(file=target), markup=False)
+    _show(ui, found, target, backup, outer)
     return 0
 
 

@@ -96,46 +96,54 @@ def active(intent: Any) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _list(args: argparse.Namespace, ui: Any) -> int:
-    from ..sources.mirrors import presets
+_KINDS = ("pypi", "torch", "conda")
 
-    table = presets()
-    now = active(_intent(args))
-    data: dict[str, Any] = {"presets": {kind: [] for kind in ("pypi", "torch", "conda")}, "active": now}
-    for name, p in sorted(table.items()):
-        for kind in ("pypi", "torch", "conda"):
-            if not p.has(kind):
-                continue
-            entry = {"name": name, "verified": p.verified.get(kind, False), "source": p.source.get(kind, ""),
-                     "user": kind in p.user}
-            if kind == "pypi":
-                entry["url"] = p.pypi
-            elif kind == "torch":
-                entry.update(url=p.torch, layout=p.torch_layout)
-            else:
-                entry["channels"] = dict(p.conda)
-            data["presets"][kind].append(entry)
-    if ui.json_mode:
-        ui.emit_json(data)
-        return 0
+
+def _preset_entry(name: str, p: Any, kind: str) -> dict[str, Any]:
+    """One preset's row for one kind of source, as ``mirror list --json`` prints it."""
+    entry: dict[str, Any] = {"name": name, "verified": p.verified.get(kind, False), "source": p.source.get(kind, ""),
+                             "user": kind in p.user}
+    if kind == "pypi":
+        entry["url"] = p.pypi
+    elif kind == "torch":
+        entry.update(url=p.torch, layout=p.torch_layout)
+    else:
+        entry["channels"] = dict(p.conda)
+    return entry
+
+
+def _where(kind: str, row: dict[str, Any]) -> str:
+    where = row.get("url") or ", ".join(sorted({v.split('/anaconda')[0] for v in row["channels"].values()}))
+    return f"{where} ({row['layout']})" if kind == "torch" else where
+
+
+def _kind_table(kind: str, rows: list[dict[str, Any]], active_one: dict[str, Any]) -> Any:
     from rich.table import Table
 
-    for kind, rows in data["presets"].items():
-        t = Table(title=_("{kind} mirrors (active: {name} — from {layer})").format(
-            kind=kind, name=now[kind]["name"] or _("not set"), layer=now[kind]["layer"]))
-        for col in ("", _("name"), _("where"), _("verified"), _("from")):
-            t.add_column(col)
-        for r in rows:
-            where = r.get("url") or ", ".join(sorted({v.split('/anaconda')[0] for v in r["channels"].values()}))
-            if kind == "torch":
-                where += f" ({r['layout']})"
-            mark = "*" if r["name"] == now[kind]["name"] else ""
-            t.add_row(mark, r["name"], where, _("yes") if r["verified"] else _("no"),
-                      _("your mirrors file") if r["user"] else _("preset"))
-        ui.console.print(t)
-    from ..sources.mirrors import user_mirrors_file
+    t = Table(title=_("{kind} mirrors (active: {name} — from {layer})").format(
+        kind=kind, name=active_one["name"] or _("not set"), layer=active_one["layer"]))
+    for col in ("", _("name"), _("where"), _("verified"), _("from")):
+        t.add_column(col)
+    for r in rows:
+        mark = "*" if r["name"] == active_one["name"] else ""
+        t.add_row(mark, r["name"], _where(kind, r), _("yes") if r["verified"] else _("no"),
+                  _("your mirrors file") if r["user"] else _("preset"))
+    return t
 
-    if any(r["user"] for rows in data["presets"].values() for r in rows):
+
+def _list(args: argparse.Namespace, ui: Any) -> int:
+    from ..sources.mirrors import presets, user_mirrors_file
+
+    now = active(_intent(args))
+    listed: dict[str, list[dict[str, Any]]] = {
+        kind: [_preset_entry(name, p, kind) for name, p in sorted(presets().items()) if p.has(kind)]
+        for kind in _KINDS}
+    if ui.json_mode:
+        ui.emit_json({"presets": listed, "active": now})
+        return 0
+    for kind, rows in listed.items():
+        ui.console.print(_kind_table(kind, rows, now[kind]))
+    if any(r["user"] for rows in listed.values() for r in rows):
         ui.info(_("your mirrors: {file}").format(file=user_mirrors_file()), markup=False)
     return 0
 
@@ -151,21 +159,10 @@ def _tier(args: argparse.Namespace) -> str:
     return cuda
 
 
-def _needs(args: argparse.Namespace, tier: str) -> tuple[list[Any], str | None]:
-    """Files to look for: from --torch, else the project's lock. (needs, note)."""
-    import platform as _platform
-    import sys
-
+def _lock_needs(lock_path: Path, tier: str) -> tuple[list[Any], str | None]:
+    """The lock's files for ``tier``: every torch-index file, then at most ten PyPI-side files."""
     from ..sources.mirrortest import Need
 
-    python = getattr(args, "python", None) or f"{sys.version_info.major}.{sys.version_info.minor}"
-    plat = getattr(args, "platform", None) or _this_platform(_platform)
-    if getattr(args, "torch", None):
-        version = args.torch.lstrip("=")
-        if "+" not in version and tier:
-            version = f"{version}+{tier}"
-        return [Need("torch", "torch", version=version, python=python, platform=plat)], None
-    lock_path = Path(getattr(args, "project", ".") or ".") / "torchenv.lock"
     if not lock_path.is_file():
         return [], None
     try:
@@ -174,14 +171,27 @@ def _needs(args: argparse.Namespace, tier: str) -> tuple[list[Any], str | None]:
         lock = read_lock(lock_path)
     except Exception as exc:
         return [], f"not checking files: cannot read {lock_path} ({exc})"
-    needs = []
-    for target in lock.targets:
-        if target.tier != tier:
-            continue
-        for w in target.wheels:
-            needs.append(Need("torch" if w.source == "torch-index" else "pypi", w.name, filename=w.filename))
+    needs = [Need("torch" if w.source == "torch-index" else "pypi", w.name, filename=w.filename)
+             for target in lock.targets if target.tier == tier for w in target.wheels]
     pypi = [n for n in needs if n.kind == "pypi"][:10]
     return [n for n in needs if n.kind == "torch"] + pypi, None
+
+
+def _needs(args: argparse.Namespace, tier: str) -> tuple[list[Any], str | None]:
+    """Files to look for: from --torch, else the project's lock. (needs, note)."""
+    import platform as _platform
+    import sys
+
+    from ..sources.mirrortest import Need
+
+    if not getattr(args, "torch", None):
+        return _lock_needs(Path(getattr(args, "project", ".") or ".") / "torchenv.lock", tier)
+    python = getattr(args, "python", None) or f"{sys.version_info.major}.{sys.version_info.minor}"
+    plat = getattr(args, "platform", None) or _this_platform(_platform)
+    version = args.torch.lstrip("=")
+    if "+" not in version and tier:
+        version = f"{version}+{tier}"
+    return [Need("torch", "torch", version=version, python=python, platform=plat)], None
 
 
 def _this_platform(_platform: Any) -> str:
@@ -304,7 +314,7 @@ def _use(args: argparse.Namespace, ui: Any) -> int:
 # --- add ---------------------------------------------------------------------------------------
 
 def _add(args: argparse.Namespace, ui: Any) -> int:
-    from ..sources.credentials import redact
+    from ..redaction import redact
     from ..sources.usermirrors import MirrorEntry, add_user_mirror
 
     entry = MirrorEntry(name=args.name.strip(), kind=args.kind, url=args.url.strip(), layout=args.layout,

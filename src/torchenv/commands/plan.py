@@ -73,7 +73,7 @@ def with_project_requirements(plan: Plan) -> Plan:
     """
     import dataclasses
 
-    from ..intent import requirements as reqmod
+    from ..intent import project_requirements as reqmod
 
     reqs, _warnings = reqmod.gather(plan.intent, plan.intent.project_dir)
     reqmod.check_against_plan(reqs, plan)

@@ -78,30 +78,32 @@ def arch_needed(cc: str | None) -> str:
     return f"sm_{major}0…sm_{major}{minor} (or PTX)"
 
 
-def render(ui: Ui, machine: Machine) -> None:
+def _gpu_table(nv: Any) -> Any:
     from rich.table import Table
 
-    con = ui.console
-    platform = f"{machine.os}-{machine.arch}"
-    extras = [f"glibc {machine.glibc}" if machine.glibc else None, "WSL2" if machine.wsl else None]
-    con.print(f"[bold]Machine[/] {platform}" + "".join(f", {e}" for e in extras if e))
+    table = Table("#", "GPU", "compute capability", "memory", "a build needs", box=None, pad_edge=False)
+    for gpu in nv.gpus:
+        memory = f"{gpu.memory_mib / 1024:.0f} GiB" if gpu.memory_mib else "?"
+        table.add_row(str(gpu.index), gpu.name, gpu.compute_capability or "[yellow]unknown[/]",
+                      memory, arch_needed(gpu.compute_capability))
+    return table
 
+
+def _render_nvidia(con: Any, machine: Machine) -> None:
     nv = machine.nvidia
     if nv is None:
         con.print("[bold]NVIDIA[/] no GPU")
-    else:
-        con.print(f"[bold]NVIDIA[/] driver {nv.driver or 'unknown'}, supports CUDA up to "
-                  f"{nv.cuda_driver_version or 'unknown'} [dim](from {nv.source})[/]")
-        if nv.gpus:
-            table = Table("#", "GPU", "compute capability", "memory", "a build needs", box=None, pad_edge=False)
-            for gpu in nv.gpus:
-                memory = f"{gpu.memory_mib / 1024:.0f} GiB" if gpu.memory_mib else "?"
-                table.add_row(str(gpu.index), gpu.name, gpu.compute_capability or "[yellow]unknown[/]",
-                              memory, arch_needed(gpu.compute_capability))
-            con.print(table)
-        if nv.hidden_by_cuda_visible_devices:
-            con.print(f"  [dim]{nv.hidden_by_cuda_visible_devices} more hidden by "
-                      f"CUDA_VISIBLE_DEVICES={machine.cuda_visible_devices}[/]")
+        return
+    con.print(f"[bold]NVIDIA[/] driver {nv.driver or 'unknown'}, supports CUDA up to "
+              f"{nv.cuda_driver_version or 'unknown'} [dim](from {nv.source})[/]")
+    if nv.gpus:
+        con.print(_gpu_table(nv))
+    if nv.hidden_by_cuda_visible_devices:
+        con.print(f"  [dim]{nv.hidden_by_cuda_visible_devices} more hidden by "
+                  f"CUDA_VISIBLE_DEVICES={machine.cuda_visible_devices}[/]")
+
+
+def _render_other_gpus(con: Any, machine: Machine) -> None:
     if machine.rocm is not None:
         con.print(f"[bold]ROCm[/] {machine.rocm.version or 'not installed'}; GPUs: "
                   f"{', '.join(machine.rocm.gfx) or 'none'}")
@@ -109,13 +111,23 @@ def render(ui: Ui, machine: Machine) -> None:
         con.print(f"[bold]Apple[/] {machine.apple.chip or 'Apple silicon'}, MPS "
                   f"{'available' if machine.apple.mps else 'unavailable'}")
 
-    if machine.pythons:
-        table = Table("Python", "from", "path", box=None, pad_edge=False, title_justify="left")
-        for py in machine.pythons:
-            table.add_row(py.version, py.source, py.path)
-        con.print(table)
-    else:
+
+def _render_pythons(con: Any, machine: Machine) -> None:
+    from rich.table import Table
+
+    if not machine.pythons:
         con.print("[bold]Python[/] none found (torchenv can use a uv-managed Python)")
+        return
+    table = Table("Python", "from", "path", box=None, pad_edge=False, title_justify="left")
+    for py in machine.pythons:
+        table.add_row(py.version, py.source, py.path)
+    con.print(table)
+
+
+def _render_toolchains(con: Any, machine: Machine) -> None:
+    """conda installs and CUDA toolkits: what can build or host an env besides the wheels."""
+    from rich.table import Table
+
     if machine.conda:
         con.print("[bold]conda[/] " + ", ".join(f"{c.kind} {c.version or ''} ({c.path})".replace("  ", " ")
                                                  for c in machine.conda))
@@ -125,7 +137,19 @@ def render(ui: Ui, machine: Machine) -> None:
             table.add_row(tk.version or "?", tk.source, tk.path)
         con.print(table)
         con.print("  [dim]torch wheels bring their own CUDA runtime; a toolkit matters only for compiling extensions[/]")
+
+
+def render(ui: Ui, machine: Machine) -> None:
+    """The probe as a person reads it: machine, GPUs by vendor, Pythons, toolchains, then what looked wrong."""
     from ..probe.texts import translate_finding
 
+    con = ui.console
+    platform = f"{machine.os}-{machine.arch}"
+    extras = [f"glibc {machine.glibc}" if machine.glibc else None, "WSL2" if machine.wsl else None]
+    con.print(f"[bold]Machine[/] {platform}" + "".join(f", {e}" for e in extras if e))
+    _render_nvidia(con, machine)
+    _render_other_gpus(con, machine)
+    _render_pythons(con, machine)
+    _render_toolchains(con, machine)
     for finding in machine.findings:
         ui.warn(translate_finding(finding))

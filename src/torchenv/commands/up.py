@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import TYPE_CHECKING, Any, cast
 
 from ..i18n import _
@@ -57,13 +56,9 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "vscode", False) and result.verify_ok is not False:
         _vscode(result, ui)
     if result.status == "up-to-date":
-        # plain write: the no-op path must not import rich (nor read a catalogue in English: _() is one check)
-        sys.stdout.write(_("{env} is up to date with {lock} (target {target})").format(
-            env=_rel(result.env_path), lock=result.lock_path.name, target=result.target) + "\n"
-            + "".join(f"{note}\n" for note in result.notes))
-        from ..ui import write_plain_warnings
+        from ..install.noop import say_up_to_date
 
-        write_plain_warnings(result.warnings)   # as the full path warns
+        say_up_to_date(result.env_path, result.lock_path.name, result.target, result.notes, result.warnings)
         return 0
     if result.verify_ok is False:
         ui.error(_("{env} was installed but did not pass verification").format(env=result.env_path),

@@ -48,16 +48,9 @@ def _dependencies(depends: Sequence[str]) -> dict[str, str]:
     return out
 
 
-def conda_lock_document(lock: Lockfile, targets: Sequence[LockTarget], *, source: str = "torchenv.toml",
-                        created_at: str | None = None) -> dict[str, Any]:
-    """The v1 document as plain data; one conda subdir per target (conda-lock has no variants)."""
-    from ..errors import LockError
-    from .channels import conda_subdir
-
-    subdirs = [conda_subdir(f"{t.os}-{t.arch}") for t in targets]
-    if len(set(subdirs)) != len(subdirs):
-        raise LockError(_("targets {items} share a conda platform; conda-lock.yml holds one solve per platform").format(
-                            items=', '.join(t.name for t in targets)), hint=_("pick one with --target NAME"))
+def _metadata(lock: Lockfile, targets: Sequence[LockTarget], subdirs: list[str], source: str,
+              created_at: str | None) -> dict[str, Any]:
+    """conda-lock's ``metadata``: one content hash and platform per target, the channels in first-seen order."""
     channels: list[str] = []
     for t in targets:
         channels += [channel_name(c) for c in t.channels if channel_name(c) not in channels]
@@ -72,23 +65,43 @@ def conda_lock_document(lock: Lockfile, targets: Sequence[LockTarget], *, source
     }
     if created_at:
         metadata["time_metadata"] = {"created_at": created_at}
+    return metadata
+
+
+def _target_packages(subdir: str, target: LockTarget) -> list[dict[str, Any]]:
+    """The target's conda packages (each needs an md5: conda-lock requires one), then its wheels."""
+    from ..errors import LockError
+
     package: list[dict[str, Any]] = []
-    for subdir, target in zip(subdirs, targets):
-        for p in target.conda:
-            if not p.md5:
-                raise LockError(_("conda package {name} {version} in target {name2} has no md5, which "
-                                  "conda-lock.yml requires").format(
-                                    name=p.name, version=p.version, name2=target.name),
-                                hint=_("re-lock with `torchenv lock`, or use `torchenv export explicit` "
-                                       "(sha256 lines)"))
-            package.append({"name": p.name, "version": p.version, "manager": "conda", "platform": subdir,
-                            "dependencies": _dependencies(p.depends), "url": p.url,
-                            "hash": {"md5": p.md5, "sha256": p.sha256}, "build": p.build,
-                            "category": "main", "optional": False})
-        for w in target.wheels:
-            package.append({"name": w.name, "version": w.version, "manager": "pip", "platform": subdir,
-                            "dependencies": {}, "url": w.url, "hash": {"sha256": w.sha256},
-                            "category": "main", "optional": False})
+    for p in target.conda:
+        if not p.md5:
+            raise LockError(_("conda package {name} {version} in target {name2} has no md5, which "
+                              "conda-lock.yml requires").format(
+                                name=p.name, version=p.version, name2=target.name),
+                            hint=_("re-lock with `torchenv lock`, or use `torchenv export explicit` "
+                                   "(sha256 lines)"))
+        package.append({"name": p.name, "version": p.version, "manager": "conda", "platform": subdir,
+                        "dependencies": _dependencies(p.depends), "url": p.url,
+                        "hash": {"md5": p.md5, "sha256": p.sha256}, "build": p.build,
+                        "category": "main", "optional": False})
+    package += [{"name": w.name, "version": w.version, "manager": "pip", "platform": subdir,
+                 "dependencies": {}, "url": w.url, "hash": {"sha256": w.sha256},
+                 "category": "main", "optional": False} for w in target.wheels]
+    return package
+
+
+def conda_lock_document(lock: Lockfile, targets: Sequence[LockTarget], *, source: str = "torchenv.toml",
+                        created_at: str | None = None) -> dict[str, Any]:
+    """The v1 document as plain data; one conda subdir per target (conda-lock has no variants)."""
+    from ..errors import LockError
+    from .channels import conda_subdir
+
+    subdirs = [conda_subdir(f"{t.os}-{t.arch}") for t in targets]
+    if len(set(subdirs)) != len(subdirs):
+        raise LockError(_("targets {items} share a conda platform; conda-lock.yml holds one solve per platform").format(
+                            items=', '.join(t.name for t in targets)), hint=_("pick one with --target NAME"))
+    metadata = _metadata(lock, targets, subdirs, source, created_at)
+    package = [p for subdir, target in zip(subdirs, targets) for p in _target_packages(subdir, target)]
     return {"version": 1, "metadata": metadata, "package": package}
 
 

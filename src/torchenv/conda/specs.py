@@ -44,6 +44,29 @@ def _version_tuple(version: str) -> tuple[int, ...]:
     return tuple(int(x) for x in re.findall(r"\d+", version)[:2])
 
 
+def _toolkit_pins(user: list[str], cuda: str | None, tier: str, reasons: list[str]) -> bool:
+    """Pin bare CUDA toolkit specs of ``[conda] packages`` (in place) to the tier's CUDA; True when a CUDA
+    package asks for a ``cuda-version`` to hold the prefix at that CUDA."""
+    wants_cuda_version = False
+    for i, spec in enumerate(user):
+        name = spec_name(spec)
+        if not _TOOLKIT.match(name):
+            continue
+        if cuda is None:
+            reasons.append(_("{name}: kept as written ({spec}); the torch tier is {tier}, so no CUDA version to "
+                             "match it to").format(name=name, spec=repr(spec), tier=tier))
+            continue
+        wants_cuda_version = True
+        if _is_bare(spec):
+            user[i] = f"{name} {cuda}.*"
+            reasons.append(_("{name} pinned to {cuda}.* to match torch tier {tier} (CUDA {cuda}), so nvcc compiles "
+                             "extensions for the CUDA torch was built with").format(name=name, cuda=cuda, tier=tier))
+        else:
+            reasons.append(_("{name}: kept as written ({spec}); torch tier {tier} is CUDA {cuda}").format(
+                name=name, spec=repr(spec), tier=tier, cuda=cuda))
+    return wants_cuda_version
+
+
 def conda_request(plan: Plan) -> CondaRequest:
     """The specs to solve for ``plan``; raises ``IntentError`` for a combination conda cannot serve."""
     intent = plan.intent
@@ -56,25 +79,7 @@ def conda_request(plan: Plan) -> CondaRequest:
     reasons = [_("python {python} from conda channels {channels} (the resolver chose Python {python})").format(
         python=plan.python, channels=", ".join(channel_name(c) for c in channels))]
     user = list(conda.packages)
-    wants_cuda_version = False
-
-    for i, spec in enumerate(user):
-        name = spec_name(spec)
-        if not _TOOLKIT.match(name):
-            continue
-        if cuda is None:
-            reasons.append(_("{name}: kept as written ({spec}); the torch tier is {tier}, so no CUDA version to "
-                             "match it to").format(name=name, spec=repr(spec), tier=plan.tier))
-        elif _is_bare(spec):
-            user[i] = f"{name} {cuda}.*"
-            wants_cuda_version = True
-            reasons.append(_("{name} pinned to {cuda}.* to match torch tier {tier} (CUDA {cuda}), so nvcc compiles "
-                             "extensions for the CUDA torch was built with").format(name=name, cuda=cuda, tier=plan.tier))
-        else:
-            wants_cuda_version = True
-            reasons.append(_("{name}: kept as written ({spec}); torch tier {tier} is CUDA {cuda}").format(
-                name=name, spec=repr(spec), tier=plan.tier, cuda=cuda))
-
+    wants_cuda_version = _toolkit_pins(user, cuda, plan.tier, reasons)
     torch_from_conda = conda.torch_source == "conda"
     if torch_from_conda:
         specs += _conda_torch_specs(plan, cuda, legacy, reasons, file)

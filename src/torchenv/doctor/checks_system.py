@@ -23,6 +23,13 @@ def _major(v: str | None) -> str | None:
     return v.split(".")[0] if v else None
 
 
+def _selects_a_gpu(entry: str, n: int, uuids: set[str]) -> bool:
+    """A CUDA_VISIBLE_DEVICES entry names a GPU: an index below the count, or a (prefix of a) known UUID."""
+    if entry.isdigit():
+        return int(entry) < n
+    return entry.startswith(("GPU-", "MIG-")) and (not uuids or any(u.startswith(entry) for u in uuids))
+
+
 def check_visible_devices(machine: Machine, env: EnvFacts | None, ctx: Context) -> list[Finding]:
     value = ctx.environ.get("CUDA_VISIBLE_DEVICES")
     if value is None or not machine.gpus:
@@ -30,14 +37,7 @@ def check_visible_devices(machine: Machine, env: EnvFacts | None, ctx: Context) 
     entries = [e.strip() for e in value.split(",")]
     n = len(machine.gpus)
     uuids = {g.uuid for g in machine.gpus if g.uuid}
-    visible = []
-    for e in entries:       # CUDA stops at the first invalid entry
-        if (e.isdigit() and int(e) < n) or (e.startswith(("GPU-", "MIG-")) and (not uuids or any(
-                u.startswith(e) for u in uuids))):
-            visible.append(e)
-        else:
-            break
-    if visible:
+    if entries and _selects_a_gpu(entries[0], n, uuids):   # CUDA stops at the first invalid entry
         return []
     return [Finding("error", _("CUDA_VISIBLE_DEVICES hides every GPU"),
                     _("CUDA_VISIBLE_DEVICES={value!r} selects none of the {n} GPU(s) ({items}), so "
@@ -82,42 +82,67 @@ def _ld_without(ctx: Context, bad: set[str]) -> str:
     return "export LD_LIBRARY_PATH=" + shlex.quote(os.pathsep.join(keep)) if keep else "unset LD_LIBRARY_PATH"
 
 
+def _foreign_cudart(env: EnvFacts, ctx: Context) -> list[tuple[str, str, str]]:
+    """(dir, file, CUDA major) of each libcudart on LD_LIBRARY_PATH of another CUDA major than torch's."""
+    want = _major(env.cuda_level)
+    if not want:
+        return []
+    return [(d, f, m) for d, f, m in syslibs.cudart_on_ld_path(ctx.environ) if m != want]
+
+
+def _shadowed_finding(env: EnvFacts, ctx: Context, foreign: list[tuple[str, str, str]]) -> Finding:
+    dirs = {d for d, _, _ in foreign}
+    return Finding(
+        "error", _("LD_LIBRARY_PATH puts another CUDA's runtime ahead of torch's"),
+        _("{files} (CUDA {cuda}) is found through LD_LIBRARY_PATH before the wheel's own nvidia/*/lib (CUDA "
+          "{torch_cuda}); loading torch fails with 'libcudart.so...: cannot open shared object file' or "
+          "undefined symbols.").format(files=", ".join(f"{d}/{f}" for d, f, _cuda in foreign),
+                                      cuda=foreign[0][2], torch_cuda=env.cuda_level),
+        _ld_without(ctx, dirs), "ld-shadowed", ("module purge   # when an HPC module set it",))
+
+
+_SYSTEM_LIB_DIRS = ("/usr/lib/wsl", "/lib", "/usr/lib")
+
+
+def _is_cuda_lib(name: str) -> bool:
+    return "cuda" in name or "cudnn" in name or "cublas" in name
+
+
+def _ldd_findings(env: EnvFacts, ctx: Context, lib: Path, resolved: dict[str, str | None],
+                  shadowed: bool) -> list[Finding]:
+    """What ldd of libtorch_cuda.so says: libraries not found, and CUDA libraries taken from outside the env (not
+    repeated when LD_LIBRARY_PATH's shadowing is already reported)."""
+    out = []
+    missing = sorted(k for k, v in resolved.items() if v is None)
+    if missing:
+        out.append(Finding(
+            "error", _("Shared libraries of torch cannot be found"),
+            _("ldd {lib}: {items} not found; import torch fails with 'cannot open shared object file'. The "
+              "nvidia-* wheels torch depends on are missing or incomplete.").format(
+                lib=lib, items=', '.join(missing)),
+            f"{shlex.quote(env.interpreter or 'python')} -m pip install --force-reinstall torch=={env.torch_version}",
+            "libs-missing"))
+    elsewhere = sorted(f"{k} => {v}" for k, v in resolved.items()
+                       if v and _is_cuda_lib(k) and not v.startswith(env.prefix) and not v.startswith(_SYSTEM_LIB_DIRS))
+    if elsewhere and not shadowed:
+        out.append(Finding("warning", _("torch's CUDA libraries resolve outside the env"),
+                           f"ldd {lib}: {'; '.join(elsewhere)}", _ld_without(ctx, {
+                               str(Path(v.split(' => ')[1]).parent) for v in elsewhere}), "ld-shadowed"))
+    return out
+
+
 def check_library_resolution(machine: Machine, env: EnvFacts | None, ctx: Context) -> list[Finding]:
     """A libcudart of another CUDA ahead of the wheel's own (LD_LIBRARY_PATH), or libraries ldd cannot find."""
     if env is None or not (env.tier or "").startswith("cu"):
         return []
-    want = _major(env.cuda_level)
-    out = []
-    foreign = [(d, f, m) for d, f, m in syslibs.cudart_on_ld_path(ctx.environ) if want and m != want]
-    if foreign:
-        dirs = {d for d, _, _ in foreign}
-        out.append(Finding(
-            "error", _("LD_LIBRARY_PATH puts another CUDA's runtime ahead of torch's"),
-            _("{files} (CUDA {cuda}) is found through LD_LIBRARY_PATH before the wheel's own nvidia/*/lib (CUDA "
-              "{torch_cuda}); loading torch fails with 'libcudart.so...: cannot open shared object file' or "
-              "undefined symbols.").format(files=", ".join(f"{d}/{f}" for d, f, _cuda in foreign),
-                                          cuda=foreign[0][2], torch_cuda=env.cuda_level),
-            _ld_without(ctx, dirs), "ld-shadowed", ("module purge   # when an HPC module set it",)))
+    foreign = _foreign_cudart(env, ctx)
+    out = [_shadowed_finding(env, ctx, foreign)] if foreign else []
     lib = Path(env.torch_lib_dir or "") / "libtorch_cuda.so"
-    if ctx.run_subprocesses and env.torch_lib_dir and lib.is_file():
-        resolved = syslibs.ldd(lib, ctx.environ)
-        if resolved:
-            missing = sorted(k for k, v in resolved.items() if v is None)
-            if missing:
-                out.append(Finding(
-                    "error", _("Shared libraries of torch cannot be found"),
-                    _("ldd {lib}: {items} not found; import torch fails with 'cannot open shared object file'. The "
-                      "nvidia-* wheels torch depends on are missing or incomplete.").format(
-                        lib=lib, items=', '.join(missing)),
-                    f"{shlex.quote(env.interpreter or 'python')} -m pip install --force-reinstall torch=={env.torch_version}",
-                    "libs-missing"))
-            elsewhere = sorted(f"{k} => {v}" for k, v in resolved.items()
-                               if v and ("cuda" in k or "cudnn" in k or "cublas" in k)
-                               and not v.startswith(env.prefix) and not v.startswith(("/usr/lib/wsl", "/lib", "/usr/lib")))
-            if elsewhere and not foreign:
-                out.append(Finding("warning", _("torch's CUDA libraries resolve outside the env"),
-                                    f"ldd {lib}: {'; '.join(elsewhere)}", _ld_without(ctx, {
-                                        str(Path(v.split(' => ')[1]).parent) for v in elsewhere}), "ld-shadowed"))
+    if not (ctx.run_subprocesses and env.torch_lib_dir and lib.is_file()):
+        return out
+    resolved = syslibs.ldd(lib, ctx.environ)
+    if resolved:
+        out += _ldd_findings(env, ctx, lib, resolved, bool(foreign))
     return out
 
 

@@ -9,14 +9,38 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..i18n import _
-from .model import Context, Diagnosis, Finding
+from .model import Context, Diagnosis, EnvFacts, Finding
 
 if TYPE_CHECKING:
     from ..machine import Machine
 
 
+def _import_check(env: EnvFacts, findings: list[Finding], ctx: Context) -> tuple[list[Finding], dict[str, Any]]:
+    """Import torch in the env's own interpreter: errors gain what it saw, and a crash, hang or failure no static
+    check explains becomes a finding of its own."""
+    from . import explain
+    from . import runtime as rt
+
+    runtime = rt.probe_env(env.interpreter or "", [c.name for c in env.companions], ctx.environ)
+    line = explain.evidence(runtime)
+    findings = [_with_evidence(f, runtime) if f.severity == "error" else f for f in findings]
+    findings += explain.runtime_findings(rt.messages(runtime), findings)
+    if runtime.get("crashed") is not None or runtime.get("timeout"):
+        findings.append(Finding("error", _("import torch crashed or hung in this env"), line,
+                                _("torchenv up   # recreate the env; a crash on import means broken binaries"),
+                                "import-crash"))
+    elif (runtime.get("torch_error") or runtime.get("error")) and not any(
+            f.id.startswith("runtime-") for f in findings):
+        findings.append(_import_fails(runtime, line))
+    return findings, runtime
+
+
+_SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
+
+
 def diagnose(machine: Machine, prefix: Path | None, ctx: Context, *, import_check: bool = True) -> Diagnosis:
-    from . import checks_build, checks_system, envscan, explain
+    from . import checks_build, checks_system, envscan
+    from .through_torchenv import route
 
     env = envscan.read_env(prefix) if prefix is not None else None
     findings: list[Finding] = []
@@ -27,24 +51,9 @@ def diagnose(machine: Machine, prefix: Path | None, ctx: Context, *, import_chec
     findings += _gone_kernels(ctx)
     runtime = None
     if import_check and env is not None and env.torch_version and env.interpreter:
-        from . import runtime as rt
-
-        runtime = rt.probe_env(env.interpreter, [c.name for c in env.companions], ctx.environ)
-        line = explain.evidence(runtime)
-        findings = [_with_evidence(f, runtime) if f.severity == "error" else f for f in findings]
-        findings += explain.runtime_findings(rt.messages(runtime), findings)
-        if runtime.get("crashed") is not None or runtime.get("timeout"):
-            findings.append(Finding("error", _("import torch crashed or hung in this env"), line,
-                                    _("torchenv up   # recreate the env; a crash on import means broken binaries"),
-                                    "import-crash"))
-        elif (runtime.get("torch_error") or runtime.get("error")) and not any(
-                f.id.startswith("runtime-") for f in findings):
-            findings.append(_import_fails(runtime, line))
-    from .through_torchenv import route
-
+        findings, runtime = _import_check(env, findings, ctx)
     findings = route(findings, env)
-    order = {"error": 0, "warning": 1, "info": 2}
-    findings.sort(key=lambda f: order.get(f.severity, 3))
+    findings.sort(key=lambda f: _SEVERITY_ORDER.get(f.severity, 3))
     return Diagnosis(machine=machine, env=env, findings=findings, runtime=runtime)
 
 

@@ -7,10 +7,12 @@ version.py, ``email`` for METADATA), so doctor works on any venv, conda prefix o
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
 import os
 import re
 import sys
+from dataclasses import dataclass
 from email.parser import Parser
 from pathlib import Path
 
@@ -158,67 +160,112 @@ def _companions(site: Path) -> list[Companion]:
     return out
 
 
-def read_env(prefix: Path, *, scan_binaries: bool = True) -> EnvFacts:
-    """Every fact doctor needs about one environment (torch absent is a valid answer)."""
-    from . import archscan, knowledge
+@dataclass(frozen=True)
+class _PipTorch:
+    """What torch's dist-info and version.py in one site-packages say."""
 
-    sites = site_packages(prefix)
-    py = interpreter(prefix)
-    pyver = next((m.group(1) for m in (re.search(r"python(3\.\d+)", str(s)) for s in sites) if m), None)
-    notes: list[str] = []
-    version = meta_cuda = installer = lib_dir = cudnn = None
+    version: str | None = None
+    meta_cuda: str | None = None  # CUDA level from the Requires-Dist pins
+    installer: str | None = None
     cuda: str | None = None
     hip: str | None = None
-    archs: tuple[str, ...] = ()
-    archs_source = ""
+    lib_dir: str | None = None
+
+
+def _installer(dist: Path) -> str | None:
+    try:
+        return (dist / "INSTALLER").read_text().strip() or None
+    except OSError:
+        return None
+
+
+def _read_pip_torch(site: Path, dist: Path, lib_dir: str | None) -> _PipTorch:
+    """torch as ``dist`` in ``site`` describes it; ``lib_dir`` is kept when this site has no torch/lib."""
+    meta_version, requires = read_metadata(dist)
+    vpy = read_version_py(site / "torch" / "version.py")
+    if (site / "torch" / "lib").is_dir():
+        lib_dir = str(site / "torch" / "lib")
+    return _PipTorch(version=str(vpy.get("__version__") or meta_version or "") or None,
+                     meta_cuda=cuda_from_requires(requires), installer=_installer(dist),
+                     cuda=_str_or_none(vpy.get("cuda")), hip=_str_or_none(vpy.get("hip")), lib_dir=lib_dir)
+
+
+@dataclass(frozen=True)
+class _SiteScan:
+    """Everything read from the env's site-packages folders, in the order they are searched."""
+
+    torch: _PipTorch
+    torch_dists: tuple[Path, ...]
+    cudnn: str | None
+    companions: tuple[Companion, ...]
+    has_pip: bool
+
+
+def _scan_sites(sites: list[Path]) -> _SiteScan:
+    """The first site whose torch has a version wins; cuDNN is the last one found; companions from every site."""
+    torch = _PipTorch()
+    torch_dists: list[Path] = []
+    cudnn: str | None = None
     companions: list[Companion] = []
     has_pip = False
-    torch_dists: list[Path] = []
     for site in sites:
         has_pip = has_pip or bool(dist_infos(site, "pip"))
         dists = dist_infos(site, "torch")
         torch_dists += dists
-        if dists and version is None:
-            meta_version, requires = read_metadata(dists[-1])
-            meta_cuda = cuda_from_requires(requires)
-            try:
-                installer = (dists[-1] / "INSTALLER").read_text().strip() or None
-            except OSError:
-                installer = None
-            vpy = read_version_py(site / "torch" / "version.py")
-            version = str(vpy.get("__version__") or meta_version or "") or None
-            cuda = _str_or_none(vpy.get("cuda"))
-            hip = _str_or_none(vpy.get("hip"))
-            if (site / "torch" / "lib").is_dir():
-                lib_dir = str(site / "torch" / "lib")
+        if dists and torch.version is None:
+            torch = _read_pip_torch(site, dists[-1], torch.lib_dir)
         cudnn = _cudnn_version(site) or cudnn
         companions += _companions(site)
-    if len(torch_dists) > 1:
-        notes.append("several torch dist-info folders: " + ", ".join(d.name for d in torch_dists))
-    conda_records = _conda_torch(prefix)
-    conda_names = tuple(p.name[:-5] for p in conda_records)
-    if version is None and conda_records:
-        try:
-            rec = json.loads(conda_records[0].read_text())
-            version = rec.get("version")
-            m = _CONDA_CUDA.search(rec.get("build", ""))
-            meta_cuda = f"{m.group(1)}.{m.group(2)}" if m else None
-        except (OSError, ValueError):
-            pass
-    if scan_binaries and lib_dir and (cuda or meta_cuda):
-        archs, src = archscan.scan_torch_lib(Path(lib_dir))
+    return _SiteScan(torch, tuple(torch_dists), cudnn, tuple(companions), has_pip)
+
+
+def _conda_torch_version(record: Path) -> tuple[str | None, str | None] | None:
+    """(version, CUDA level from the build string) of a conda-meta record; None when it cannot be read."""
+    try:
+        rec = json.loads(record.read_text())
+        version = rec.get("version")
+        m = _CONDA_CUDA.search(rec.get("build", ""))
+    except (OSError, ValueError):
+        return None
+    return version, (f"{m.group(1)}.{m.group(2)}" if m else None)
+
+
+def _with_archs(facts: EnvFacts, *, scan_binaries: bool) -> EnvFacts:
+    """The compiled archs: read from the binaries when allowed, else what the knowledge base says of that build."""
+    from . import archscan, knowledge
+
+    archs: tuple[str, ...] = ()
+    archs_source = ""
+    if scan_binaries and facts.torch_lib_dir and (facts.torch_cuda or facts.cuda_from_metadata):
+        archs, src = archscan.scan_torch_lib(Path(facts.torch_lib_dir))
         archs_source = f"binary {src}" if archs else ""
-    facts = EnvFacts(prefix=str(prefix), kind=env_kind(prefix), python=pyver,
-                     interpreter=str(py) if py else None, site_packages=tuple(str(s) for s in sites),
-                     torch_version=version, torch_cuda=cuda, torch_hip=hip, cuda_from_metadata=meta_cuda,
-                     cudnn=cudnn, companions=tuple(companions), conda_torch=conda_names,
-                     pip_torch=bool(torch_dists) and (installer or "").lower() not in ("conda", ""),
-                     installer=installer, has_pip=has_pip, torch_lib_dir=lib_dir, notes=tuple(notes))
     if not archs and facts.tier and facts.tier.startswith("cu") and facts.torch_public:
         archs = knowledge.compiled_archs(facts.torch_public, facts.tier)
         archs_source = f"kb {facts.torch_public} {facts.tier}" if archs else ""
-    if archs:
-        import dataclasses
+    if not archs:
+        return facts
+    return dataclasses.replace(facts, archs=archs, archs_source=archs_source)
 
-        facts = dataclasses.replace(facts, archs=archs, archs_source=archs_source)
-    return facts
+
+def read_env(prefix: Path, *, scan_binaries: bool = True) -> EnvFacts:
+    """Every fact doctor needs about one environment (torch absent is a valid answer)."""
+    sites = site_packages(prefix)
+    py = interpreter(prefix)
+    pyver = next((m.group(1) for m in (re.search(r"python(3\.\d+)", str(s)) for s in sites) if m), None)
+    scan = _scan_sites(sites)
+    torch = scan.torch
+    notes: list[str] = []
+    if len(scan.torch_dists) > 1:
+        notes.append("several torch dist-info folders: " + ", ".join(d.name for d in scan.torch_dists))
+    conda_records = _conda_torch(prefix)
+    version, meta_cuda = torch.version, torch.meta_cuda
+    if version is None and conda_records:
+        version, meta_cuda = _conda_torch_version(conda_records[0]) or (version, meta_cuda)
+    facts = EnvFacts(prefix=str(prefix), kind=env_kind(prefix), python=pyver,
+                     interpreter=str(py) if py else None, site_packages=tuple(str(s) for s in sites),
+                     torch_version=version, torch_cuda=torch.cuda, torch_hip=torch.hip, cuda_from_metadata=meta_cuda,
+                     cudnn=scan.cudnn, companions=scan.companions,
+                     conda_torch=tuple(p.name[:-5] for p in conda_records),
+                     pip_torch=bool(scan.torch_dists) and (torch.installer or "").lower() not in ("conda", ""),
+                     installer=torch.installer, has_pip=scan.has_pip, torch_lib_dir=torch.lib_dir, notes=tuple(notes))
+    return _with_archs(facts, scan_binaries=scan_binaries)

@@ -119,48 +119,66 @@ def _placeholders(groups: dict[str, str], env: EnvFacts | None, machine: Machine
     return vals
 
 
-def explain(text: str, machine: Machine, env: EnvFacts | None, findings: list[Finding], ctx: Context
-            ) -> tuple[list[Finding], Machine, EnvFacts | None]:
-    """Findings answering ``text``: one per matched catalogue entry (confirmed or not), then the rest."""
+_BUILD_IDS = frozenset({"cpu-build", "driver-too-old", "arch-missing", "companion-mismatch", "no-driver", "no-torch"})
+
+
+def _findings_for_text(text: str, machine: Machine, env: EnvFacts | None, findings: list[Finding], ctx: Context
+                       ) -> tuple[list[Finding], EnvFacts | None]:
+    """The findings to match the text against: without an env, the build checks of the build the text names;
+    with an ``sm_XX`` in the text, the build checks rerun for the machine the text describes."""
     from . import checks_build
 
-    matches = match(text)
-    machine = _machine_from_text(machine, text)
-    build_ids = {"cpu-build", "driver-too-old", "arch-missing", "companion-mismatch", "no-driver", "no-torch"}
-    others = [f for f in findings if f.id not in build_ids]
+    others = [f for f in findings if f.id not in _BUILD_IDS]
     if env is None or not env.torch_version:
         env = _build_from_text(text, machine)
         built = checks_build.run_all(machine, env, ctx) if env else []
-        findings = [f for f in built if f.id != "no-driver" or machine.gpus] + others
-    elif _SM.search(text):
-        findings = checks_build.run_all(machine, env, ctx) + others
-    out: list[Finding] = []
+        return [f for f in built if f.id != "no-driver" or machine.gpus] + others, env
+    if _SM.search(text):
+        return checks_build.run_all(machine, env, ctx) + others, env
+    return findings, env
+
+
+def _confirmed(entry: Entry, message: str, cause: str, confirming: list[tuple[int, Finding]]) -> Finding:
+    """A catalogue entry a check found here: the first such finding's fix, the others' fixes as alternatives."""
+    first = confirming[0][1]
+    detail = _("{cause} Confirmed here: {findings}").format(
+        cause=cause, findings=" | ".join(f"{f.title}: {f.detail}" for _i, f in confirming))
+    alts = tuple(a for _i, f in confirming for a in ((f.fix,) if f is not first and f.fix else ())
+                 + f.alternatives)
+    return Finding("error", f"'{message}': {first.title}", detail, first.fix, entry.id, alts)
+
+
+def _not_confirmed(entry: Entry, message: str, cause: str, fix: str) -> Finding:
+    checked = ", ".join(entry.confirm) or _("none")
+    return Finding("warning", _("'{message}': cause not confirmed on this machine/env").format(message=message),
+                   _("{cause} Checks that found nothing here: {checked} (the error may come from "
+                     "another machine or env; rerun with --env/--assume-*).").format(cause=cause, checked=checked),
+                   fix, entry.id)
+
+
+def _answer(entry: Entry, groups: dict[str, str], findings: list[Finding], vals: _Blank, used: set[int]) -> Finding:
+    """One matched catalogue entry as a finding; the findings that confirm it are added to ``used``."""
+    cause = _(entry.cause).format_map(vals)
+    message = groups["message"]
+    if not entry.config:
+        return Finding("info", _("'{message}' is not a configuration problem").format(message=message),
+                       cause, _(entry.fix).format_map(vals), entry.id)
+    confirming = [(i, f) for i, f in enumerate(findings) if f.id in entry.confirm]
+    if not confirming:
+        return _not_confirmed(entry, message, cause, _(entry.fix).format_map(vals))
+    used.update(i for i, _f in confirming)
+    return _confirmed(entry, message, cause, confirming)
+
+
+def explain(text: str, machine: Machine, env: EnvFacts | None, findings: list[Finding], ctx: Context
+            ) -> tuple[list[Finding], Machine, EnvFacts | None]:
+    """Findings answering ``text``: one per matched catalogue entry (confirmed or not), then the rest."""
+    matches = match(text)
+    machine = _machine_from_text(machine, text)
+    findings, env = _findings_for_text(text, machine, env, findings, ctx)
     used: set[int] = set()
-    for entry, groups in matches:
-        vals = _placeholders(groups, env, machine, ctx)
-        cause = _(entry.cause).format_map(vals)
-        message = groups["message"]
-        if not entry.config:
-            out.append(Finding("info", _("'{message}' is not a configuration problem").format(message=message),
-                               cause, _(entry.fix).format_map(vals), entry.id))
-            continue
-        confirming = [(i, f) for i, f in enumerate(findings) if f.id in entry.confirm]
-        if confirming:
-            used.update(i for i, _f in confirming)
-            first = confirming[0][1]
-            detail = _("{cause} Confirmed here: {findings}").format(
-                cause=cause, findings=" | ".join(f"{f.title}: {f.detail}" for _i, f in confirming))
-            alts = tuple(a for _i, f in confirming for a in ((f.fix,) if f is not first and f.fix else ())
-                         + f.alternatives)
-            out.append(Finding("error", f"'{message}': {first.title}", detail, first.fix, entry.id, alts))
-        else:
-            checked = ", ".join(entry.confirm) or _("none")
-            out.append(Finding("warning", _("'{message}': cause not confirmed on this machine/env").format(
-                                   message=message),
-                               _("{cause} Checks that found nothing here: {checked} (the error may come from "
-                                 "another machine or env; rerun with --env/--assume-*).").format(
-                                   cause=cause, checked=checked),
-                               _(entry.fix).format_map(vals), entry.id))
+    out = [_answer(entry, groups, findings, _placeholders(groups, env, machine, ctx), used)
+           for entry, groups in matches]
     if not matches:
         out.append(Finding("info", _("No known error message matched"),
                            _("the catalogue ({count} entries, recipes/errors.toml) has no pattern for this "

@@ -127,20 +127,7 @@ class CondaBinary(CondaEngine):
                                  "locked").format(tool=self.kind, name=entry.get("name"), version=entry.get("version")),
                                hint=_("clear its package cache (`conda clean --packages`) or set "
                                       "TORCHENV_CONDA_ENGINE=rattler"))
-        url = canonical_url(url, mirrors)
-        subdir = entry.get("subdir") or entry.get("platform") or url.rsplit("/", 2)[-2]
-        ts = entry.get("timestamp")
-        if isinstance(ts, (int, float)) and ts < 1e11:
-            ts = ts * 1000                                     # seconds -> ms, as repodata stores it
-        noarch = entry.get("noarch")
-        return CondaRecord(
-            name=entry["name"], version=str(entry["version"]),
-            build=entry.get("build") or entry.get("build_string") or "", build_number=int(entry.get("build_number") or 0),
-            subdir=subdir, url=url, channel=url.rsplit("/", 2)[0], sha256=entry.get("sha256") or "",
-            md5=entry.get("md5"), size=entry.get("size"), depends=tuple(entry.get("depends") or ()),
-            constrains=tuple(entry.get("constrains") or ()),
-            noarch=noarch if noarch in ("generic", "python") else None,
-            timestamp=int(ts) if ts else None, license=entry.get("license"))
+        return _conda_record(entry, canonical_url(url, mirrors))
 
     def _from_package_cache(self, entry: dict[str, Any]) -> dict[str, Any]:
         """conda's LINK entries omit hashes for packages already in its cache: read them there."""
@@ -161,6 +148,28 @@ class CondaBinary(CondaEngine):
         except (OSError, subprocess.TimeoutExpired, json.JSONDecodeError):
             return []
         return list(info.get("pkgs_dirs") or info.get("package cache") or [])
+
+
+def _timestamp_ms(entry: dict[str, Any]) -> int | None:
+    """The build time in milliseconds, as repodata stores it (conda reports seconds in some versions)."""
+    ts = entry.get("timestamp")
+    if isinstance(ts, (int, float)) and ts < 1e11:
+        ts = ts * 1000
+    return int(ts) if ts else None
+
+
+def _conda_record(entry: dict[str, Any], url: str) -> CondaRecord:
+    """A record of what conda reported for one package (with its hashes), fetched from ``url``."""
+    subdir = entry.get("subdir") or entry.get("platform") or url.rsplit("/", 2)[-2]
+    noarch = entry.get("noarch")
+    return CondaRecord(
+        name=entry["name"], version=str(entry["version"]),
+        build=entry.get("build") or entry.get("build_string") or "", build_number=int(entry.get("build_number") or 0),
+        subdir=subdir, url=url, channel=url.rsplit("/", 2)[0], sha256=entry.get("sha256") or "",
+        md5=entry.get("md5"), size=entry.get("size"), depends=tuple(entry.get("depends") or ()),
+        constrains=tuple(entry.get("constrains") or ()),
+        noarch=noarch if noarch in ("generic", "python") else None,
+        timestamp=_timestamp_ms(entry), license=entry.get("license"))
 
 
 def _link_entries(out: dict[str, Any]) -> list[dict[str, Any]]:

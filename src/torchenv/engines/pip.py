@@ -235,7 +235,7 @@ def _env_python_version(env: Path) -> str:
 def parse_report(path: Path, pypi: PypiSide) -> list[LockedWheel]:
     """Turn ``pip install --report`` (format 1) into LockedWheels."""
     from ..lock.model import LockedWheel
-    from ..sources.credentials import strip_secrets
+    from ..redaction import strip_secrets
     from .uv import filename_of
 
     data = json.loads(path.read_text())

@@ -171,7 +171,8 @@ class SourceFlags:
 
 def source_flags(pypi: PypiSide, find_links: list[str], *, tool: str = "uv") -> SourceFlags:
     """The sources of ``pypi`` (plus ``find_links``) for ``tool`` (``uv`` or ``pip``)."""
-    from ..sources.credentials import strip_secrets, with_credentials
+    from ..redaction import strip_secrets
+    from ..sources.credentials import with_credentials
 
     lists = {"--index-url": [pypi.index_url] if pypi.index_url else [],
              "--extra-index-url": list(pypi.extra_index_urls),
@@ -342,7 +343,7 @@ def parse_pylock(path: Path, pypi: PypiSide) -> list[LockedWheel]:
     """Turn uv's pylock.toml into LockedWheels (name, version, file, URL, sha256, index)."""
     from ..fileio import tomllib_module
     from ..lock.model import LockedWheel
-    from ..sources.credentials import strip_secrets
+    from ..redaction import strip_secrets
 
     data = tomllib_module().loads(path.read_text())
     out = []

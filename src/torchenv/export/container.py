@@ -91,7 +91,7 @@ def _needs(request: ExportRequest) -> str:
 def _tool_version() -> tuple[str, str]:
     from importlib.metadata import PackageNotFoundError, version
 
-    from .. import __version__
+    from ..version import __version__
 
     try:
         uv = version("uv")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from . import tomltext
+from .. import tomltext
 from .base import cuda_version, pypi_index, torch_family_wheels, torch_indexes
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from . import tomltext
+from .. import tomltext
 from .base import environment_marker, local_file, relative_to_output
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from . import tomltext
+from .. import tomltext
 from .base import PLATFORM_MARKERS, relative_to_output, torch_family_wheels
 
 if TYPE_CHECKING:

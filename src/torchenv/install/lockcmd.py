@@ -153,7 +153,7 @@ def _run_locked(project_dir: Path, options: LockOptions, ui: Ui) -> list[str]:
 def _machine_plans(project: Project, options: LockOptions, ui: Ui) -> list[Plan]:
     """This machine's plan, or every target a ``--machine cluster.json`` needs."""
     from ..cluster.hooks import cluster_plans
-    from ..intent import requirements as reqmod
+    from ..intent import project_requirements as reqmod
     from .stages import plan_for
 
     with ui.progress(_("planning (probe + resolve)")):
@@ -167,7 +167,7 @@ def _machine_plans(project: Project, options: LockOptions, ui: Ui) -> list[Plan]
 
 def _target_plans(project: Project, options: LockOptions, specs: list[TargetSpec], ui: Ui) -> list[Plan]:
     """One plan per ``--target``, each for an assumed machine that runs that tier."""
-    from ..intent import requirements as reqmod
+    from ..intent import project_requirements as reqmod
     from ..probe.assume import machine_for
     from ..resolve.resolver import resolve
 

@@ -240,7 +240,7 @@ def saved_log(failure: BuildFailed, project_dir: Path) -> BuildFailed:
     """``failure`` with its whole log written to ``<project>/.torchenv/build-logs/<package>.log`` and named."""
     from ..engines.failures import build_failed
     from ..fileio import write_atomic
-    from ..sources.credentials import redact_text
+    from ..redaction import redact_text
 
     path = project_dir / ".torchenv" / "build-logs" / f"{re.sub(r'[^A-Za-z0-9._-]+', '_', failure.package)}.log"
     try:

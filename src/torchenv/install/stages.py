@@ -16,7 +16,7 @@ from ..i18n import _
 if TYPE_CHECKING:
     from ..backends.base import Backend
     from ..intent.model import Intent
-    from ..intent.requirements import ProjectRequirement
+    from ..intent.project_requirements import ProjectRequirement
     from ..lock.model import Lockfile, LockTarget
     from ..offline.build import BundleResult
     from ..options import BundleOptions, IntentOverrides, UpOptions
@@ -69,7 +69,7 @@ def load_project(project_dir: Path, overrides: IntentOverrides, ui: Ui | None = 
     when it gives none, and whose ``save`` writes its flags into torchenv.toml; ``lock`` plans from
     torchenv.toml and its own flags alone.
     """
-    from ..intent import requirements as reqmod
+    from ..intent import project_requirements as reqmod
     from ..intent.load import apply_overrides
     from ..lock.io import read_lock
     from ..lock.model import LOCK_FILE
@@ -148,7 +148,7 @@ def _kept_overrides(up: UpOptions, base: Intent, src: Path, lock: Lockfile | Non
 
 def plan_for(project: Project, options: Any, ui: Ui) -> Plan:
     """Probe (or assume) the machine and resolve, then check the requirements against the plan."""
-    from ..intent import requirements as reqmod
+    from ..intent import project_requirements as reqmod
     from . import up
 
     with ui.progress(_("planning (probe + resolve)")):
@@ -159,7 +159,7 @@ def plan_for(project: Project, options: Any, ui: Ui) -> Plan:
 
 def lock_with(backend: Backend, plan: Plan, project: Project, ui: Ui) -> LockTarget:
     """Exact files with sha256 for ``plan`` (the backend's engine resolves; nothing is installed)."""
-    from ..intent import requirements as reqmod
+    from ..intent import project_requirements as reqmod
     from . import project_install
 
     with ui.progress(_("locking {target} ({installer})").format(target=plan.target_name, installer=plan.installer)):

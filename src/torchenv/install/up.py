@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from ..backends.base import Backend
     from ..errors import PulledInFamily
     from ..intent.model import Intent
-    from ..intent.requirements import ProjectRequirement
+    from ..intent.project_requirements import ProjectRequirement
     from ..lock.model import Lockfile, LockTarget
     from ..options import LockOptions, UpOptions
     from ..resolve.plan import Plan
@@ -92,9 +92,9 @@ def locked_files_at_hand(plan: Plan, lock: Lockfile) -> bool:
     target = lock.target(plan.target_name)
     if target is None or plan.sources is None:
         return False
-    from ..backends.locate import local_candidates, torch_family
     from ..paths import wheel_cache
     from ..sources.index import local_path
+    from ..sources.locate import local_candidates, torch_family
     from ..sources.routing import torch_candidates
 
     sources = plan.sources
@@ -135,9 +135,9 @@ def machine_facts(plan: Plan) -> dict[str, Any]:
 def new_lockfile(old: Lockfile | None, intent: Intent, reqs: list[ProjectRequirement], target: LockTarget, plan: Plan,
                  ui: Ui, project: dict[str, Any] | None = None, overrides: dict[str, Any] | None = None) -> Lockfile:
     """The lock with ``target`` added/replaced; targets made for another intent are dropped (with a warning)."""
-    from .. import __version__
-    from ..intent.requirements import lock_is_current, requirements_digest
+    from ..intent.project_requirements import lock_is_current, requirements_digest
     from ..lock.model import Lockfile
+    from ..version import __version__
 
     keep: tuple[LockTarget, ...] = ()
     if old is not None and lock_is_current(old, intent, reqs):
@@ -452,7 +452,7 @@ def _kernel(project: Project, target: LockTarget, ui: Ui) -> str:
     written costs the kernel only, and ``torchenv kernel install`` says why again.
     """
     from ..errors import TorchenvError
-    from ..intent.requirements import kernel_wanted
+    from ..intent.project_requirements import kernel_wanted
 
     if kernel_wanted(project.intent, project.dir, list(project.reqs)) is None:
         return ""
@@ -757,7 +757,7 @@ def _install(backend: Backend, env: Path, target: LockTarget, files: list[Path] 
 def _failure_words(exc: Exception) -> str:
     """What stopped an install, fit to store and show (no login from a URL in it)."""
     from ..errors import TorchenvError
-    from ..sources.credentials import redact_text
+    from ..redaction import redact_text
 
     text = exc.message if isinstance(exc, TorchenvError) else f"{type(exc).__name__}: {exc}"
     return redact_text(_("the install failed: {error}").format(error=" ".join(str(text).split())[:500]))
@@ -838,6 +838,6 @@ _verify = verify_env   # the call point `up` uses (tests/faults/tools/hooked_cli
 
 
 def _version() -> str:
-    from .. import __version__
+    from ..version import __version__
 
     return __version__

@@ -1,5 +1,8 @@
 """The dependencies of a ``setup.py``/``setup.cfg`` project, read without running anything.
 
+One reader for both verbs: ``up`` locks what it finds here and ``init`` (``intent.evidence``) reads its
+torch and Python pins from the same ``SetupPy``/``SetupCfg``, so the two cannot disagree about a file.
+
 Why: the project itself is installed with ``--no-deps`` (``install.project_install``), so what
 it declares in ``install_requires`` must be locked with the rest, as ``[project].dependencies``
 of a pyproject is. ``setup.py`` is parsed (``ast``), never executed: a string list given to
@@ -12,34 +15,76 @@ from __future__ import annotations
 import ast
 import configparser
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 _NOT_REQUIREMENTS = ("r", "rt", "utf-8", "utf8", "\n")   # open(..., "r", encoding="utf-8") around a .txt
 
 
+@dataclass(frozen=True)
+class SetupPy:
+    """What a ``setup.py`` declares, read from its syntax tree: the one reading ``init`` and ``up`` share."""
+
+    install_requires: tuple[str, ...]           # requirement strings, through names and lookup tables
+    named_files: tuple[str, ...]                # ``.txt`` names in install_requires: the files it reads
+    python_requires: str | None = None
+    extras_require: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    constants: tuple[str, ...] = ()             # every string of the file (an index URL it names)
+
+
+@dataclass(frozen=True)
+class SetupCfg:
+    install_requires: tuple[str, ...]
+    python_requires: str | None = None
+
+
+def read_setup_py(text: str) -> SetupPy | None:
+    """``setup(...)``'s keywords, never run; None when the file does not parse."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    assigned = {t.id: node.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
+                for t in node.targets if isinstance(t, ast.Name)}
+    table = _by_name(assigned)
+    keywords = [kw for node in ast.walk(tree) if isinstance(node, ast.Call) and _name(node.func) == "setup"
+                for kw in node.keywords]
+    texts = [t for kw in keywords if kw.arg == "install_requires" for t in _strings(kw.value, assigned, table) if t]
+    constants = tuple(n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str))
+    return SetupPy(install_requires=tuple(_requirements_only(texts)),
+                   named_files=tuple(t for t in texts if t.endswith(".txt")),
+                   python_requires=next((t for kw in keywords if kw.arg == "python_requires"
+                                         for t in _strings(kw.value, assigned, table) if t), None),
+                   extras_require=_extras(keywords, assigned, table), constants=constants)
+
+
+def _requirements_only(texts: list[str]) -> list[str]:
+    """The strings that are requirements: not a file name, not an ``open()`` argument around one."""
+    return [t for t in texts if t[0].isalnum() and not t.endswith(".txt") and t not in _NOT_REQUIREMENTS]
+
+
+def _extras(keywords: list[ast.keyword], assigned: dict[str, ast.expr], table: dict[str, str]
+            ) -> dict[str, tuple[str, ...]]:
+    out: dict[str, tuple[str, ...]] = {}
+    for kw in keywords:
+        value = assigned.get(kw.value.id, kw.value) if isinstance(kw.value, ast.Name) else kw.value
+        if kw.arg != "extras_require" or not isinstance(value, ast.Dict):
+            continue
+        for key, item in zip(value.keys, value.values):
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                out[key.value] = tuple(_requirements_only([t for t in _strings(item, assigned, table) if t]))
+    return out
+
+
 def setup_py_requirements(path: Path) -> tuple[list[str], list[str]]:
     """(requirement strings, requirement files named) of ``setup(install_requires=...)``."""
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
-    except (OSError, SyntaxError, ValueError):
+        found = read_setup_py(path.read_text(encoding="utf-8", errors="replace"))
+    except OSError:
         return [], []
-    assigned = {t.id: node.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
-                for t in node.targets if isinstance(t, ast.Name)}
-    reqs: list[str] = []
-    files: list[str] = []
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and _name(node.func) == "setup"):
-            continue
-        for kw in node.keywords:
-            if kw.arg != "install_requires":
-                continue
-            for text in _strings(kw.value, assigned, _by_name(assigned)):
-                if text:
-                    if text.endswith(".txt") and (path.parent / text).is_file():
-                        files.append(text)
-                    elif text[0].isalnum() and not text.endswith(".txt") and text not in _NOT_REQUIREMENTS:
-                        reqs.append(text)
-    return reqs, files
+    if found is None:
+        return [], []
+    return list(found.install_requires), [f for f in found.named_files if (path.parent / f).is_file()]
 
 
 def _strings(node: ast.AST, assigned: dict[str, ast.expr], table: dict[str, str],
@@ -87,15 +132,25 @@ def _by_name(assigned: dict[str, ast.expr]) -> dict[str, str]:
     return table
 
 
-def setup_cfg_requirements(path: Path) -> list[str]:
+def read_setup_cfg(text: str) -> SetupCfg | None:
+    """``[options] install_requires`` (comments dropped) and ``python_requires``; None when it does not parse."""
     parser = configparser.ConfigParser(interpolation=None)
     try:
-        parser.read_string(path.read_text(encoding="utf-8", errors="replace"))
-    except (OSError, configparser.Error):
-        return []
+        parser.read_string(text)
+    except configparser.Error:
+        return None
     lines = (line.split("#", 1)[0].strip() for line in
              parser.get("options", "install_requires", fallback="").splitlines())
-    return [line for line in lines if line]
+    python = parser.get("options", "python_requires", fallback="").strip()
+    return SetupCfg(tuple(line for line in lines if line), python or None)
+
+
+def setup_cfg_requirements(path: Path) -> list[str]:
+    try:
+        found = read_setup_cfg(path.read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        return []
+    return list(found.install_requires) if found else []
 
 
 def _name(func: ast.expr) -> str:

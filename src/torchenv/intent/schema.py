@@ -100,44 +100,66 @@ def _norm(field: Field, path: tuple[str, ...], text: str) -> str:
         raise SchemaError(path, exc.reason, exc.hint) from None
 
 
+def _check_bool(path: tuple[str, ...], field: Field, value: Any) -> Any:
+    if type(value) is not bool:
+        raise SchemaError(path, _("expected true or false, got {got}").format(got=_type_name(value)),
+                          _("write {example}").format(example=field.example))
+    return value
+
+
+def _check_list(path: tuple[str, ...], field: Field, value: Any) -> Any:
+    """A list of strings, each normalised, repeats dropped; sorted where order means nothing (``UNORDERED``)."""
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        got = _type_name(value) if not isinstance(value, list) else _("a list with non-string items")
+        return_hint = _("write {example}").format(example=field.example)
+        if isinstance(value, str):
+            return_hint = _("write a list, even for one item") + f': {path[-1]} = ["{value}"]'
+        raise SchemaError(path, _("expected a list of strings, got {got}").format(got=got), return_hint)
+    items = list(dict.fromkeys(_norm(field, path, v) for v in value))
+    return tuple(sorted(items) if path in UNORDERED else items)
+
+
+def _check_table(path: tuple[str, ...], field: Field, value: Any) -> Any:
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise SchemaError(path, _("expected a table of name = \"URL\" strings"),
+                          _("write {example}").format(example=field.example))
+    return {k: _norm(field, path + (k,), v) for k, v in value.items()}
+
+
+def _require_string(path: tuple[str, ...], field: Field, value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    hint = _("write {example}").format(example=field.example)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        hint = _("quote it, e.g. {example} (unquoted, TOML reads 3.10 as the number 3.1)").format(
+            example=field.example)
+    raise SchemaError(path, _("expected a string, got {got}").format(got=_type_name(value)), hint)
+
+
+def _check_choice(path: tuple[str, ...], field: Field, value: Any) -> Any:
+    word = _require_string(path, field, value).strip().lower()
+    if word not in field.choices:
+        raise SchemaError(path, _("{value} is not one of: {choices}").format(
+            value=repr(value), choices=", ".join(field.choices)),
+            _suggest(word, field.choices) + _("write {example}").format(example=field.example))
+    return word
+
+
+def _check_string(path: tuple[str, ...], field: Field, value: Any) -> Any:
+    return _norm(field, path, _require_string(path, field, value))
+
+
+# Field.kind -> its check; any other kind is a string (normalised by the field's own rule, if it has one)
+_CHECKS: dict[str, Callable[[tuple[str, ...], Field, Any], Any]] = {
+    "bool": _check_bool, "list": _check_list, "table": _check_table, "choice": _check_choice,
+}
+
+
 def check_value(path: tuple[str, ...], field: Field, value: Any) -> Any:
     """Validate and normalise one value read from TOML (types first, then meaning)."""
-    if field.kind == "bool":
-        if type(value) is not bool:
-            raise SchemaError(path, _("expected true or false, got {got}").format(got=_type_name(value)),
-                              _("write {example}").format(example=field.example))
-        return value
-    if field.kind == "list":
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            got = _type_name(value) if not isinstance(value, list) else _("a list with non-string items")
-            return_hint = _("write {example}").format(example=field.example)
-            if isinstance(value, str):
-                return_hint = _("write a list, even for one item") + f': {path[-1]} = ["{value}"]'
-            raise SchemaError(path, _("expected a list of strings, got {got}").format(got=got), return_hint)
-        items = [_norm(field, path, v) for v in value]
-        items = list(dict.fromkeys(items))
-        return tuple(sorted(items) if path in UNORDERED else items)
     if field.kind == "urls":
         return _check_urls(path, field, value)
-    if field.kind == "table":
-        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
-            raise SchemaError(path, _("expected a table of name = \"URL\" strings"),
-                              _("write {example}").format(example=field.example))
-        return {k: _norm(field, path + (k,), v) for k, v in value.items()}
-    if not isinstance(value, str):
-        hint = _("write {example}").format(example=field.example)
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            hint = _("quote it, e.g. {example} (unquoted, TOML reads 3.10 as the number 3.1)").format(
-                example=field.example)
-        raise SchemaError(path, _("expected a string, got {got}").format(got=_type_name(value)), hint)
-    if field.kind == "choice":
-        word = value.strip().lower()
-        if word not in field.choices:
-            raise SchemaError(path, _("{value} is not one of: {choices}").format(
-                value=repr(value), choices=", ".join(field.choices)),
-                _suggest(word, field.choices) + _("write {example}").format(example=field.example))
-        return word
-    return _norm(field, path, value)
+    return _CHECKS.get(field.kind, _check_string)(path, field, value)
 
 
 def _check_urls(path: tuple[str, ...], field: Field, value: Any) -> str | tuple[str, ...]:

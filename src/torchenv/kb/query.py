@@ -246,6 +246,12 @@ def compiled_archs(rel: Release, tier: str, platform: str) -> ArchSet | None:
     return arch
 
 
+def _same_tier_rows(tier: str, major: str, platform: str, series: str) -> list[tuple[str, str, ArchSet]]:
+    """(series, tier, archs) known for ``platform`` up to ``series``: of the same tier, else of the same CUDA major."""
+    rows = [(s, t, a) for (s, t, p), a in _index().archs.items() if p == platform and vtuple(s) <= vtuple(series)]
+    return [r for r in rows if r[1] == tier] or [r for r in rows if (cuda_version(r[1]) or "").split(".")[0] == major]
+
+
 def _inferred_archs(rel: Release, tier: str, platform: str) -> ArchSet | None:
     """For a release learnt by ``recipes refresh``: the arch list of the newest known series with the same tier
     (else the same CUDA major) on the platform, marked unverified. Index pages cannot tell arch lists."""
@@ -253,9 +259,7 @@ def _inferred_archs(rel: Release, tier: str, platform: str) -> ArchSet | None:
     if info is None or info.kind != "cuda" or not info.cuda:
         return None
     look = "linux-x86_64" if platform == "windows-x86_64" else platform
-    major = info.cuda.split(".")[0]
-    rows = [(s, t, a) for (s, t, p), a in _index().archs.items() if p == look and vtuple(s) <= vtuple(rel.series)]
-    same = [r for r in rows if r[1] == tier] or [r for r in rows if (cuda_version(r[1]) or "").split(".")[0] == major]
+    same = _same_tier_rows(tier, info.cuda.split(".")[0], look, rel.series)
     if not same:
         return None
     series, src_tier, arch = max(same, key=lambda r: (vtuple(r[0]), vtuple(cuda_version(r[1]) or "0")))

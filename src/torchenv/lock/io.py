@@ -1,10 +1,11 @@
 """Read and write ``torchenv.lock``.
 
 Why we emit the TOML text ourselves: the lock is written on every ``up``/``lock`` and read
-on every no-op ``up``, so reading uses stdlib ``tomllib`` and writing is a small
-deterministic printer (no tomlkit import). The output is meant for code review: keys in a
-fixed order, one ``[[target.package]]`` table per artifact sorted by name, so a version
-bump shows up as a two-line diff.
+on every no-op ``up``, so reading uses stdlib ``tomllib`` and writing goes through
+``torchenv.tomltext``, the one small deterministic printer every TOML file torchenv writes
+uses (no tomlkit import). The output is meant for code review: keys in a fixed order, one
+``[[target.package]]`` table per artifact sorted by name, so a version bump shows up as a
+two-line diff.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from .. import tomltext
 from ..envlayout import dist_name
 from ..errors import LockError
 from ..fileio import InputRefused, tomllib_module
@@ -35,32 +37,23 @@ _CONDA_OPTIONAL: dict[str, type] = {"md5": str, "channel": str, "size": int, "bu
 
 # --- writing -------------------------------------------------------------------------------
 
-def _string(value: str) -> str:
-    if "://" in value:           # a lock is shared: it never keeps a login or a token of a URL
-        from ..sources.credentials import strip_secrets
-
-        value = strip_secrets(value)
-    out = value.replace("\\", "\\\\").replace('"', '\\"')
-    out = out.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
-    return f'"{out}"'
-
-
-def _value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
+def _value(value: Any) -> Any:
+    """What the printer writes for a lock value: a URL without its login or token (a lock is shared),
+    a tuple as a list, anything else not TOML-native (a path, a version object) as its text."""
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_value(v) for v in value) + "]"
-    return _string(str(value))
+        return [_value(v) for v in value]
+    if isinstance(value, (bool, int)):
+        return value
+    text = str(value)
+    if "://" in text:
+        from ..redaction import strip_secrets
 
-
-def _key(key: str) -> str:
-    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else _string(key)
+        text = strip_secrets(text)
+    return text
 
 
 def _pairs(items: list[tuple[str, Any]]) -> list[str]:
-    return [f"{_key(k)} = {_value(v)}" for k, v in items if v is not None]
+    return tomltext.pairs({k: _value(v) for k, v in items if v is not None})
 
 
 def _conda_items(pkg: LockedCondaPackage) -> list[tuple[str, Any]]:
@@ -87,9 +80,9 @@ def dumps_lock(lock: Lockfile) -> str:
     for target in sorted(lock.targets, key=lambda t: t.name):
         lines += ["", "[[target]]", *_pairs([(k, getattr(target, k)) for k in _TARGET_KEYS])]
         if target.channels or target.conda:
-            lines.append(f"channels = {_value(list(target.channels))}")
+            lines.append(f"channels = {tomltext.value(_value(target.channels))}")
         if target.virtual_packages:
-            lines.append(f"virtual-packages = {_value(sorted(target.virtual_packages))}")
+            lines.append(f"virtual-packages = {tomltext.value(_value(sorted(target.virtual_packages)))}")
         for wheel in sorted(target.wheels, key=lambda w: (w.name, w.filename)):
             lines += ["", "[[target.package]]", *_pairs([(k, getattr(wheel, k)) for k in _WHEEL_KEYS])]
         for pkg in sorted(target.conda, key=lambda c: (c.name, c.subdir, c.build)):
@@ -296,8 +289,9 @@ def _strings(table: dict[str, Any], key: str, where: str, file: str) -> tuple[st
     return tuple(value)
 
 
-def _from_data(data: dict[str, Any], file: str, text: str = "") -> Lockfile:
-    from .. import __version__
+def _format_version(data: dict[str, Any], file: str) -> tuple[int, str]:
+    """(lock format version, the torchenv that wrote it); an error for a format this torchenv cannot read."""
+    from ..version import __version__
 
     version = _need(data, "version", "the top level", file, int)
     made_by = str(data.get("torchenv", "?"))
@@ -310,9 +304,11 @@ def _from_data(data: dict[str, Any], file: str, text: str = "") -> Lockfile:
     if version < 1:
         raise LockError(_("{file}: unknown lock format version {version}").format(file=file, version=version),
                         hint=_("regenerate it with `torchenv lock`"))
-    intent_hash = _need(data, "intent-hash", "the top level", file)
-    requirements_hash = _need(data, "requirements-hash", "the top level", file) if "requirements-hash" in data \
-        else None
+    return version, made_by
+
+
+def _top_tables(data: dict[str, Any], file: str) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """[machine], [project] and [overrides], each a table (empty when absent)."""
     machine = data.get("machine", {})
     if not isinstance(machine, dict):
         raise LockError(_("{file}: [machine] should be a table").format(file=file),
@@ -321,35 +317,53 @@ def _from_data(data: dict[str, Any], file: str, text: str = "") -> Lockfile:
     if not isinstance(project, dict) or not isinstance(overrides, dict):
         raise LockError(_("{file}: [project] and [overrides] should be tables").format(file=file),
                         hint=_("regenerate it with `torchenv lock`"))
-    targets = []
-    for i, raw in enumerate(_tables(data, "target", "the top level", file)):
-        name = raw.get("name") if isinstance(raw.get("name"), str) else f"#{i + 1}"
-        where = f"target {name}"
-        fields = {k: _need(raw, k, where, file) for k in _TARGET_KEYS}
-        wheels = []
-        for j, pkg in enumerate(_tables(raw, "package", where, file)):
-            pname = pkg.get("name") if isinstance(pkg.get("name"), str) else f"#{j + 1}"
-            pwhere = f"{where}, package {pname}"
-            vals = {k: _need(pkg, k, pwhere, file) for k in _WHEEL_KEYS if k != "size"}
-            _sha(vals["sha256"], pwhere, file)
-            at = _line_of(text, "filename", vals["filename"], file)
-            _same_name(vals["name"], vals["filename"], pwhere, at)
-            _same_version(vals["version"], vals["filename"], pwhere, at)
-            size = pkg.get("size")
-            wheels.append(LockedWheel(**vals, size=size if isinstance(size, int) else None))
-        _no_duplicates([w.name for w in wheels], where, file, text)
-        conda = []
-        for j, pkg in enumerate(_tables(raw, "conda-package", where, file)):
-            pname = pkg.get("name") if isinstance(pkg.get("name"), str) else f"#{j + 1}"
-            pwhere = f"{where}, conda package {pname}"
-            vals = {k: _need(pkg, k, pwhere, file) for k in _CONDA_REQUIRED}
-            _sha(vals["sha256"], pwhere, file)
-            if pkg.get("md5") is not None:
-                _sha(pkg["md5"] if isinstance(pkg["md5"], str) else repr(pkg["md5"]), pwhere, file, _HEX32, "md5")
-            conda.append(_conda_record(vals, pkg, pwhere, file))
-        targets.append(LockTarget(**fields, wheels=tuple(wheels), conda=tuple(conda),
-                                  virtual_packages=_strings(raw, "virtual-packages", where, file),
-                                  channels=_strings(raw, "channels", where, file)))
+    return machine, project, overrides
+
+
+def _entry_name(entry: dict[str, Any], index: int) -> str:
+    """How an error names an entry: its ``name``, else its position (``#3``)."""
+    name = entry.get("name")
+    return name if isinstance(name, str) else f"#{index + 1}"
+
+
+def _wheel(pkg: dict[str, Any], pwhere: str, file: str, text: str) -> LockedWheel:
+    vals = {k: _need(pkg, k, pwhere, file) for k in _WHEEL_KEYS if k != "size"}
+    _sha(vals["sha256"], pwhere, file)
+    at = _line_of(text, "filename", vals["filename"], file)
+    _same_name(vals["name"], vals["filename"], pwhere, at)
+    _same_version(vals["version"], vals["filename"], pwhere, at)
+    size = pkg.get("size")
+    return LockedWheel(**vals, size=size if isinstance(size, int) else None)
+
+
+def _conda_package(pkg: dict[str, Any], pwhere: str, file: str) -> LockedCondaPackage:
+    vals = {k: _need(pkg, k, pwhere, file) for k in _CONDA_REQUIRED}
+    _sha(vals["sha256"], pwhere, file)
+    if pkg.get("md5") is not None:
+        _sha(pkg["md5"] if isinstance(pkg["md5"], str) else repr(pkg["md5"]), pwhere, file, _HEX32, "md5")
+    return _conda_record(vals, pkg, pwhere, file)
+
+
+def _target(raw: dict[str, Any], index: int, file: str, text: str) -> LockTarget:
+    where = f"target {_entry_name(raw, index)}"
+    fields = {k: _need(raw, k, where, file) for k in _TARGET_KEYS}
+    wheels = [_wheel(pkg, f"{where}, package {_entry_name(pkg, j)}", file, text)
+              for j, pkg in enumerate(_tables(raw, "package", where, file))]
+    _no_duplicates([w.name for w in wheels], where, file, text)
+    conda = [_conda_package(pkg, f"{where}, conda package {_entry_name(pkg, j)}", file)
+             for j, pkg in enumerate(_tables(raw, "conda-package", where, file))]
+    return LockTarget(**fields, wheels=tuple(wheels), conda=tuple(conda),
+                      virtual_packages=_strings(raw, "virtual-packages", where, file),
+                      channels=_strings(raw, "channels", where, file))
+
+
+def _from_data(data: dict[str, Any], file: str, text: str = "") -> Lockfile:
+    version, made_by = _format_version(data, file)
+    intent_hash = _need(data, "intent-hash", "the top level", file)
+    requirements_hash = _need(data, "requirements-hash", "the top level", file) if "requirements-hash" in data \
+        else None
+    machine, project, overrides = _top_tables(data, file)
+    targets = [_target(raw, i, file, text) for i, raw in enumerate(_tables(data, "target", "the top level", file))]
     return Lockfile(intent_hash=intent_hash, targets=tuple(sorted(targets, key=lambda t: t.name)),
                     machine=dict(machine), torchenv_version=made_by if made_by != "?" else "",
                     version=version, requirements_hash=requirements_hash, project=dict(project),

@@ -77,7 +77,7 @@ class Lockfile:
     machine: dict[str, Any] = field(default_factory=dict)   # facts the plan used: os, arch, driver, compute_capabilities
     torchenv_version: str = ""
     version: int = LOCK_VERSION
-    # the project requirements (``intent.requirements.requirements_digest``); None in locks
+    # the project requirements (``intent.project_requirements.requirements_digest``); None in locks
     # written before the key existed, whose intent-hash folded the requirements in
     requirements_hash: str | None = None
     # the project itself when it is a package (``install.project_install.lock_entry``): an editable

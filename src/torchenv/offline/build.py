@@ -129,7 +129,7 @@ def fetch_artifact(art: Artifact, sources: Sources, ui: Any) -> Path:
     rec = art.record
     if hasattr(rec, "build"):
         return fetch(art.filename, art.sha256, _conda_candidates(rec, sources), ui=ui)
-    from ..backends.locate import local_candidates, remote_candidates
+    from ..sources.locate import local_candidates, remote_candidates
 
     try:
         return fetch(art.filename, art.sha256, local_candidates(sources, rec))
@@ -156,7 +156,7 @@ def _sha_size(path: Path) -> tuple[str, int]:
 
 def project_files(project_dir: Path, intent: Any) -> list[tuple[str, Path]]:
     """torchenv.toml, torchenv.lock and the requirement files the intent reads, relative to the project."""
-    from ..intent.requirements import gather
+    from ..intent.project_requirements import gather
     from ..lock.model import LOCK_FILE
 
     out = [(n, project_dir / n) for n in ("torchenv.toml", LOCK_FILE) if (project_dir / n).is_file()]
@@ -174,7 +174,7 @@ def project_files(project_dir: Path, intent: Any) -> list[tuple[str, Path]]:
 
 def _without_logins(path: Path, copy: Path) -> Path:
     """``path``, or a copy of it with URL logins dropped: a bundle travels, a login must not."""
-    from ..sources.credentials import strip_secrets_in_text
+    from ..redaction import strip_secrets_in_text
 
     try:
         text = path.read_text(encoding="utf-8")
@@ -188,76 +188,111 @@ def _without_logins(path: Path, copy: Path) -> Path:
     return copy
 
 
+def _read_lock_to_bundle(project_dir: Path) -> tuple[Path, Any]:
+    """The project's lock path and lock; a clear error when there is none to bundle."""
+    from ..lock.io import read_lock
+    from ..lock.model import LOCK_FILE
+
+    lock_path = project_dir / LOCK_FILE
+    if not lock_path.is_file():
+        raise LockError(_("{lock_path}: no lock file to bundle").format(lock_path=lock_path),
+                        hint=_("run `torchenv lock` (add `--target NAME` for the offline machine), then bundle"))
+    return lock_path, read_lock(lock_path)
+
+
+def _bundle_path(options: BundleOptions, project_dir: Path) -> Path:
+    """Where the tar goes: ``--output`` (``.tar`` added unless it names a tar already), else the default name."""
+    out = options.output or default_output(project_dir)
+    return out if out.name.endswith((".tar", ".tar.gz", ".tgz")) else out.with_name(out.name + ".tar")
+
+
+def _fetch_all(arts: list[Artifact], sources: dict[str, Sources], targets: list[LockTarget],
+               ui: Ui) -> dict[str, Path]:
+    """Bundle path (Artifact.rel) -> the local, hash-checked file; each artifact also gets its ``path``."""
+    quiet = _QuietFetchUi(ui)
+    fetched: dict[str, Path] = {}
+    with ui.progress(f"collecting {len(arts)} files for {', '.join(t.name for t in targets)}", total=len(arts)) as advance:
+        for art in arts:
+            art.path = fetched[art.rel] = fetch_artifact(art, sources[art.targets[0]], quiet)
+            advance(1)
+    return fetched
+
+
+def _index_members(stage: Path, arts: list[Artifact]) -> dict[str, Path]:
+    """The PEP 503 pages over the bundle's wheels, so pip and uv install from it with ``--index-url file://``."""
+    from .indexes import write_simple_index
+
+    wheels = [a for a in arts if a.rel.startswith(FILES + "/")]
+    pages = write_simple_index(stage, [(a.record.name, a.filename, a.sha256) for a in wheels])
+    return {page.relative_to(stage).as_posix(): page for page in pages}
+
+
+def _conda_members(stage: Path, arts: list[Artifact], fetched: dict[str, Path],
+                   ui: Ui) -> tuple[dict[str, Path], str | None]:
+    """repodata.json per subdir for the bundle's conda packages, and how it was made (None without conda files)."""
+    from .. import paths
+    from .indexes import conda_repodata
+
+    conda = [a for a in arts if a.rel.startswith(CONDA + "/")]
+    if not conda:
+        return {}, None
+    repodata, repodata_how = conda_repodata([(a.record, fetched[a.rel]) for a in conda],
+                                            work_dir=paths.cache_dir() / "tmp", ui=ui)
+    members: dict[str, Path] = {}
+    for sub, data in repodata.items():
+        f = stage / CONDA / sub / "repodata.json"
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_bytes(data)
+        members[f"{CONDA}/{sub}/repodata.json"] = f
+    return members, repodata_how
+
+
+def _tool_members(stage: Path, targets: list[LockTarget], sources: dict[str, Sources], ui: Ui) -> dict[str, Path]:
+    """torchenv's own wheels for each target's platform and Python, so the offline machine can install torchenv."""
+    from .tool import build_tool_wheels
+
+    pairs = [(f"{t.os}-{t.arch}", t.python) for t in targets]
+    first = next(iter(sources.values()))
+    return {f"{TOOL}/{f.name}": f for f in build_tool_wheels(stage / TOOL, pairs, pypi=first.pypi, ui=ui)}
+
+
 def make_bundle(project_dir: Path, intent: Intent, options: BundleOptions, ui: Ui) -> BundleResult:
     """Pack every file of the lock's targets (``options.targets``, default all) into one tar.
 
     ``intent``: the project's, as ``up`` reads it (the caller loads it: ``install.stages.load_intent``).
     """
-    from ..lock.io import read_lock
-    from ..lock.model import LOCK_FILE
-    from .indexes import conda_repodata, write_simple_index
+    import json
+
     from .manifest import manifest_data
 
     project_dir = Path(project_dir).resolve()
-    lock_path = project_dir / LOCK_FILE
-    if not lock_path.is_file():
-        raise LockError(_("{lock_path}: no lock file to bundle").format(lock_path=lock_path),
-                        hint=_("run `torchenv lock` (add `--target NAME` for the offline machine), then bundle"))
-    lock = read_lock(lock_path)
+    lock_path, lock = _read_lock_to_bundle(project_dir)
     targets = choose_targets(lock, list(options.targets) or None, lock_path)
     sources = {t.name: _sources_for(t, intent, options.sources) for t in targets}
     arts = collect_plan(targets)
-    out = options.output or default_output(project_dir)
-    tool = options.tool
-    out = out if out.name.endswith((".tar", ".tar.gz", ".tgz")) else out.with_name(out.name + ".tar")
-
-    quiet = _QuietFetchUi(ui)
-    fetched: dict[str, Path] = {}   # bundle path (Artifact.rel) -> the local, hash-checked file
-    with ui.progress(f"collecting {len(arts)} files for {', '.join(t.name for t in targets)}", total=len(arts)) as advance:
-        for art in arts:
-            art.path = fetched[art.rel] = fetch_artifact(art, sources[art.targets[0]], quiet)
-            advance(1)
-
-    from .. import paths
+    out = _bundle_path(options, project_dir)
+    fetched = _fetch_all(arts, sources, targets, ui)
 
     with tempfile.TemporaryDirectory(prefix="torchenv-bundle-") as tmp:
         stage = Path(tmp)
-        members: dict[str, Path] = {}
-        for rel, path in project_files(project_dir, intent):
-            members[rel] = _without_logins(path, stage / "project" / rel)
-        wheels = [a for a in arts if a.rel.startswith(FILES + "/")]
-        for page in write_simple_index(stage, [(a.record.name, a.filename, a.sha256) for a in wheels]):
-            members[page.relative_to(stage).as_posix()] = page
-        conda = [a for a in arts if a.rel.startswith(CONDA + "/")]
-        repodata_how = None
-        if conda:
-            repodata, repodata_how = conda_repodata([(a.record, fetched[a.rel]) for a in conda],
-                                                    work_dir=paths.cache_dir() / "tmp", ui=ui)
-            for sub, data in repodata.items():
-                f = stage / CONDA / sub / "repodata.json"
-                f.parent.mkdir(parents=True, exist_ok=True)
-                f.write_bytes(data)
-                members[f"{CONDA}/{sub}/repodata.json"] = f
-        if tool:
-            from .tool import build_tool_wheels
-
-            pairs = [(f"{t.os}-{t.arch}", t.python) for t in targets]
-            first = next(iter(sources.values()))
-            for f in build_tool_wheels(stage / TOOL, pairs, pypi=first.pypi, ui=ui):
-                members[f"{TOOL}/{f.name}"] = f
+        members = {rel: _without_logins(path, stage / "project" / rel)
+                   for rel, path in project_files(project_dir, intent)}
+        members.update(_index_members(stage, arts))
+        conda_members, repodata_how = _conda_members(stage, arts, fetched, ui)
+        members.update(conda_members)
+        if options.tool:
+            members.update(_tool_members(stage, targets, sources, ui))
         hashes = {rel: _sha_size(p) for rel, p in members.items()}
         for a in arts:
             hashes[a.rel] = (a.sha256, fetched[a.rel].stat().st_size)
             members[a.rel] = fetched[a.rel]
         extra = {"lock_sha256": _sha_size(lock_path)[0], "conda_repodata": repodata_how}
         manifest = stage / MANIFEST
-        import json
-
         manifest.write_text(json.dumps(manifest_data(hashes, targets=[t.name for t in targets], extra=extra),
                                        indent=1, sort_keys=True) + "\n")
         size = write_tar(out, stem(out), [(MANIFEST, manifest), *sorted(members.items())], ui)
     ui.step(f"wrote {out} ({human_size(size)}; {len(hashes)} files; targets {', '.join(t.name for t in targets)})")
-    return BundleResult(out, size, len(hashes), tuple(t.name for t in targets), tool)
+    return BundleResult(out, size, len(hashes), tuple(t.name for t in targets), options.tool)
 
 
 def _normalise(info: tarfile.TarInfo) -> tarfile.TarInfo:

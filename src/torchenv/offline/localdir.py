@@ -210,8 +210,8 @@ def locate_target(target: LockTarget, from_path: Path | None, ui: Any = None) ->
 
 def check_dir_against_plan(directory: Path, plan: Plan) -> list[str]:
     """With no lock: are the plan's torch-family wheels (exact version and tags) in ``directory``?"""
-    from ..backends.locate import best_file, torch_family
     from ..sources.index import IndexFile, normalize
+    from ..sources.locate import best_file, torch_family
     from ..sources.wheelfit import target_glibc, target_tags
 
     files = [IndexFile(name, p[0].as_uri(), None) for name, p in index_dir(directory).items()]

@@ -19,7 +19,7 @@ CHUNK = 1 << 20
 
 def manifest_data(files: dict[str, tuple[str, int]], *, targets: list[str], extra: dict[str, Any]) -> dict[str, Any]:
     """The manifest for ``files`` (relative path -> (sha256, size))."""
-    from .. import __version__
+    from ..version import __version__
 
     return {"format": FORMAT, "torchenv": __version__, "targets": sorted(targets), **extra,
             "files": {rel: {"sha256": sha, "size": size} for rel, (sha, size) in sorted(files.items())}}

@@ -178,14 +178,13 @@ def running_distribution() -> Any:
     """
     from importlib import metadata
 
-    from .. import __file__ as init_file
-
+    init_file = Path(__file__).resolve().parent.parent / "__init__.py"   # torchenv's own, as imported
     try:
         dist = metadata.distribution("torchenv")
     except metadata.PackageNotFoundError:
         return None
     located = Path(str(dist.locate_file("torchenv/__init__.py")))
-    return dist if located.resolve() == Path(init_file).resolve() else None
+    return dist if located.resolve() == init_file else None
 
 
 def own_wheel(dest: Path, pypi: PypiSide | None) -> Path:
@@ -215,7 +214,7 @@ def own_wheel(dest: Path, pypi: PypiSide | None) -> Path:
 def build_tool_wheels(dest: Path, targets: Iterable[tuple[str, str]], *, pypi: PypiSide | None = None,
                       ui: Any = None) -> list[Path]:
     """Fill ``dest`` with torchenv's wheel + dependencies for each ``(platform, python)``."""
-    from .. import __version__
+    from ..version import __version__
 
     dest.mkdir(parents=True, exist_ok=True)
     if ui is not None:

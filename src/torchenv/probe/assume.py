@@ -99,19 +99,21 @@ def _python_flag(value: str) -> PythonInstall:
     return PythonInstall(version=value.strip(), path="", source="assumed")
 
 
-def apply_assumptions(base: Machine, spec: MachineSpec, *, fresh: bool) -> Machine:
-    """Lay the ``--assume-*`` flags over ``base``. Raises MachineFileError (exit 2) naming the bad flag."""
+def _platform(base: Machine, spec: MachineSpec) -> tuple[str, str]:
+    """(OS, architecture) of the assumed machine; the base machine's arch only when the OS is unchanged."""
     os_name = spec.assume_os or base.os
     if os_name not in _OSES:
         raise _bad("--assume-os", os_name, _("unknown OS"), _("use linux, windows or macos"))
     arch = spec.assume_arch or (base.arch if os_name == base.os else DEFAULT_ARCH[os_name])
     if arch not in ("x86_64", "aarch64", "arm64"):
         raise _bad("--assume-arch", arch, _("unknown architecture"), _("use x86_64, aarch64 or arm64"))
-    arch = _arch_for(os_name, arch)
-    changes: dict[str, Any] = {"os": os_name, "arch": arch, "assumed": True}
-    findings = list(base.findings)
+    return os_name, _arch_for(os_name, arch)
 
+
+def _linux_only(spec: MachineSpec, os_name: str) -> dict[str, Any]:
+    """glibc, WSL and ROCm exist only on Linux: the assumed glibc, or these facts cleared for another OS."""
     glibc = spec.assume_glibc
+    changes: dict[str, Any] = {}
     if glibc is not None:
         if not _GLIBC.match(glibc.strip()):
             raise _bad("--assume-glibc", glibc, _("not a glibc version"), _("write X.Y, e.g. --assume-glibc 2.28"))
@@ -119,30 +121,42 @@ def apply_assumptions(base: Machine, spec: MachineSpec, *, fresh: bool) -> Machi
             raise _bad("--assume-glibc", glibc, _("glibc only exists on Linux (the assumed OS is {os})").format(
                 os=os_name), _("drop --assume-glibc or use --assume-os linux"))
         changes["glibc"] = glibc.strip()
-    elif os_name != "linux":
-        changes["glibc"] = None
     if os_name != "linux":
-        changes["wsl"] = False
-        changes["rocm"] = None
+        changes.update(glibc=None, wsl=False, rocm=None)
+    return changes
 
+
+def _apple(base: Machine, os_name: str, arch: str, fresh: bool) -> dict[str, Any]:
+    """On an assumed Mac: the probed Apple facts when the base is this Mac, else MPS on arm64; none elsewhere."""
+    if os_name == "macos":
+        return {"apple": base.apple if base.os == "macos" and not fresh else (
+            AppleInfo(chip=None, mps=True) if arch == "arm64" else None)}
+    return {"apple": None} if base.apple is not None else {}
+
+
+def _pythons(spec: MachineSpec, fresh: bool) -> dict[str, Any]:
+    if spec.assume_python:
+        return {"pythons": [_python_flag(v) for v in spec.assume_python]}
+    if fresh:
+        from . import probe_pythons_only
+
+        return {"pythons": probe_pythons_only()}
+    return {}
+
+
+def apply_assumptions(base: Machine, spec: MachineSpec, *, fresh: bool) -> Machine:
+    """Lay the ``--assume-*`` flags over ``base``. Raises MachineFileError (exit 2) naming the bad flag."""
+    os_name, arch = _platform(base, spec)
+    changes: dict[str, Any] = {"os": os_name, "arch": arch, "assumed": True}
+    findings = list(base.findings)
+    changes.update(_linux_only(spec, os_name))
     changes["nvidia"] = _assumed_nvidia(base, spec, os_name, findings)
     if spec.assume_no_gpu:
         changes["rocm"] = None
     if spec.assume_gfx:
         changes["rocm"] = _assumed_rocm(spec, os_name)
-    if os_name == "macos":
-        changes["apple"] = base.apple if base.os == "macos" and not fresh else (
-            AppleInfo(chip=None, mps=True) if arch == "arm64" else None)
-    elif base.apple is not None:
-        changes["apple"] = None
-
-    pythons = spec.assume_python
-    if pythons:
-        changes["pythons"] = [_python_flag(v) for v in pythons]
-    elif fresh:
-        from . import probe_pythons_only
-
-        changes["pythons"] = probe_pythons_only()
+    changes.update(_apple(base, os_name, arch, fresh))
+    changes.update(_pythons(spec, fresh))
     changes["findings"] = findings
     return dataclasses.replace(base, **changes)
 
@@ -161,36 +175,48 @@ def _assumed_rocm(spec: MachineSpec, os_name: str) -> RocmInfo:
     return RocmInfo(version=None, gfx=values)
 
 
-def _assumed_nvidia(base: Machine, spec: MachineSpec, os_name: str, findings: list[str]) -> NvidiaInfo | None:
+def _refuse_nvidia_flags(spec: MachineSpec, os_name: str) -> None:
+    """--assume-driver/--assume-gpu contradict --assume-no-gpu, and mean nothing on macOS."""
     driver_flag, gpu_flags = spec.assume_driver, spec.assume_gpu
-    if spec.assume_no_gpu:
-        if driver_flag or gpu_flags:
-            given = "--assume-driver" if driver_flag else "--assume-gpu"
-            raise MachineFileError(_("--assume-no-gpu contradicts {flag}").format(flag=given),
-                                   hint=_("drop one of them: a machine with no GPU has no GPU driver to assume"))
-        return None
     if not (driver_flag or gpu_flags):
-        return base.nvidia if os_name != "macos" else None
+        return
+    flag = "--assume-driver" if driver_flag else "--assume-gpu"
+    if spec.assume_no_gpu:
+        raise MachineFileError(_("--assume-no-gpu contradicts {flag}").format(flag=flag),
+                               hint=_("drop one of them: a machine with no GPU has no GPU driver to assume"))
     if os_name == "macos":
-        flag = "--assume-driver" if driver_flag else "--assume-gpu"
         raise MachineFileError(_("{flag}: macOS has no NVIDIA CUDA support (the assumed OS is macos)").format(flag=flag),
                                hint=_("plan for macOS without GPU flags (torch uses MPS there), or use --assume-os "
                                       "linux"))
+
+
+def _assumed_gpus(base: Machine, spec: MachineSpec, driver: str | None, findings: list[str]) -> list[Any]:
+    """The GPUs from --assume-gpu (which needs a driver to plan against), else the base machine's."""
+    if spec.assume_gpu:
+        if not driver:
+            raise MachineFileError(_("--assume-gpu {value} needs a driver version to plan against").format(
+                                       value=spec.assume_gpu[0]),
+                                   hint=_("add --assume-driver, e.g. --assume-driver 580.95.05 (the driver decides "
+                                          "which CUDA builds can run at all)"))
+        return [_gpu_flag(value, i) for i, value in enumerate(spec.assume_gpu)]
+    gpus = list(base.nvidia.gpus) if base.nvidia else []
+    if not gpus:
+        findings.append(f"assumed driver {driver} with no --assume-gpu: the plan checks the driver only, "
+                        "not whether the build carries kernels for the GPU")
+    return gpus
+
+
+def _assumed_nvidia(base: Machine, spec: MachineSpec, os_name: str, findings: list[str]) -> NvidiaInfo | None:
+    _refuse_nvidia_flags(spec, os_name)
+    if spec.assume_no_gpu:
+        return None
+    driver_flag = spec.assume_driver
+    if not (driver_flag or spec.assume_gpu):
+        return base.nvidia if os_name != "macos" else None
     from .nvidia.driver_cuda import cuda_for_driver
 
     driver = _driver_flag(driver_flag) if driver_flag else (base.nvidia.driver if base.nvidia else None)
-    if gpu_flags and not driver:
-        raise MachineFileError(_("--assume-gpu {value} needs a driver version to plan against").format(
-                                   value=gpu_flags[0]),
-                               hint=_("add --assume-driver, e.g. --assume-driver 580.95.05 (the driver decides "
-                                      "which CUDA builds can run at all)"))
-    if gpu_flags:
-        gpus = [_gpu_flag(value, i) for i, value in enumerate(gpu_flags)]
-    else:
-        gpus = list(base.nvidia.gpus) if base.nvidia else []
-        if not gpus:
-            findings.append(f"assumed driver {driver} with no --assume-gpu: the plan checks the driver only, "
-                            "not whether the build carries kernels for the GPU")
+    gpus = _assumed_gpus(base, spec, driver, findings)
     cuda = cuda_for_driver(driver, os_name) if driver_flag else (
         base.nvidia.cuda_driver_version if base.nvidia else cuda_for_driver(driver, os_name))
     return NvidiaInfo(driver=driver, cuda_driver_version=cuda, gpus=gpus, source="assumed",

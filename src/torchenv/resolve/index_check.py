@@ -9,7 +9,7 @@ plan. What was read is cached under torchenv's cache dir (``index-check/``, TTL
 
 Never a cost offline: with ``TORCHENV_OFFLINE=1`` (or ``TORCHENV_INDEX_CHECK=0``) nothing is read.
 Before any request each host gets one TCP connect probe (``PROBE_S``; skipped behind a proxy),
-and a host that failed is remembered (``backends.getfile.SourceMemory``, kept on disk for 15
+and a host that failed is remembered (``sources.deadhosts.SourceMemory``, kept on disk for 15
 minutes), so an unreachable index costs at most one short probe, then nothing, and never the
 import of the HTTP/TLS stack.
 """
@@ -22,13 +22,13 @@ from typing import TYPE_CHECKING, Any
 
 from .. import kb
 from ..reasons import SOURCES, Reason, reason
-from ..sources.credentials import strip_secrets
+from ..redaction import strip_secrets
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from ..backends.getfile import SourceMemory
     from ..intent.model import Intent
+    from ..sources.deadhosts import SourceMemory
     from ..sources.model import TorchSource
     from .machine_view import MachineView
     from .search import Constraints, Rejection
@@ -258,6 +258,39 @@ def _torch_source(intent: Intent, tier: str, platform: str, overrides: Any) -> T
     return sources.torch[0] if sources.torch else None
 
 
+def _probe_hosts(wanted: dict[str, TorchSource], memory: Any) -> None:
+    """Ask each host once whether it answers at all; a host that does not is remembered as failed, so its pages
+    are not read (a quick refusal instead of one timeout per tier)."""
+    from ..sources.deadhosts import host_of
+
+    probed: set[str | None] = set()
+    for url in (strip_secrets(s.url) for s in wanted.values()):
+        if host_of(url) not in probed and memory.usable(url):
+            probed.add(host_of(url))
+            why = _unreachable(url)
+            if why:
+                memory.failed(url, why, unreachable=True)
+
+
+def _read_pages(wanted: dict[str, TorchSource], memory: Any) -> dict[str, Any]:
+    """tier -> page (or None) for each tier whose host may still be asked, read in parallel."""
+    wanted = {t: s for t, s in wanted.items() if memory.usable(strip_secrets(s.url))}
+    if not wanted:
+        return {}
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        return dict(zip(wanted, pool.map(lambda s: _read_page(s.url, s.layout, memory), wanted.values())))
+
+
+def _dead_hosts(targets: dict[str, TorchSource], memory: Any) -> tuple[Reason, ...]:
+    """``host: why`` for each host of the tiers' sources that failed, once each, in tier order."""
+    from ..sources.deadhosts import host_of
+
+    dead = dict.fromkeys(h for h in (host_of(strip_secrets(s.url)) for s in targets.values()) if h in memory.dead)
+    return tuple(reason("index.host_failed", SOURCES, host=h, why=memory.dead[h]) for h in dead)
+
+
 def check(intent: Intent, cons: Constraints, mv: MachineView, overrides: Any = None) -> IndexView | None:
     """Read (or recall) the torch page of each tier worth checking; None when checking is off.
 
@@ -266,32 +299,19 @@ def check(intent: Intent, cons: Constraints, mv: MachineView, overrides: Any = N
     """
     if not enabled():
         return None
-    from ..backends.getfile import SourceMemory, host_of
+    from ..sources.deadhosts import SourceMemory
 
     memory = SourceMemory.recent()          # hosts that failed in the last minutes are not asked again
     per_tier = {t: _torch_source(intent, t, mv.platform, overrides) for t in tiers_to_check(cons, mv)}
     targets = {t: s for t, s in per_tier.items() if s is not None}
     pages = {t: _cached(f"{s.url.rstrip('/')}|{s.layout}") for t, s in targets.items()}
     wanted = {t: s for t, s in targets.items() if pages[t] is None and memory.usable(strip_secrets(s.url))}
-    probed: set[str | None] = set()
-    for url in (strip_secrets(s.url) for s in wanted.values()):
-        if host_of(url) not in probed and memory.usable(url):
-            probed.add(host_of(url))
-            why = _unreachable(url)
-            if why:
-                memory.failed(url, why, unreachable=True)
-    wanted = {t: s for t, s in wanted.items() if memory.usable(strip_secrets(s.url))}
-    if wanted:
-        from concurrent.futures import ThreadPoolExecutor
-
-        with ThreadPoolExecutor(max_workers=8) as pool:
-            pages.update(zip(wanted, pool.map(lambda s: _read_page(s.url, s.layout, memory), wanted.values())))
+    _probe_hosts(wanted, memory)
+    pages.update(_read_pages(wanted, memory))
     memory.remember()
     listings = {t: listing for t, page in pages.items() if page is not None
                 if (listing := _listing(t, targets[t].url, *page, mv.platform, mv.glibc)) is not None}
-    dead = dict.fromkeys(h for h in (host_of(strip_secrets(s.url)) for s in targets.values()) if h in memory.dead)
-    return IndexView(mv.platform, listings, tuple(reason("index.host_failed", SOURCES, host=h, why=memory.dead[h])
-                                                  for h in dead))
+    return IndexView(mv.platform, listings, _dead_hosts(targets, memory))
 
 
 def variant_lines(index: IndexView, found: Any, machine: Any) -> tuple[list[Reason], list[Reason]]:

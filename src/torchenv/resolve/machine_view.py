@@ -72,25 +72,8 @@ class MachineView:
         return reason("machine.no_gpu", MACHINE, platform=self.platform)
 
 
-def view(machine: Machine) -> MachineView:
-    """The resolver's view of ``machine``; each normalisation it makes (a capability taken from the GPU table,
-    GPUs hidden by CUDA_VISIBLE_DEVICES, an unknown driver) is said as a warning."""
-    platform = platform_key(machine)
-    gpus, warnings = _gpus(machine)
-    mode = _mode(machine, platform, bool(gpus))
-    if mode == "cpu" and machine.os != "macos" and machine.nvidia is not None and machine.nvidia.driver:
-        warnings.append(_hidden_warning(machine))
-    if mode == "cuda" and machine.driver is None:
-        warnings.append(reason("warn.driver_unknown", MACHINE))
-    return MachineView(platform=platform, driver_os="windows" if machine.os == "windows" or machine.wsl else "linux",
-                       mode=mode, driver=machine.driver, gpus=gpus,
-                       gfx=tuple(machine.rocm.gfx) if machine.rocm else (), glibc=machine.glibc,
-                       warnings=tuple(warnings))
-
-
-def _gpus(machine: Machine) -> tuple[tuple[GpuView, ...], list[Reason]]:
-    """Each NVIDIA GPU with its compute capability (reported, else from the GPU table), assumed ones numbered."""
-    warnings: list[Reason] = []
+def _gpu_views(machine: Machine, warnings: list[Reason]) -> list[GpuView]:
+    """Each GPU with its compute capability (from the GPU table when the probe had none; a warning says which)."""
     gpus = []
     for g in machine.gpus:
         cc = g.compute_capability or kb.gpu_cc(g.name)
@@ -102,22 +85,51 @@ def _gpus(machine: Machine) -> tuple[tuple[GpuView, ...], list[Reason]]:
     if len(assumed) > 1:
         for n, i in enumerate(assumed):
             gpus[i] = replace(gpus[i], assumed_index=n)
-    return tuple(gpus), warnings
+    return gpus
 
 
-def _mode(machine: Machine, platform: str, has_gpus: bool) -> str:
+def _mode(machine: Machine, platform: str, gpus: list[GpuView]) -> str:
+    """cuda | rocm | cpu | mps: what the build is planned for."""
     if machine.os == "macos":
         return "mps" if platform == "macos-arm64" else "cpu"
-    if has_gpus:
+    if gpus:
         return "cuda"
-    return "rocm" if machine.rocm and machine.rocm.gfx else "cpu"
+    if machine.rocm and machine.rocm.gfx:
+        return "rocm"
+    return "cpu"
 
 
-def _hidden_warning(machine: Machine) -> Reason:
-    """An NVIDIA driver with no GPU to plan for: hidden by CUDA_VISIBLE_DEVICES, or none visible."""
-    assert machine.nvidia is not None
+def _hidden_gpus_warning(machine: Machine) -> Reason | None:
+    """Why a machine with an NVIDIA driver gets a CPU plan (its GPUs hidden, or none visible)."""
+    if machine.nvidia is None or not machine.nvidia.driver:
+        return None
     hidden = machine.nvidia.hidden_by_cuda_visible_devices
-    why = reason("machine.hidden_by_cvd", MACHINE, value=repr(machine.cuda_visible_devices),
-                 count=hidden or reason("words.all")) if machine.cuda_visible_devices is not None or hidden \
-        else reason("machine.no_gpu_visible", MACHINE)
+    if machine.cuda_visible_devices is not None or hidden:
+        why = reason("machine.hidden_by_cvd", MACHINE, value=repr(machine.cuda_visible_devices),
+                     count=hidden or reason("words.all"))
+    else:
+        why = reason("machine.no_gpu_visible", MACHINE)
     return reason("warn.driver_but_hidden", MACHINE, driver=machine.nvidia.driver, why=why)
+
+
+def _falls_back_to_cpu(machine: Machine, gpus: list[GpuView]) -> bool:
+    """The ``cpu`` mode reached because nothing else applied (not macOS, no CUDA GPU, no ROCm GPU)."""
+    return machine.os != "macos" and not gpus and not (machine.rocm and machine.rocm.gfx)
+
+
+def view(machine: Machine) -> MachineView:
+    """The resolver's view of ``machine``; each normalisation it makes (a capability taken from the GPU table,
+    GPUs hidden by CUDA_VISIBLE_DEVICES, an unknown driver) is said as a warning."""
+    warnings: list[Reason] = []
+    platform = platform_key(machine)
+    driver_os = "windows" if machine.os == "windows" or machine.wsl else "linux"
+    gpus = _gpu_views(machine, warnings)
+    mode = _mode(machine, platform, gpus)
+    hidden = _hidden_gpus_warning(machine) if _falls_back_to_cpu(machine, gpus) else None
+    if hidden:
+        warnings.append(hidden)
+    if mode == "cuda" and machine.driver is None:
+        warnings.append(reason("warn.driver_unknown", MACHINE))
+    return MachineView(platform=platform, driver_os=driver_os, mode=mode, driver=machine.driver,
+                       gpus=tuple(gpus), gfx=tuple(machine.rocm.gfx) if machine.rocm else (),
+                       glibc=machine.glibc, warnings=tuple(warnings))

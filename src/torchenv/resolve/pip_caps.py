@@ -28,9 +28,9 @@ def caps(files: tuple[str, ...]) -> list[Cap]:
     """The torch-family lines of the constraint files (unreadable files and odd lines are pip's to report)."""
     from packaging.requirements import InvalidRequirement, Requirement
 
-    from ..backends.locate import torch_family
-    from ..intent.reqfile import parse_requirements_text
+    from ..intent.requirements_file import parse_requirements_text
     from ..sources.index import normalize
+    from ..sources.locate import torch_family
 
     family = torch_family()
     out = []

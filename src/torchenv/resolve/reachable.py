@@ -4,7 +4,7 @@ Why after the resolver: ``resolve`` decides from the knowledge base alone (fast,
 so it may pick ``+cpu`` from the PyTorch CPU index on a machine that cannot reach it, while
 a build that runs is at hand (the user's own wheel folder, PyPI's default build, which runs
 on a CPU too). Here the plan's torch-family files are looked up in its sources (local folders
-first, the dead-host memory and short timeouts of ``backends.getfile``/``sources.http``);
+first, the dead-host memory and short timeouts of ``sources.deadhosts``/``sources.http``);
 when one is missing, candidates are tried in order, each a full ``resolve`` with one choice
 made explicit, so a fallback still passes every check of the resolver:
 
@@ -101,7 +101,7 @@ def available_plan(plan: Plan, intent: Intent, machine: Machine, overrides: Sour
     """
     if machine.assumed or plan.sources is None or offline:
         return plan
-    from ..backends.getfile import SourceMemory
+    from ..sources.deadhosts import SourceMemory
 
     memory = SourceMemory.recent()            # hosts that failed in the last minutes are not asked again
     token = _ALSO_NEEDED.set(also_needed)
@@ -174,8 +174,8 @@ def missing_file(plan: Plan, memory: Any) -> str | None:
     (``triton``), which must come from the same torch source unless the plan is PyPI's build.
     A pin the user's pip constraint files forbid cannot be had either (``pip_caps``).
     """
-    from ..backends.locate import locate, torch_family
     from ..sources.index import normalize
+    from ..sources.locate import locate, torch_family
     from ..sources.wheelfit import target_glibc
     from .pip_caps import forbidden
 
@@ -203,9 +203,9 @@ def _required_family(plan: Plan) -> set[str]:
     """Torch-family names in the project's requirement files (read as ``up`` reads them)."""
     import re
 
-    from ..backends.locate import torch_family
     from ..envlayout import dist_name as normalize
-    from ..intent.requirements import gather
+    from ..intent.project_requirements import gather
+    from ..sources.locate import torch_family
 
     project = plan.intent.file.parent if plan.intent.file else plan.intent.project
     if project is None:
@@ -221,8 +221,8 @@ def _required_family(plan: Plan) -> set[str]:
 
 def _unlisted(plan: Plan, name: str, memory: Any) -> str | None:
     """Why no source the plan may take ``name`` from lists a wheel of it for this target, else ``None``."""
-    from ..backends.locate import FROM_PYPI, FROM_TORCH_INDEX, search_order
     from ..sources.index import list_project_files, parse_wheel_filename
+    from ..sources.locate import FROM_PYPI, FROM_TORCH_INDEX, search_order
     from ..sources.wheelfit import target_glibc, target_tags
 
     tags = set(target_tags(plan.python, plan.platform, target_glibc(plan.machine, plan.platform)))

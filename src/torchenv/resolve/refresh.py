@@ -14,7 +14,6 @@ release they know.
 from __future__ import annotations
 
 import datetime
-import json
 import os
 import re
 import urllib.parse
@@ -23,9 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .. import tomltext
 from ..errors import SourceError
 from ..kb.load import overlay_path
-from ..sources.credentials import strip_secrets
+from ..redaction import strip_secrets
 from ..sources.wheelfit import platforms_of
 
 if TYPE_CHECKING:
@@ -217,25 +217,38 @@ def _tier_key(tier: str) -> tuple[int, tuple[int, ...]]:
     return (0, vtuple(digits)) if tier.startswith("rocm") else (1, ())
 
 
-def _series_entry(rel: _Release, companions: dict[str, tuple[str | None, _Companion]],
-                  source: str) -> dict[str, Any]:
-    from ..kb.model import vtuple
-
-    vision, audio = (companions[n][0] for n in ("torchvision", "torchaudio"))
+def _untagged_builds(rel: _Release, companions: dict[str, tuple[str | None, _Companion]]) -> dict[tuple[str, str], set[str]]:
+    """(platform, tier) -> the packages whose build on that tier carries no local tag (macOS left out: its builds
+    are PyPI's own), companions counted only on tiers torch has."""
     untagged = {k: set(v) for k, v in rel.untagged.items() if not k[0].startswith("macos")}
     for name, (version, found) in companions.items():
         for key in found.untagged.get(version or "", ()):
             if key[1] in rel.tiers.get(key[0], ()) and not key[0].startswith("macos"):
                 untagged.setdefault(key, set()).add(name)
+    return untagged
+
+
+def _python_fields(rel: _Release) -> dict[str, Any]:
+    """The series' Python lists: GIL and free-threaded minors, and the platforms of those not on every one."""
+    from ..kb.model import vtuple
 
     minors = sorted(rel.pythons, key=lambda v: vtuple(v.rstrip("t")))
-    every = {p for p in rel.tiers}
+    every = set(rel.tiers)
     gil = [v for v in minors if not v.endswith("t")]
+    return {"python": gil, "python_freethreaded": [v for v in minors if v.endswith("t")],
+            "python_platforms": {v: sorted(rel.pythons[v]) for v in gil if rel.pythons[v] != every}}
+
+
+def _series_entry(rel: _Release, companions: dict[str, tuple[str | None, _Companion]],
+                  source: str) -> dict[str, Any]:
+    from ..kb.model import vtuple
+
+    vision, audio = (companions[n][0] for n in ("torchvision", "torchaudio"))
+    untagged = _untagged_builds(rel, companions)
     entry: dict[str, Any] = {
         "minor": ".".join(rel.version.split(".")[:2]), "patches": [rel.version],
         "torchvision": [vision or ""], "torchaudio": [audio or ""],
-        "python": gil, "python_freethreaded": [v for v in minors if v.endswith("t")],
-        "python_platforms": {v: sorted(rel.pythons[v]) for v in gil if rel.pythons[v] != every},
+        **_python_fields(rel),
         "experimental": [],
         "platforms": {p: sorted(ts, key=_tier_key, reverse=True) for p, ts in sorted(rel.tiers.items())},
         "pypi_default": {p: t for (p, t), names in sorted(rel.untagged.items()) if p.startswith("macos")},
@@ -301,18 +314,6 @@ def _with_pinned_cuda(info: dict[str, Any], base: str, tier: str) -> dict[str, A
     return {**info, "cuda": cuda, "source": f"{info['source']}; CUDA {cuda} from torch's Requires-Dist {pin}"}
 
 
-def _toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return json.dumps(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{ " + ", ".join(f"{json.dumps(k)} = {_toml_value(v)}" for k, v in value.items()) + " }"
-    raise TypeError(type(value))
-
-
 def _extras(seen: dict[str, _Release], shipped: dict[str, Any], source: str) -> list[dict[str, Any]]:
     """For releases the shipped recipes know: the (platform, tier) builds the index has that they do not list."""
     from ..kb.model import vtuple
@@ -331,13 +332,13 @@ def _render(series: list[dict[str, Any]], tiers: dict[str, dict[str, Any]], refr
     lines = ["# Written by `torchenv recipes refresh`: torch releases read from an index, in the recipe format",
              "# of recipes/releases.toml and recipes/tiers.toml. The shipped recipes win for releases they know.",
              "", "[refresh]"]
-    lines += [f"{k} = {_toml_value(v)}" for k, v in refreshed.items()]
+    lines += [f"{k} = {tomltext.value(v)}" for k, v in refreshed.items()]
     for entry in series:
-        lines += ["", "[[series]]"] + [f"{k} = {_toml_value(v)}" for k, v in entry.items()]
+        lines += ["", "[[series]]"] + [f"{k} = {tomltext.value(v)}" for k, v in entry.items()]
     for name, info in tiers.items():
-        lines += ["", f"[tier.{json.dumps(name)}]"] + [f"{k} = {_toml_value(v)}" for k, v in info.items()]
+        lines += ["", f"[tier.{tomltext.string(name)}]"] + [f"{k} = {tomltext.value(v)}" for k, v in info.items()]
     for extra in extras:
-        lines += ["", "[[extra]]"] + [f"{k} = {_toml_value(v)}" for k, v in extra.items()]
+        lines += ["", "[[extra]]"] + [f"{k} = {tomltext.value(v)}" for k, v in extra.items()]
     return "\n".join(lines) + "\n"
 
 
@@ -349,6 +350,41 @@ def _write(path: Path, text: str) -> None:
 
 
 # -- the command's work ---------------------------------------------------------------------------------------
+def _refuse_login(base: str, shown: str) -> None:
+    if shown != base and "@" in urllib.parse.urlsplit(base).netloc:
+        raise SourceError(f"recipes refresh --from {shown}: URLs with user:password@ are not supported "
+                          "(the credentials would travel in every request and error message)", url=shown,
+                          hint="refresh from an index that needs no login, or from a local folder copy of it")
+
+
+def _entry_tiers(entries: Sequence[dict[str, Any]]) -> list[str]:
+    """Every tier the entries' ``platforms`` tables name, first seen first."""
+    return list(dict.fromkeys(t for e in entries for ts in e["platforms"].values() for t in ts))
+
+
+def _new_series(base: str, tiers: list[str], new: dict[str, _Release], source: str) -> list[dict[str, Any]]:
+    """One ``[[series]]`` entry per release the shipped recipes lack, with the companions paired to it."""
+    from ..kb.model import vtuple
+
+    vision = _companion(base, tiers, "torchvision") if new else _Companion()
+    audio = _companion(base, tiers, "torchaudio") if new else _Companion()
+    return [_series_entry(r, {"torchvision": (_pair(v, vision.pins), vision),
+                              "torchaudio": (_audio(v, audio.pins), audio)}, source)
+            for v, r in sorted(new.items(), key=lambda kv: vtuple(kv[0]))]
+
+
+def _new_tiers(seen: list[str], base: str, source: str, shipped_tiers: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The tiers seen that the shipped recipes lack, each with its CUDA read from torch's pins where it can be."""
+    out: dict[str, dict[str, Any]] = {}
+    for tier in dict.fromkeys(seen):
+        if tier in shipped_tiers or tier == "cpu":
+            continue
+        info = _new_tier(tier, source, shipped_tiers)
+        if info:
+            out[tier] = _with_pinned_cuda(info, base, tier)
+    return out
+
+
 def refresh(base: str = DEFAULT_INDEX, extra_tiers: tuple[str, ...] = ()) -> RefreshResult:
     """Read ``base`` (a download.pytorch.org-shaped index: ``<base>/<tier>/<project>/``, URL or folder) and
     write what the shipped recipes lack to the overlay (replacing an earlier overlay: a refresh is compared
@@ -358,10 +394,7 @@ def refresh(base: str = DEFAULT_INDEX, extra_tiers: tuple[str, ...] = ()) -> Ref
     from ..kb.model import vtuple
 
     shown = strip_secrets(base)
-    if shown != base and "@" in urllib.parse.urlsplit(base).netloc:
-        raise SourceError(f"recipes refresh --from {shown}: URLs with user:password@ are not supported "
-                          "(the credentials would travel in every request and error message)", url=shown,
-                          hint="refresh from an index that needs no login, or from a local folder copy of it")
+    _refuse_login(base, shown)
     load.clear_cache()
     today = datetime.date.today().isoformat()
     source = f"index {shown}, read {today} by torchenv recipes refresh"
@@ -369,24 +402,15 @@ def refresh(base: str = DEFAULT_INDEX, extra_tiers: tuple[str, ...] = ()) -> Ref
     shipped = {r.version: r for r in query._releases(load.recipe("releases"))}
     tiers = list(dict.fromkeys([*shipped_tiers, *extra_tiers, *_tiers_on_combined_page(base)]))
     found = _collect(base, tiers)
-    new = {v: r for v, r in found.items() if v not in shipped}
-    vision = _companion(base, tiers, "torchvision") if new else _Companion()
-    audio = _companion(base, tiers, "torchaudio") if new else _Companion()
-    series = [_series_entry(r, {"torchvision": (_pair(v, vision.pins), vision),
-                                "torchaudio": (_audio(v, audio.pins), audio)}, source)
-              for v, r in sorted(new.items(), key=lambda kv: vtuple(kv[0]))]
+    series = _new_series(base, tiers, {v: r for v, r in found.items() if v not in shipped}, source)
     extras = _extras({v: r for v, r in found.items() if v in shipped}, shipped, source)
-    seen = [t for e in series for ts in e["platforms"].values() for t in ts]
-    seen += [t for e in extras for ts in e["platforms"].values() for t in ts]
-    new_tiers = {t: _with_pinned_cuda(info, base, t) for t in dict.fromkeys(seen) if t not in shipped_tiers
-                 and t != "cpu" for info in [_new_tier(t, source, shipped_tiers)] if info}
+    new_tiers = _new_tiers(_entry_tiers(series) + _entry_tiers(extras), base, source, shipped_tiers)
     path = overlay_path()
     _write(path, _render(series, new_tiers, {"source": shown, "date": today}, extras))
     load.clear_cache()
     return RefreshResult(overlay=path, source=shown, added=tuple(e["patches"][0] for e in series),
                          new_tiers=tuple(new_tiers), skipped=tuple(sorted(set(found) & set(shipped), key=vtuple)),
-                         learnt=tuple(f"{e['version']} {t}" for e in extras
-                                      for t in dict.fromkeys(t for ts in e["platforms"].values() for t in ts)))
+                         learnt=tuple(f"{e['version']} {t}" for e in extras for t in _entry_tiers([e])))
 
 
 def _audio(torch_version: str, pins: dict[str, str]) -> str | None:

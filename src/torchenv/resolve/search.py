@@ -231,6 +231,48 @@ def _no_tiers(rel: kb.Release, mv: MachineView) -> Rejection:
                                                            platform=mv.platform))
 
 
+def _tiers_to_try(rel: kb.Release, cons: Constraints, mv: MachineView) -> list[str] | Rejection:
+    """The tiers of ``rel`` to try in order (the named one, or the machine's preference), else why none."""
+    if mv.platform not in rel.platforms:
+        return Rejection(rel.version, None, "platform", reason("skip.no_platform_wheels", version=rel.version,
+                                                               platform=mv.platform))
+    if cons.tier == "auto":
+        tiers = _tier_order(rel, mv.platform, mv.mode)
+        return tiers if tiers else _no_tiers(rel, mv)
+    if cons.tier in rel.tiers(mv.platform):
+        return [cons.tier]
+    return Rejection(rel.version, cons.tier, "platform", reason(
+        "skip.no_tier_wheels", version=rel.version, tier=cons.tier, platform=mv.platform,
+        tiers=", ".join(rel.tiers(mv.platform))))
+
+
+def _try_tier(rel: kb.Release, tier: str, cons: Constraints, mv: MachineView, index: IndexView | None,
+              with_experimental: bool) -> Candidate | Rejection:
+    """``check``, after the experimental gate of this pass and what the tier index lacks."""
+    if not with_experimental and rel.status(tier) == "experimental":
+        return Rejection(rel.version, tier, "experimental", reason("skip.experimental", tier=tier,
+                                                                   version=rel.version))
+    gap = index.lacks(rel, tier, cons.python) if index is not None else None
+    return gap or check(rel, tier, mv, cons)
+
+
+def _first_fit(rels: list[kb.Release], cons: Constraints, mv: MachineView, index: IndexView | None,
+               with_experimental: bool, rejections: list[Rejection]) -> Candidate | None:
+    """The first (release, tier) that fits, newest release first; each one that does not is added to
+    ``rejections`` with why."""
+    for rel in rels:
+        tiers = _tiers_to_try(rel, cons, mv)
+        if isinstance(tiers, Rejection):
+            rejections.append(tiers)
+            continue
+        for tier in tiers:
+            verdict = _try_tier(rel, tier, cons, mv, index, with_experimental)
+            if isinstance(verdict, Candidate):
+                return verdict
+            rejections.append(verdict)
+    return None
+
+
 def search(cons: Constraints, mv: MachineView, index: IndexView | None = None) -> Outcome:
     """First fitting (release, tier): newest release first; within it the preferred tier.
 
@@ -246,39 +288,8 @@ def search(cons: Constraints, mv: MachineView, index: IndexView | None = None) -
     passes = [True] if (cons.allow_experimental or cons.tier != "auto") else [False, True]
     for with_experimental in passes:
         out.rejections = []
-        for rel in rels:
-            tiers = _tiers_to_try(rel, cons, mv)
-            if isinstance(tiers, Rejection):
-                out.rejections.append(tiers)
-                continue
-            for tier in tiers:
-                verdict = _verdict(rel, tier, mv, cons, index, with_experimental)
-                if isinstance(verdict, Candidate):
-                    out.found = verdict
-                    return out
-                out.rejections.append(verdict)
+        found = _first_fit(rels, cons, mv, index, with_experimental, out.rejections)
+        if found is not None:
+            out.found = found
+            return out
     return out
-
-
-def _tiers_to_try(rel: kb.Release, cons: Constraints, mv: MachineView) -> list[str] | Rejection:
-    """The tiers of ``rel`` to check here (the one asked for, or every fitting kind, preferred first), or why none."""
-    if mv.platform not in rel.platforms:
-        return Rejection(rel.version, None, "platform", reason("skip.no_platform_wheels", version=rel.version,
-                                                               platform=mv.platform))
-    if cons.tier != "auto":
-        if cons.tier in rel.tiers(mv.platform):
-            return [cons.tier]
-        return Rejection(rel.version, cons.tier, "platform", reason(
-            "skip.no_tier_wheels", version=rel.version, tier=cons.tier, platform=mv.platform,
-            tiers=", ".join(rel.tiers(mv.platform))))
-    return _tier_order(rel, mv.platform, mv.mode) or _no_tiers(rel, mv)
-
-
-def _verdict(rel: kb.Release, tier: str, mv: MachineView, cons: Constraints, index: IndexView | None,
-             with_experimental: bool) -> Candidate | Rejection:
-    """``check``, after the experimental gate of this pass and what the tier index lacks."""
-    if not with_experimental and rel.status(tier) == "experimental":
-        return Rejection(rel.version, tier, "experimental", reason("skip.experimental", tier=tier,
-                                                                   version=rel.version))
-    gap = index.lacks(rel, tier, cons.python) if index is not None else None
-    return gap or check(rel, tier, mv, cons)

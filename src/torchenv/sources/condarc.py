@@ -80,56 +80,72 @@ def _split_key(text: str) -> tuple[str, str] | None:
     return None
 
 
-def parse_condarc(text: str) -> dict[str, Any]:
-    """The subset of YAML described in the module docstring, as plain dicts/lists/strings."""
-    data: dict[str, Any] = {}
-    top: str | None = None      # current top-level key with a block value
-    sub: str | None = None      # current second-level key (mirrored_channels: name:)
-    sub_indent = -1
-    for raw in text.splitlines():
-        line = _strip_comment(raw)
-        if not line.strip() or line.lstrip().startswith("---"):
-            continue
-        indent = len(line) - len(line.lstrip())
-        body = line.strip()
+class _CondarcReader:
+    """The parse state: the top-level key with a block value, and under it the second-level key whose list is
+    being read (``mirrored_channels:`` then ``  conda-forge:`` then ``    - URL``)."""
+
+    def __init__(self) -> None:
+        self.data: dict[str, Any] = {}
+        self.top: str | None = None
+        self.sub: str | None = None
+        self.sub_indent = -1
+
+    def line(self, indent: int, body: str) -> None:
         if indent == 0:
-            sub, top = None, None
-            kv = _split_key(body)
-            if kv is None:
-                continue
-            key, value = kv
-            if value.strip():
-                data[key] = _flow(value)
-            else:
-                top = key
-            continue
-        if top is None:
-            continue
-        if sub is not None and indent > sub_indent:
-            if body.startswith("- "):
-                target = data[top].setdefault(sub, [])
-                if isinstance(target, list):
-                    target.append(_scalar(body[2:]))
-            continue
-        sub = None
-        if body.startswith("- "):
-            current = data.setdefault(top, [])
-            if isinstance(current, list):
-                current.append(_scalar(body[2:]))
-            continue
+            self._top_level(body)
+        elif self.top is not None:
+            self._nested(self.top, indent, body)
+
+    def _top_level(self, body: str) -> None:
+        self.sub, self.top = None, None
         kv = _split_key(body)
         if kv is None:
-            continue
+            return
         key, value = kv
-        current = data.setdefault(top, {})
+        if value.strip():
+            self.data[key] = _flow(value)
+        else:
+            self.top = key
+
+    def _nested(self, top: str, indent: int, body: str) -> None:
+        if self.sub is not None and indent > self.sub_indent:
+            if body.startswith("- "):
+                target = self.data[top].setdefault(self.sub, [])
+                if isinstance(target, list):
+                    target.append(_scalar(body[2:]))
+            return
+        self.sub = None
+        if body.startswith("- "):
+            current = self.data.setdefault(top, [])
+            if isinstance(current, list):
+                current.append(_scalar(body[2:]))
+            return
+        self._nested_key(top, indent, body)
+
+    def _nested_key(self, top: str, indent: int, body: str) -> None:
+        kv = _split_key(body)
+        if kv is None:
+            return
+        key, value = kv
+        current = self.data.setdefault(top, {})
         if not isinstance(current, dict):
-            continue
+            return
         if value.strip():
             current[key] = _flow(value)
         else:
             current[key] = []
-            sub, sub_indent = key, indent
-    return data
+            self.sub, self.sub_indent = key, indent
+
+
+def parse_condarc(text: str) -> dict[str, Any]:
+    """The subset of YAML described in the module docstring, as plain dicts/lists/strings."""
+    reader = _CondarcReader()
+    for raw in text.splitlines():
+        line = _strip_comment(raw)
+        if not line.strip() or line.lstrip().startswith("---"):
+            continue
+        reader.line(len(line) - len(line.lstrip()), line.strip())
+    return reader.data
 
 
 def read_condarc(files: list[Path] | None = None) -> tuple[dict[str, Any], list[str]]:

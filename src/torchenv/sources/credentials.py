@@ -12,30 +12,17 @@ system keyring. The same URL is then shown (plan, warnings, errors, mirror comma
   keyring (``keyring_credential``) is asked only after a 401, and only when ``keyring`` is
   importable, as pip's default ``--keyring-provider auto`` does;
 * ``with_credentials(url)`` puts the login back into a URL for an engine (uv/pip) command line;
-* ``redact(url)`` / ``redact_text(text)`` are what every display and every stored file goes
-  through: ``user:pass@`` becomes ``***@``, secret-looking query values and ``Authorization``
-  values become ``***``, conda ``/t/<token>/`` path tokens become ``/t/***/``, and any
-  remembered password is masked wherever it appears.
+* every password found is handed to ``torchenv.redaction`` (``mask_everywhere``), whose ``redact``,
+  ``redact_text`` and ``strip_secrets`` every display and every stored file goes through.
 """
 from __future__ import annotations
 
 import os
-import re
 import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 
-MASK = "***"
-
-# Query parameters whose value is a secret (signed URLs, token-in-URL registries).
-_SECRET_QUERY = re.compile(
-    r"^(?:x-amz-)?(?:token|access[_-]?token|auth(?:[_-]?token)?|private[_-]?token|api[_-]?key|apikey|key|"
-    r"password|passwd|pwd|secret|client[_-]?secret|sig|signature|credential|security[_-]?token|jwt|"
-    r"x-goog-signature|x-goog-credential)$", re.IGNORECASE)
-_URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>()\[\]{}]+")
-_AUTH_VALUE = re.compile(r"(?i)\b(authorization\s*[:=]\s*|proxy-authorization\s*[:=]\s*)"
-                         r"((?:basic|bearer|token|digest)\s+)?[^\s'\",;]+")
-_CONDA_TOKEN = re.compile(r"/t/[A-Za-z0-9_.-]{6,}(?=/)")
+from ..redaction import mask_everywhere, without_userinfo
 
 
 @dataclass(frozen=True)
@@ -68,7 +55,6 @@ def _covers(a: _Scope, b: _Scope) -> bool:
 
 
 _REMEMBERED: dict[_Scope, Credential] = {}
-_SECRETS: set[str] = set()
 
 
 def _scope(parts: urllib.parse.SplitResult) -> _Scope | None:
@@ -80,10 +66,6 @@ def _scope(parts: urllib.parse.SplitResult) -> _Scope | None:
     return (parts.scheme.lower(), host, port, parts.path) if host else None
 
 
-def _netloc_without_userinfo(netloc: str) -> str:
-    return netloc.rpartition("@")[2]
-
-
 def split_userinfo(url: str) -> tuple[str, Credential | None]:
     """``(url without user:pass@, the login or None)``; non-URLs come back unchanged."""
     if "://" not in url or "@" not in url.split("://", 1)[1].split("/", 1)[0]:
@@ -91,67 +73,8 @@ def split_userinfo(url: str) -> tuple[str, Credential | None]:
     parts = urllib.parse.urlsplit(url)
     userinfo = parts.netloc.rpartition("@")[0]
     user, _, password = userinfo.partition(":")
-    clean = urllib.parse.urlunsplit(parts._replace(netloc=_netloc_without_userinfo(parts.netloc)))
+    clean = urllib.parse.urlunsplit(parts._replace(netloc=without_userinfo(parts.netloc)))
     return clean, Credential(urllib.parse.unquote(user), urllib.parse.unquote(password))
-
-
-def _strip_query_secrets(parts: urllib.parse.SplitResult, replacement: str | None) -> str:
-    """The query with secret values masked (``replacement``) or dropped (``None``)."""
-    if not parts.query:
-        return ""
-    pairs = urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
-    if not any(_SECRET_QUERY.match(k) for k, _ in pairs):
-        return parts.query
-    kept = [(k, replacement if _SECRET_QUERY.match(k) else v) for k, v in pairs
-            if replacement is not None or not _SECRET_QUERY.match(k)]
-    return urllib.parse.urlencode(kept, safe="*")
-
-
-def _clean(url: str, mask: str | None) -> str:
-    if "://" not in url:
-        return url
-    try:
-        parts = urllib.parse.urlsplit(url)
-    except ValueError:
-        return url
-    netloc = parts.netloc
-    if "@" in netloc:
-        host = _netloc_without_userinfo(netloc)
-        netloc = f"{mask}@{host}" if mask is not None else host
-    path = _CONDA_TOKEN.sub(f"/t/{mask or MASK}", parts.path)
-    query = _strip_query_secrets(parts, mask)
-    return urllib.parse.urlunsplit(parts._replace(netloc=netloc, path=path, query=query))
-
-
-def redact(url: str) -> str:
-    """``url`` fit to show: login → ``***@``, secret query values and path tokens → ``***``."""
-    return _mask_remembered(_clean(url, MASK))
-
-
-def strip_secrets(url: str) -> str:
-    """``url`` fit to store (lock, env config, caches): login and secret query values dropped."""
-    return _clean(url, None)
-
-
-def strip_secrets_in_text(text: str) -> str:
-    """``text`` (a config file going into a bundle) with every URL's login and token dropped."""
-    return _URL_IN_TEXT.sub(lambda m: _clean(m.group(0), None), text)
-
-
-def _mask_remembered(text: str) -> str:
-    for secret in sorted(_SECRETS, key=len, reverse=True):
-        for form in {secret, urllib.parse.quote(secret, safe="")}:
-            text = text.replace(form, MASK)
-    return text
-
-
-def redact_text(text: str) -> str:
-    """Any text (messages, engine output, JSON) with every URL redacted and remembered secrets masked."""
-    if not text:
-        return text
-    text = _URL_IN_TEXT.sub(lambda m: _clean(m.group(0), MASK), text)
-    text = _AUTH_VALUE.sub(lambda m: m.group(1) + (m.group(2) or "") + MASK, text)
-    return _mask_remembered(text)
 
 
 def remember(url: str) -> str:
@@ -164,7 +87,7 @@ def remember(url: str) -> str:
         _REMEMBERED[scope] = cred
     for secret in (cred.password, cred.username if not cred.password else ""):
         if len(secret) >= 4:          # a token given as the user name (https://TOKEN@host) is a secret too
-            _SECRETS.add(secret)
+            mask_everywhere(secret)
     return clean
 
 
@@ -184,7 +107,7 @@ def _netrc_credential(host: str) -> Credential | None:
         return None
     login, _account, password = found
     if password:
-        _SECRETS.add(password)
+        mask_everywhere(password)
     return Credential(login or "", password or "", origin=".netrc")
 
 

@@ -52,7 +52,7 @@ def _one_ini_value(url: str) -> None:
     (``trusted-host``, ``index-url``); no URL holds one, so it is refused, named, before anything is written."""
     from ..errors import SourceError
     from ..i18n import _
-    from .credentials import redact
+    from ..redaction import redact
 
     if any(ord(c) < 32 or ord(c) == 127 for c in url):
         raise SourceError(_("package source {url} holds a newline or another control character; it cannot be "
@@ -85,18 +85,15 @@ def _yaml_str(value: str) -> str:
     return value if all(c.isalnum() or c in "-_./:" for c in value) and value else json.dumps(value)
 
 
-def condarc_text(sources: Sources, channels: list[str]) -> str:
-    """``.condarc`` YAML: ``channels`` as given, mirrors as ``custom_channels`` (classic
-    conda: one mirror per channel) and ``mirrored_channels`` (conda >= 23.x/mamba/rattler:
-    all mirrors, canonical last)."""
-    from .condarc import ANACONDA_CLOUD, ANACONDA_REPO, channel_url
+def _conda_mirror_tables(sources: Sources, channels: list[str]
+                         ) -> tuple[dict[str, str], dict[str, tuple[str, ...]], list[str]]:
+    """(custom_channels: name -> the first mirror's base, mirrored_channels: name -> every mirror,
+    default_channels) of the plan's conda mirrors."""
+    from .condarc import ANACONDA_CLOUD, ANACONDA_REPO
 
-    out = [_HEADER, "channels:\n"] + [f"  - {_yaml_str(c)}\n" for c in channels]
-    out.append("show_channel_urls: true\n")
     custom: dict[str, str] = {}
     mirrored: dict[str, tuple[str, ...]] = {}
     defaults: list[str] = []
-    wanted = {channel_url(c) for c in channels if c != "nodefaults"}
     for prefix, mirrors in sorted(sources.conda_mirrors.items()):
         if not mirrors:
             continue
@@ -108,6 +105,19 @@ def condarc_text(sources: Sources, channels: list[str]) -> str:
             mirrored[name] = mirrors
         elif prefix.startswith(ANACONDA_REPO + "/pkgs/") and "defaults" in channels:
             defaults.append(mirrors[0])
+    return custom, mirrored, defaults
+
+
+def condarc_text(sources: Sources, channels: list[str]) -> str:
+    """``.condarc`` YAML: ``channels`` as given, mirrors as ``custom_channels`` (classic
+    conda: one mirror per channel) and ``mirrored_channels`` (conda >= 23.x/mamba/rattler:
+    all mirrors, canonical last)."""
+    from .condarc import channel_url
+
+    out = [_HEADER, "channels:\n"] + [f"  - {_yaml_str(c)}\n" for c in channels]
+    out.append("show_channel_urls: true\n")
+    custom, mirrored, defaults = _conda_mirror_tables(sources, channels)
+    wanted = {channel_url(c) for c in channels if c != "nodefaults"}
     if custom:
         out.append("custom_channels:\n" + "".join(f"  {_yaml_str(k)}: {_yaml_str(v)}\n"
                                                   for k, v in custom.items()))

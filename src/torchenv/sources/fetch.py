@@ -303,6 +303,58 @@ def fetch_and_hash(filename: str, urls: list[str], *, ui: Any = None, cache: Pat
                          timeout=timeout, on_failure=on_failure)
 
 
+def _from_local(local: Path, expected: str | None, verified: _VerifiedLocal) -> tuple[Path, str]:
+    """A local file used in place, when it holds the expected bytes."""
+    if not local.is_file():
+        raise _Failed("no such file")
+    digest = verified.sha256(local)
+    if expected is not None and digest != expected:
+        raise _Failed("wrong bytes (sha256 mismatch)", received=digest)
+    return local, digest
+
+
+def _try_source(i: int, filename: str, expected: str | None, urls: list[str], *, root: Path, final: Path,
+                verified: _VerifiedLocal, ui: Any, timeout: float) -> tuple[Path, str]:
+    """``(path, sha256)`` from ``urls[i]`` (the remote sources after it lend chunks); ``_Failed`` says why not."""
+    url = urls[i]
+    local = _local_path(url)
+    if local is not None:
+        return _from_local(local, expected, verified)
+    if offline():
+        raise _Failed("not tried: offline (TORCHENV_OFFLINE=1)")
+    digest = _download(url, filename, expected, final, ui=ui, timeout=timeout,
+                       mirrors=[u for u in urls[i:] if _local_path(u) is None])
+    if expected is None:
+        return root / digest[:2] / digest / filename, digest
+    _remove_stale_partials(final.parent)
+    return final, verified.remember(final, digest)
+
+
+def _warn_failed(ui: Any, urls: list[str], i: int, filename: str, reason: str) -> None:
+    if ui is None:
+        return
+    nxt = _("trying {source}").format(source=_label(urls[i + 1])) if i + 1 < len(urls) else _("no source left")
+    ui.warn(_("mirror {mirror} failed for {filename} ({reason}); {next}").format(
+        mirror=_label(urls[i]), filename=filename, reason=reason, next=nxt))
+
+
+def _no_source_worked(filename: str, expected: str | None, tried: list[tuple[str, str]],
+                      received: str | None) -> Exception:
+    """The error once every source failed: a hash mismatch when some source served other bytes."""
+    listing = "; ".join(f"{u}: {why}" for u, why in tried) or _("no source was given")
+    if received is not None:
+        return HashMismatch(
+            _("{filename}: expected sha256 {expected}, but a source served {received} (sources tried: "
+              "{listing})").format(filename=filename, expected=expected, received=received, listing=listing),
+            url=next(u for u, w in tried if "sha256" in w),
+            hint=_("the file was refused; a mirror may hold a different build under the same name. "
+                   "Try another mirror (--mirror official) or re-lock if the lock is out of date"))
+    return SourceError(_("could not get {filename} from any source ({listing})").format(
+                           filename=filename, listing=listing),
+                       url=tried[-1][0] if tried else None,
+                       hint=_("check your network/proxy, or pick a working mirror: `torchenv mirror test`"))
+
+
 def _first_source(filename: str, expected: str | None, urls: list[str], *, root: Path, final: Path,
                   verified: _VerifiedLocal, ui: Any, timeout: float,
                   on_failure: Callable[[str, str], None] | None) -> tuple[Path, str]:
@@ -315,42 +367,12 @@ def _first_source(filename: str, expected: str | None, urls: list[str], *, root:
     received: str | None = None
     for i, url in enumerate(urls):
         try:
-            local = _local_path(url)
-            if local is not None:
-                if not local.is_file():
-                    raise _Failed("no such file")
-                digest = verified.sha256(local)
-                if expected is not None and digest != expected:
-                    raise _Failed("wrong bytes (sha256 mismatch)", received=digest)
-                return local, digest
-            if offline():
-                raise _Failed("not tried: offline (TORCHENV_OFFLINE=1)")
-            digest = _download(url, filename, expected, final, ui=ui, timeout=timeout,
-                               mirrors=[u for u in urls[i:] if _local_path(u) is None])
-            if expected is None:
-                return root / digest[:2] / digest / filename, digest
-            _remove_stale_partials(final.parent)
-            return final, verified.remember(final, digest)
+            return _try_source(i, filename, expected, urls, root=root, final=final, verified=verified, ui=ui,
+                               timeout=timeout)
         except _Failed as exc:
             tried.append((url, exc.reason))
             received = exc.received or received
             if on_failure is not None:
                 on_failure(url, exc.reason)
-            if ui is not None:
-                nxt = _("trying {source}").format(source=_label(urls[i + 1])) if i + 1 < len(urls) \
-                    else _("no source left")
-                ui.warn(_("mirror {mirror} failed for {filename} ({reason}); {next}").format(
-                    mirror=_label(url), filename=filename, reason=exc.reason, next=nxt))
-
-    listing = "; ".join(f"{u}: {why}" for u, why in tried) or _("no source was given")
-    if received is not None:
-        raise HashMismatch(
-            _("{filename}: expected sha256 {expected}, but a source served {received} (sources tried: "
-              "{listing})").format(filename=filename, expected=expected, received=received, listing=listing),
-            url=next(u for u, w in tried if "sha256" in w),
-            hint=_("the file was refused; a mirror may hold a different build under the same name. "
-                   "Try another mirror (--mirror official) or re-lock if the lock is out of date"))
-    raise SourceError(_("could not get {filename} from any source ({listing})").format(
-                          filename=filename, listing=listing),
-                      url=tried[-1][0] if tried else None,
-                      hint=_("check your network/proxy, or pick a working mirror: `torchenv mirror test`"))
+            _warn_failed(ui, urls, i, filename, exc.reason)
+    raise _no_source_worked(filename, expected, tried, received)

@@ -59,7 +59,7 @@ LIMITS: dict[str, tuple[str, int]] = {
 
 
 def user_agent() -> str:
-    from .. import __version__
+    from ..version import __version__
 
     return f"torchenv/{__version__}"
 
@@ -398,6 +398,29 @@ def _discard(route: _Route, conn: http.client.HTTPConnection, raw: http.client.H
     return body
 
 
+def _send_watched(url: str, method: str, headers: dict[str, str], *, timeout: float, connect_timeout: float,
+                  watch: _Watch) -> tuple[_Route, http.client.HTTPConnection, http.client.HTTPResponse]:
+    """One request; a failure after the deadline fired is the deadline's, a garbled answer an OSError."""
+    try:
+        answer = _send(url, method, headers, timeout=timeout, connect_timeout=connect_timeout, watch=watch)
+    except (OSError, http.client.HTTPException) as exc:
+        if watch.fired:
+            raise DeadlineExceeded(watch.why) from None
+        if isinstance(exc, http.client.HTTPException):   # a garbled answer: an OSError for callers
+            raise urllib.error.URLError(exc) from None
+        raise
+    if watch.fired:
+        raise DeadlineExceeded(watch.why)
+    return answer
+
+
+def _keyring_has_login(url: str) -> bool:
+    """No login is known for ``url`` from the URL or config, but the keyring has one (worth one more try)."""
+    from .credentials import credential_for, keyring_credential
+
+    return credential_for(url) is None and keyring_credential(url) is not None
+
+
 def open_url(url: str, *, timeout: float = 10.0, connect_timeout: float = CONNECT_TIMEOUT,
              headers: dict[str, str] | None = None, method: str = "GET", limit: str | None = None,
              stream: bool = False) -> Response:
@@ -409,7 +432,7 @@ def open_url(url: str, *, timeout: float = 10.0, connect_timeout: float = CONNEC
     4xx/5xx and ``OSError`` subclasses for network failures (:class:`DeadlineExceeded`,
     :class:`TooLarge` among them); :func:`describe` turns either into a reason.
     """
-    from .credentials import credential_for, keyring_credential, remember
+    from .credentials import remember
 
     url = remember(url)          # a login in the URL is auth, not part of the host name
     base = {"User-Agent": user_agent(), "Accept-Encoding": "identity", **(headers or {})}
@@ -419,25 +442,15 @@ def open_url(url: str, *, timeout: float = 10.0, connect_timeout: float = CONNEC
     try:
         asked_keyring = False
         for _hop in range(MAX_REDIRECTS + 1):
-            try:
-                route, conn, raw = _send(url, method, base, timeout=timeout,
-                                         connect_timeout=min(connect_timeout, timeout), watch=watch)
-            except (OSError, http.client.HTTPException) as exc:
-                if watch.fired:
-                    raise DeadlineExceeded(watch.why) from None
-                if isinstance(exc, http.client.HTTPException):   # a garbled answer: an OSError for callers
-                    raise urllib.error.URLError(exc) from None
-                raise
-            if watch.fired:
-                raise DeadlineExceeded(watch.why)
+            route, conn, raw = _send_watched(url, method, base, timeout=timeout,
+                                             connect_timeout=min(connect_timeout, timeout), watch=watch)
             location = raw.headers.get("Location")
             if raw.status in (301, 302, 303, 307, 308) and location:
                 _discard(route, conn, raw)
                 url = urllib.parse.urljoin(url, location)
                 method = "GET" if raw.status == 303 and method != "HEAD" else method
                 continue
-            if raw.status == 401 and not asked_keyring and credential_for(url) is None \
-                    and keyring_credential(url) is not None:
+            if raw.status == 401 and not asked_keyring and _keyring_has_login(url):
                 asked_keyring = True       # the keyring knew a login: ask once more with it
                 _discard(route, conn, raw)
                 continue

@@ -46,6 +46,35 @@ def _split(value: str) -> list[str]:
     return [v for v in value.replace("\n", " ").split() if v]
 
 
+_PIP_KEYS = ("index-url", "extra-index-url", "find-links", "constraint", "no-index")
+
+
+def _file_values(path: Path, values: dict[str, str], origins: list[str]) -> None:
+    """The index settings of one pip config file's [global] and [install] sections (later ones win)."""
+    parser = configparser.RawConfigParser()
+    try:
+        parser.read(path)
+    except configparser.Error:
+        return   # a broken pip.conf is pip's problem to report; we fall back to defaults
+    for section in ("global", "install"):
+        if not parser.has_section(section):
+            continue
+        for key, val in parser.items(section):
+            key = key.replace("_", "-")
+            if key in _PIP_KEYS:
+                values[key] = val
+                origins.append(str(path))
+
+
+def _local_or_url(item: str) -> str:
+    """A find-links/constraint entry: a URL (its login kept aside) or a path with ``~`` expanded."""
+    from .credentials import remember
+
+    if "://" in item:
+        return remember(item)
+    return str(Path(item).expanduser())
+
+
 def read_pip_config(environ: dict[str, str] | None = None,
                     files: list[Path] | None = None) -> PypiSide:
     """The PyPI side as the user's pip would see it; PypiSide() (plain PyPI) when unset."""
@@ -53,21 +82,9 @@ def read_pip_config(environ: dict[str, str] | None = None,
     values: dict[str, str] = {}
     origins: list[str] = []
     for path in (config_files() if files is None else files):
-        if not path.is_file():
-            continue
-        parser = configparser.RawConfigParser()
-        try:
-            parser.read(path)
-        except configparser.Error:
-            continue   # a broken pip.conf is pip's problem to report; we fall back to defaults
-        for section in ("global", "install"):
-            if parser.has_section(section):
-                for key, val in parser.items(section):
-                    key = key.replace("_", "-")
-                    if key in {"index-url", "extra-index-url", "find-links", "constraint", "no-index"}:
-                        values[key] = val
-                        origins.append(str(path))
-    for key in ("index-url", "extra-index-url", "find-links", "constraint", "no-index"):
+        if path.is_file():
+            _file_values(path, values, origins)
+    for key in _PIP_KEYS:
         env_key = "PIP_" + key.upper().replace("-", "_")
         if env.get(env_key):
             values[key] = env[env_key]
@@ -77,17 +94,12 @@ def read_pip_config(environ: dict[str, str] | None = None,
 
     from .credentials import remember, remember_all
 
-    def resolve_path(item: str) -> str:
-        if "://" in item:
-            return remember(item)
-        return str(Path(item).expanduser())
-
     index_url = values.get("index-url", "").strip()
     return PypiSide(          # logins are kept aside (sources.credentials), never carried in URLs
         index_url=remember(index_url) if index_url else None,
         extra_index_urls=remember_all(_split(values.get("extra-index-url", ""))),
-        find_links=tuple(resolve_path(v) for v in _split(values.get("find-links", ""))),
-        constraints=tuple(resolve_path(v) for v in _split(values.get("constraint", ""))),
+        find_links=tuple(_local_or_url(v) for v in _split(values.get("find-links", ""))),
+        constraints=tuple(_local_or_url(v) for v in _split(values.get("constraint", ""))),
         origin="pip config (" + ", ".join(dict.fromkeys(origins)) + ")",
     )
 

@@ -108,17 +108,21 @@ class MirrorRates:
             free = [h for h in live if self.get(h).active < cap]
             if not free:
                 return None
-            untried = [h for h in free if self.get(h).rate is None]
-            if untried:
-                choice = min(untried, key=lambda h: self.get(h).active)
-            else:
-                best = max((self.get(h).rate or 0.0) for h in live if self.get(h).rate is not None)
-                fast = [h for h in free if (self.get(h).rate or 0.0) >= SLOW_FACTOR * best]
-                if not fast:
-                    return None
-                choice = max(fast, key=lambda h: self.get(h).rate or 0.0)
-            self.get(choice).active += 1
+            choice = self._untried(free) or self._fast_enough(live, free)
+            if choice is not None:
+                self.get(choice).active += 1
             return choice
+
+    def _untried(self, free: list[str]) -> str | None:
+        """A mirror with no measured rate yet (the least busy one), so every mirror gets measured."""
+        untried = [h for h in free if self.get(h).rate is None]
+        return min(untried, key=lambda h: self.get(h).active) if untried else None
+
+    def _fast_enough(self, live: list[str], free: list[str]) -> str | None:
+        """The fastest free mirror, when it is within ``SLOW_FACTOR`` of the best live one."""
+        best = max((self.get(h).rate or 0.0) for h in live if self.get(h).rate is not None)
+        fast = [h for h in free if (self.get(h).rate or 0.0) >= SLOW_FACTOR * best]
+        return max(fast, key=lambda h: self.get(h).rate or 0.0) if fast else None
 
     def release(self, host: str, *, ok: bool) -> None:
         with self.lock:

@@ -101,6 +101,20 @@ def _file_bases(url: str) -> list[str]:
     return file_bases(url)
 
 
+def _local_part(url: str) -> str | None:
+    """The path of a ``file://`` URL or a plain path; None for any other URL."""
+    if url.startswith("file://"):
+        return url[len("file://"):]
+    return url if "://" not in url else None
+
+
+def _in_local_torch_source(sources: Sources, local: str) -> bool:
+    """A local torch-family file is allowed only inside a wheelhouse or a local torch source of the plan."""
+    roots = [*sources.wheelhouses, *(s.url for s in sources.torch if s.is_local)]
+    resolved = Path(urllib.parse.unquote(local)).resolve()
+    return any(resolved.is_relative_to(Path(_local_part(r) or r).resolve()) for r in roots)
+
+
 def allowed_url(plan_or_sources: Any, filename: str, url: str) -> bool:
     """May ``url`` (e.g. taken from an index listing) serve ``filename``?
 
@@ -113,14 +127,11 @@ def allowed_url(plan_or_sources: Any, filename: str, url: str) -> bool:
     if project is None or not is_torch_family(project):
         return True
     sources = _sources(plan_or_sources)
+    local = _local_part(url)
+    if local is not None:
+        return _in_local_torch_source(sources, local)
     roots = [*(s.url for s in sources.torch), sources.canonical_torch or OFFICIAL_TORCH_BASE]
     prefixes = [b + "/" for r in roots for b in _file_bases(r)]
-    local = url[len("file://"):] if url.startswith("file://") else (url if "://" not in url else None)
-    if local is not None:
-        local = urllib.parse.unquote(local)
-        roots = [*sources.wheelhouses, *(s.url for s in sources.torch if s.is_local)]
-        roots = [r[len("file://"):] if r.startswith("file://") else r for r in roots]
-        return any(Path(local).resolve().is_relative_to(Path(r).resolve()) for r in roots)
     return any(url.startswith(p) for p in prefixes)
 
 

@@ -21,54 +21,84 @@ from .model import OFFICIAL_PYPI, OFFICIAL_TORCH_BASE, PypiSide, Sources, TorchS
 from .pipconfig import local_dirs, read_pip_config
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..options import SourceOverrides
-    from .mirrors import Layer
+    from .mirrors import Layer, Pick
+
+
+def _explicit_torch(p: Pick, layers: list[Layer], tier: str) -> tuple[list[TorchSource], list[str], bool]:
+    """URLs the user gave (one or several mirrors of the same files); the official index only with a fallback."""
+    from .mirrors import as_urls, torch_layout
+
+    bases = as_urls(p.explicit)
+    chosen = [TorchSource(url=f"{base.rstrip('/')}/{tier}", layout=torch_layout(layers),
+                          name="custom" if i == 0 else f"custom-{i + 1}") for i, base in enumerate(bases)]
+    add_official = bool(p.fallback)
+    shared = (f"; {len(bases)} mirrors of the same files, a big file's chunks fetched from all of them"
+              if len(bases) > 1 else "")
+    pinned = "" if add_official else "; pinned without fallback, so the official index is not tried"
+    note = (f"torch wheels ({tier}): {', '.join(s.url for s in chosen)} ({chosen[0].layout}), set by "
+            f"{p.chooser}{shared}{pinned}")
+    return chosen, [note], add_official
+
+
+def _auto_torch(p: Pick, layers: list[Layer], tier: str) -> tuple[list[TorchSource], list[str], bool]:
+    """The mirrors the last `torchenv mirror test` ranked, best first."""
+    from .mirrors import auto_choice
+
+    ranking = (auto_choice() or {}).get("torch") or []
+    chosen = [TorchSource(url=f"{entry['base'].rstrip('/')}/{tier}", layout=entry.get("layout", "index"),
+                          name=entry["name"]) for entry in ranking]
+    how = (f"ranked {', '.join(s.name for s in chosen)} by the last `torchenv mirror test`" if chosen
+           else "no recent measurement (run `torchenv mirror use auto`); official index")
+    return chosen, [f"torch wheels ({tier}): mirror 'auto' ({p.chooser}): {how}"], True
+
+
+def _preset_torch(p: Pick, layers: list[Layer], tier: str) -> tuple[list[TorchSource], list[str], bool]:
+    """A named mirror preset; one without a PyTorch wheel mirror leaves the fallbacks and the official index."""
+    from .mirrors import presets
+
+    preset = presets()[p.preset or ""]
+    if not preset.torch:
+        return [], [f"torch wheels ({tier}): mirror {preset.name} (chosen by {p.chooser}) has no "
+                    "PyTorch wheel mirror; using the fallbacks and the official index"], True
+    source = TorchSource(url=f"{preset.torch}/{tier}", layout=preset.torch_layout, name=preset.name)
+    return [source], [f"torch wheels ({tier}): mirror {preset.name} {source.url} ({preset.torch_layout}),"
+                      f" chosen by {p.chooser}"], True
+
+
+def _official_torch(p: Pick, layers: list[Layer], tier: str) -> tuple[list[TorchSource], list[str], bool]:
+    notes = [f"torch wheels ({tier}): official index, chosen by {p.chooser}"] if p.preset == "official" else []
+    return [], notes, True
+
+
+def _torch_choice(p: Pick) -> Callable[[Pick, list[Layer], str], tuple[list[TorchSource], list[str], bool]]:
+    """Which rule reads the layer that chose the torch source: URLs, ``auto``, a preset, or official/none."""
+    if p.explicit:
+        return _explicit_torch
+    if p.preset == "auto":
+        return _auto_torch
+    if p.preset and p.preset != "official":
+        return _preset_torch
+    return _official_torch
+
+
+def _fallback_torch(p: Pick, tier: str) -> list[TorchSource]:
+    from .mirrors import presets
+
+    table = presets()
+    return [TorchSource(url=f"{table[name].torch}/{tier}", layout=table[name].torch_layout, name=name)
+            for name in p.fallback if name in table and table[name].torch]
 
 
 def _torch_sources(layers: list[Layer], tier: str) -> tuple[tuple[TorchSource, ...], list[str]]:
-    from .mirrors import as_urls, auto_choice, pick, presets, torch_layout
+    from .mirrors import pick
 
     p = pick("torch", layers)
-    table = presets()
     official = TorchSource(url=f"{OFFICIAL_TORCH_BASE}/{tier}", layout="index", name="official")
-    chosen: list[TorchSource] = []
-    notes: list[str] = []
-    add_official = True
-    if p.explicit:
-        bases = as_urls(p.explicit)
-        for i, base in enumerate(bases):
-            chosen.append(TorchSource(url=f"{base.rstrip('/')}/{tier}", layout=torch_layout(layers),
-                                      name="custom" if i == 0 else f"custom-{i + 1}"))
-        add_official = bool(p.fallback)
-        shared = (f"; {len(bases)} mirrors of the same files, a big file's chunks fetched from all of them"
-                  if len(bases) > 1 else "")
-        notes.append(f"torch wheels ({tier}): {', '.join(s.url for s in chosen)} ({chosen[0].layout}), set by "
-                     f"{p.chooser}{shared}"
-                     + ("" if add_official else "; pinned without fallback, so the official index is not tried"))
-    elif p.preset == "auto":
-        ranking = (auto_choice() or {}).get("torch") or []
-        for entry in ranking:
-            chosen.append(TorchSource(url=f"{entry['base'].rstrip('/')}/{tier}",
-                                      layout=entry.get("layout", "index"), name=entry["name"]))
-        notes.append(f"torch wheels ({tier}): mirror 'auto' ({p.chooser}): "
-                     + (f"ranked {', '.join(s.name for s in chosen)} by the last `torchenv mirror test`"
-                        if chosen else "no recent measurement (run `torchenv mirror use auto`); official index"))
-    elif p.preset and p.preset != "official":
-        preset = table[p.preset]
-        if preset.torch:
-            chosen.append(TorchSource(url=f"{preset.torch}/{tier}", layout=preset.torch_layout, name=preset.name))
-            notes.append(f"torch wheels ({tier}): mirror {preset.name} {chosen[0].url} ({preset.torch_layout}),"
-                         f" chosen by {p.chooser}")
-        else:
-            notes.append(f"torch wheels ({tier}): mirror {preset.name} (chosen by {p.chooser}) has no "
-                         "PyTorch wheel mirror; using the fallbacks and the official index")
-    elif p.preset == "official":
-        notes.append(f"torch wheels ({tier}): official index, chosen by {p.chooser}")
-    for name in p.fallback:
-        fallback_preset = table.get(name)
-        if fallback_preset and fallback_preset.torch:
-            chosen.append(TorchSource(url=f"{fallback_preset.torch}/{tier}", layout=fallback_preset.torch_layout,
-                                      name=name))
+    chosen, notes, add_official = _torch_choice(p)(p, layers, tier)
+    chosen += _fallback_torch(p, tier)
     if add_official:
         chosen.append(official)
     unique = tuple({s.url: s for s in chosen}.values())
@@ -86,32 +116,34 @@ def _is_torch_index(url: str) -> bool:
     return any(url.rstrip("/").startswith(b.rstrip("/")) for b in bases if b)
 
 
-def _pypi_side(layers: list[Layer], pip: PypiSide) -> tuple[PypiSide, list[str]]:
-    from .mirrors import as_urls, auto_choice, pick, presets
+def _chosen_pypi(p: Pick) -> tuple[str | None, str, tuple[str, ...], list[str]]:
+    """(index URL, who chose it, a list's further URLs, notes) of the layer that chose the PyPI side; the URL is
+    None when the user's pip config stays in charge."""
+    from .mirrors import as_urls, auto_choice, presets
 
-    p = pick("pypi", layers)
-    url: str | None = None
-    origin = ""
-    notes: list[str] = []
-    listed: tuple[str, ...] = ()          # a list's further URLs: extra indexes ahead of the pip config's
     if p.explicit:
         first, *rest = as_urls(p.explicit)
-        url, origin, listed = first.rstrip("/"), p.chooser, tuple(u.rstrip("/") for u in rest)
-    elif p.preset == "official":
-        url, origin = OFFICIAL_PYPI, f"official, {p.chooser}"
-    elif p.preset == "auto":
+        return first.rstrip("/"), p.chooser, tuple(u.rstrip("/") for u in rest), []
+    if p.preset == "official":
+        return OFFICIAL_PYPI, f"official, {p.chooser}", (), []
+    if p.preset == "auto":
         ranking = (auto_choice() or {}).get("pypi") or []
         if ranking:
-            url, origin = ranking[0]["url"], f"mirror {ranking[0]['name']} (auto, {p.chooser})"
-        else:
-            notes.append("PyPI side: mirror 'auto' has no recent measurement; using your pip config "
-                         "(run `torchenv mirror use auto`)")
-    elif p.preset:
+            return ranking[0]["url"], f"mirror {ranking[0]['name']} (auto, {p.chooser})", (), []
+        return None, "", (), ["PyPI side: mirror 'auto' has no recent measurement; using your pip config "
+                              "(run `torchenv mirror use auto`)"]
+    if p.preset:
         preset = presets()[p.preset]
         if preset.pypi:
-            url, origin = preset.pypi, f"mirror {preset.name} ({p.chooser})"
-        else:
-            notes.append(f"PyPI side: mirror {preset.name} has no PyPI mirror; using your pip config")
+            return preset.pypi, f"mirror {preset.name} ({p.chooser})", (), []
+        return None, "", (), [f"PyPI side: mirror {preset.name} has no PyPI mirror; using your pip config"]
+    return None, "", (), []
+
+
+def _pypi_side(layers: list[Layer], pip: PypiSide) -> tuple[PypiSide, list[str]]:
+    from .mirrors import pick
+
+    url, origin, listed, notes = _chosen_pypi(pick("pypi", layers))
     extras = tuple(dict.fromkeys(u for u in (*listed, *pip.extra_index_urls) if not _is_torch_index(u)))
     dropped = [u for u in pip.extra_index_urls if u not in extras]
     if dropped:
@@ -130,46 +162,64 @@ def _pypi_side(layers: list[Layer], pip: PypiSide) -> tuple[PypiSide, list[str]]
     return side, notes + [side.index_rule()]
 
 
+class _CondaMirrorMap:
+    """channel URL -> mirrors, in the order they were added, each once (a mirror equal to its channel is none)."""
+
+    def __init__(self) -> None:
+        self.decided: dict[str, list[str]] = {}
+
+    def add(self, mapping: dict[str, str]) -> None:
+        from .condarc import channel_url
+
+        for prefix, mirror in mapping.items():
+            prefix = channel_url(prefix)
+            if mirror.rstrip("/") != prefix:
+                self.decided.setdefault(prefix, [])
+                if mirror not in self.decided[prefix]:
+                    self.decided[prefix].append(mirror.rstrip("/"))
+
+
+def _chosen_conda(p: Pick, decided: _CondaMirrorMap) -> tuple[list[str], bool, bool]:
+    """Add the mirrors of the layer that chose conda's; (notes, pinned: no canonical channel as a last resort,
+    official: the .condarc's own mirrors are dropped)."""
+    from .mirrors import auto_choice, presets
+
+    if p.explicit:
+        decided.add(dict(p.explicit))
+        return [f"conda mirrors set by {p.chooser}"], not p.fallback, False
+    if p.preset == "auto":
+        for entry in (auto_choice() or {}).get("conda") or []:
+            decided.add(entry.get("channels") or {})
+        return [f"conda mirrors: 'auto' ({p.chooser})"], False, False
+    if p.preset == "official":
+        return [f"conda channels: official ({p.chooser})"], False, True
+    if p.preset:
+        preset = presets()[p.preset]
+        decided.add(preset.conda)
+        return [f"conda mirrors: {p.preset} ({p.chooser})"
+                + ("" if preset.conda else f"; {p.preset} mirrors no conda channel")], False, False
+    return [], False, False
+
+
 def _conda_mirrors(layers: list[Layer]) -> tuple[dict[str, tuple[str, ...]], list[str]]:
-    from .condarc import channel_url, mirrors_from_condarc, read_condarc
-    from .mirrors import auto_choice, pick, presets
+    from .condarc import mirrors_from_condarc, read_condarc
+    from .mirrors import pick, presets
 
     cfg, files = read_condarc()
     base = mirrors_from_condarc(cfg)
     notes = [f"conda mirrors from {', '.join(files)}"] if base else []
     p = pick("conda", layers)
     table = presets()
-    decided: dict[str, list[str]] = {}
-
-    def add(mapping: dict[str, str]) -> None:
-        for prefix, mirror in mapping.items():
-            prefix = channel_url(prefix)
-            if mirror.rstrip("/") != prefix:
-                decided.setdefault(prefix, [])
-                if mirror not in decided[prefix]:
-                    decided[prefix].append(mirror.rstrip("/"))
-
-    pinned = False
-    if p.explicit:
-        add(dict(p.explicit))
-        pinned = not p.fallback
-        notes.append(f"conda mirrors set by {p.chooser}")
-    elif p.preset == "auto":
-        for entry in (auto_choice() or {}).get("conda") or []:
-            add(entry.get("channels") or {})
-        notes.append(f"conda mirrors: 'auto' ({p.chooser})")
-    elif p.preset and p.preset != "official":
-        add(table[p.preset].conda)
-        notes.append(f"conda mirrors: {p.preset} ({p.chooser})"
-                     + ("" if table[p.preset].conda else f"; {p.preset} mirrors no conda channel"))
-    elif p.preset == "official":
+    decided = _CondaMirrorMap()
+    chosen_notes, pinned, official = _chosen_conda(p, decided)
+    notes += chosen_notes
+    if official:
         base = {}
-        notes.append(f"conda channels: official ({p.chooser})")
     for name in p.fallback:
         if name in table:
-            add(table[name].conda)
+            decided.add(table[name].conda)
     merged = {k: list(v) for k, v in base.items()}
-    merged.update(decided)
+    merged.update(decided.decided)
     out: dict[str, tuple[str, ...]] = {}
     for prefix, mirrors in sorted(merged.items()):
         if not pinned and prefix not in mirrors:

@@ -48,7 +48,8 @@ def netrc_file() -> Path:
 
 
 def _checked(entry: MirrorEntry) -> tuple[str, urllib.parse.SplitResult]:
-    from .credentials import redact, split_userinfo
+    from ..redaction import redact
+    from .credentials import split_userinfo
 
     if not _NAME.fullmatch(entry.name) or entry.name in SPECIAL:
         raise IntentError(_("{name} cannot name a mirror").format(name=repr(entry.name)), key="NAME",

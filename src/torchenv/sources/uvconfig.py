@@ -75,26 +75,46 @@ def config_files(project: Path | None, environ: dict[str, str] | None = None) ->
     return out + [(f, "") for f in _xdg_files(env) if f.is_file()]
 
 
-def _file_indexes(path: Path, table: str) -> UvIndexes:
+def _uv_table(path: Path, table: str) -> dict[str, Any] | None:
+    """The settings table of a uv config file (the whole file, or ``[tool.uv]`` of a pyproject); None when the
+    file cannot be read or has no such table (a broken file is uv's to report; pip's config is read the same way)."""
     from ..fileio import tomllib_module
 
     try:
         data: Any = tomllib_module().loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return UvIndexes()     # a broken file is uv's to report; pip's config is read the same way
+        return None
     for part in table.split(".") if table else ():
         data = data.get(part) if isinstance(data, dict) else None
-    if not isinstance(data, dict):
+    return data if isinstance(data, dict) else None
+
+
+def _default_index(data: dict[str, Any], entries: list[dict[str, Any]]) -> str | None:
+    """The ``[[index]]`` marked ``default = true``, else the legacy ``index-url``."""
+    marked = next((str(e["url"]) for e in entries if e.get("default")), None)
+    if marked:
+        return marked
+    return str(data["index-url"]) if data.get("index-url") else None
+
+
+def _extra_indexes(data: dict[str, Any], entries: list[dict[str, Any]]) -> list[str]:
+    """The ``[[index]]`` entries uv searches besides the default (explicit ones serve only what names them), then
+    the legacy ``extra-index-url``."""
+    extra = [str(e["url"]) for e in entries if not e.get("default") and not e.get("explicit")]
+    return extra + [str(u) for u in data.get("extra-index-url") or ()]
+
+
+def _file_indexes(path: Path, table: str) -> UvIndexes:
+    data = _uv_table(path, table)
+    if data is None:
         return UvIndexes()
     entries = [e for e in data.get("index") or () if isinstance(e, dict) and e.get("url")]
-    default = next((str(e["url"]) for e in entries if e.get("default")), None) or (
-        str(data["index-url"]) if data.get("index-url") else None)
-    extra = [str(e["url"]) for e in entries if not e.get("default") and not e.get("explicit")]
-    extra += [str(u) for u in data.get("extra-index-url") or ()]
+    default = _default_index(data, entries)
+    extra = _extra_indexes(data, entries)
     links = tuple(str(u) for u in data.get("find-links") or ())
     said = bool(default or extra or links)
-    return UvIndexes(default=default, extra=tuple(extra), find_links=links,
-                     origins=(f"{path} [tool.uv]" if table else str(path),) if said else (),
+    origin = f"{path} [tool.uv]" if table else str(path)
+    return UvIndexes(default=default, extra=tuple(extra), find_links=links, origins=(origin,) if said else (),
                      explicit=tuple(str(e["url"]) for e in entries if e.get("explicit")))
 
 

@@ -155,7 +155,7 @@ def _root_variants(project: Path) -> list[tuple[str, str]]:
 
 def _included(project: Path, names: list[str]) -> set[str]:
     """Which of ``names`` another of them includes with ``-r``."""
-    from ..reqfile import parse_requirements_text
+    from ..requirements_file import parse_requirements_text
 
     out: set[str] = set()
     for name in names:
@@ -188,7 +188,7 @@ def _by_name(project: Path, name: str) -> str | None:
 def _runtime_files(folder: Path) -> list[tuple[str, str]]:
     """The files of a ``requirements/`` folder the code needs to run: docs/tests/dev files are left out, and a
     file another one includes (``-r common.txt``) is reached through it."""
-    from ..reqfile import parse_requirements_text
+    from ..requirements_file import parse_requirements_text
 
     names = sorted(p.name for p in folder.glob("*.txt") if not _NOT_RUNTIME.search(p.stem))
     included: set[str] = set()
@@ -240,8 +240,8 @@ def _inside(project: Path, name: str) -> str | None:
 
 
 def scan_requirements(path: Path, project: Path, found: Detected, seen: set[Path]) -> None:
-    from ..reqfile import is_the_project_itself
-    from .readers.requirements import read_requirements
+    from ..requirements_file import is_the_project_itself
+    from .readers.requirements_txt import read_requirements
 
     if path.resolve() in seen or len(seen) > MAX_INCLUDES:
         return
@@ -324,8 +324,8 @@ def _scan_conda_envs(project: Path, found: Detected, seen: set[Path]) -> None:
 
 
 def _conda_pip_lines(lines: tuple[str, ...], path: Path, project: Path, found: Detected, seen: set[Path]) -> None:
-    from ..reqfile import is_the_project_itself
-    from .readers.requirements import read_requirements
+    from ..requirements_file import is_the_project_itself
+    from .readers.requirements_txt import read_requirements
 
     where = f"{path.name} (pip list)"
     reading = read_requirements("\n".join(lines), where)
@@ -340,16 +340,17 @@ def _conda_pip_lines(lines: tuple[str, ...], path: Path, project: Path, found: D
 
 
 def _scan_setup(project: Path, found: Detected, seen: set[Path]) -> None:
-    from .readers.setup import read_setup_cfg, read_setup_py, setup_py_requirements
+    from ..project_deps import read_setup_py as declared
+    from .readers.setup import read_setup_cfg, read_setup_py
 
     text = _read(project / "setup.py")
     if text is not None:
-        parsed = setup_py_requirements(text)
+        parsed = declared(text)
         if parsed is None:
             found.note("setup.py", "could not be parsed", "ignored")
         else:
-            for name in parsed[0]:
-                if name.endswith(".txt") and (project / name).is_file():
+            for name in parsed.named_files:
+                if (project / name).is_file():
                     found.note("setup.py", f"install_requires reads {name}", "read")
                     scan_requirements(project / name, project, found, seen)
             found.records += read_setup_py(text)
@@ -415,6 +416,22 @@ def _scan_dockerfiles(project: Path, found: Detected) -> None:
 _TIER_EXTRA = re.compile(r"(?:^|[-_])(?:cu\d{2,3}|cpu|rocm[\d.]*)(?:[-_]|$)|torch\d{2,3}", re.IGNORECASE)
 
 
+def _extras_pattern(name: str) -> re.Pattern[str]:
+    """``.[a,b]`` or ``<project name>[a,b]`` in a command (the name with ``-``, ``_`` and ``.`` alike)."""
+    names = r"\." + (f"|{re.sub(r'[-_.]+', '[-_.]', name)}" if name else "")
+    return re.compile(r"(?:^|[\s'\"])(?:" + names + r")\[([A-Za-z0-9_,\s-]+)\]", re.IGNORECASE)
+
+
+def _set_aside_why(asked: list[str], optional: bool) -> str | None:
+    """Why a README command's extras are not taken: the README marks it optional, or an extra names a build."""
+    if optional:
+        return "the README gives it as optional or as an example"
+    builds = [e for e in asked if _TIER_EXTRA.search(e)]
+    if builds:
+        return f"{', '.join(builds)} names a torch build (version, tier): torchenv picks it per machine"
+    return None
+
+
 def scan_readme_extras(project: Path, found: Detected) -> None:
     """The extras of the first README command installing the project with some (``pip install -e ".[all]"``).
 
@@ -426,17 +443,14 @@ def scan_readme_extras(project: Path, found: Detected) -> None:
     groups, name = optional_groups(_read(project / pyproject_file(project)) or "")
     if not groups:
         return
-    names = r"\." + (f"|{re.sub(r'[-_.]+', '[-_.]', name)}" if name else "")
-    target = re.compile(r"(?:^|[\s'\"])(?:" + names + r")\[([A-Za-z0-9_,\s-]+)\]", re.IGNORECASE)
+    target = _extras_pattern(name)
     for doc, command, optional in _readme_commands(project):
         m = target.search(command)
         if not m:
             continue
         asked = [e.strip().lower() for e in m.group(1).split(",") if e.strip()]
-        builds = [e for e in asked if _TIER_EXTRA.search(e)]
-        if optional or builds:
-            why = ("the README gives it as optional or as an example" if optional else
-                   f"{', '.join(builds)} names a torch build (version, tier): torchenv picks it per machine")
+        why = _set_aside_why(asked, optional)
+        if why:
             found.note(doc, f"`{command}`", f"set aside: {why}")
             continue
         kept = [e for e in asked if e in groups and not _NOT_RUNTIME.search(e)]

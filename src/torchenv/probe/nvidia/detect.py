@@ -49,6 +49,13 @@ def probe_nvidia(ctx: ProbeContext, nvml_module: object = None) -> NvidiaInfo | 
         if found is not None:
             return found
 
+    return _no_usable_driver(ctx, kmod, nvml_error, smi_error, os_name)
+
+
+def _no_usable_driver(ctx: ProbeContext, kmod: KernelModule | None, nvml_error: str | None,
+                      smi_error: str | None, os_name: str) -> NvidiaInfo | None:
+    """Neither NVML nor nvidia-smi listed the GPUs: the kernel module's driver version alone, else notes on why
+    (and on NVIDIA GPUs the PCI bus shows without a driver)."""
     why = "; ".join(filter(None, [
         f"NVML failed: {nvml_error}" if nvml_error else None,
         f"{smi_error}" if smi_error else ("nvidia-smi was not found" if kmod else None),

@@ -31,16 +31,9 @@ def _match(token: str, gpus: list[Gpu]) -> Gpu | None:
     return None
 
 
-def apply_visible_devices(gpus: list[Gpu], value: str | None) -> Visibility:
-    if value is None:
-        return Visibility(list(gpus), 0)
-    shown = f"CUDA_VISIBLE_DEVICES={value!r}" if not value.strip() else f"CUDA_VISIBLE_DEVICES={value}"
-    tokens = [t.strip() for t in value.split(",")]
-    if any(t.upper().startswith("MIG-") for t in tokens):
-        return Visibility(list(gpus), 0, [f"{shown} selects MIG instances; torchenv plans for their "
-                                          f"GPUs ({len(gpus)} in all) without mapping each instance"])
+def _listed(tokens: list[str], gpus: list[Gpu], shown: str, notes: list[str]) -> list[Gpu]:
+    """The GPUs the entries name, in order, up to the first entry naming none (CUDA stops there)."""
     visible: list[Gpu] = []
-    notes: list[str] = []
     for token in tokens:
         gpu = _match(token, gpus)
         if gpu is None:
@@ -49,11 +42,30 @@ def apply_visible_devices(gpus: list[Gpu], value: str | None) -> Visibility:
             break
         if gpu not in visible:
             visible.append(gpu)
+    return visible
+
+
+def _hidden_note(gpus: list[Gpu], visible: list[Gpu], shown: str) -> str | None:
     hidden = len(gpus) - len(visible)
     if gpus and not visible:
-        notes.append(f"{shown} hides all {len(gpus)} GPU(s): torch in this shell will see no GPU "
-                     "(unset it to use them)")
-    elif hidden:
+        return f"{shown} hides all {len(gpus)} GPU(s): torch in this shell will see no GPU (unset it to use them)"
+    if hidden:
         names = ", ".join(f"{g.index}: {g.name}" for g in gpus if g not in visible)
-        notes.append(f"{shown} hides {hidden} of {len(gpus)} GPUs ({names}); planning for the visible ones")
-    return Visibility(visible, hidden, notes)
+        return f"{shown} hides {hidden} of {len(gpus)} GPUs ({names}); planning for the visible ones"
+    return None
+
+
+def apply_visible_devices(gpus: list[Gpu], value: str | None) -> Visibility:
+    if value is None:
+        return Visibility(list(gpus), 0)
+    shown = f"CUDA_VISIBLE_DEVICES={value!r}" if not value.strip() else f"CUDA_VISIBLE_DEVICES={value}"
+    tokens = [t.strip() for t in value.split(",")]
+    if any(t.upper().startswith("MIG-") for t in tokens):
+        return Visibility(list(gpus), 0, [f"{shown} selects MIG instances; torchenv plans for their "
+                                          f"GPUs ({len(gpus)} in all) without mapping each instance"])
+    notes: list[str] = []
+    visible = _listed(tokens, gpus, shown, notes)
+    note = _hidden_note(gpus, visible, shown)
+    if note:
+        notes.append(note)
+    return Visibility(visible, len(gpus) - len(visible), notes)

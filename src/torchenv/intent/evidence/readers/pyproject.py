@@ -87,34 +87,49 @@ def optional_groups(text: str) -> tuple[set[str], str]:
 
 
 def _poetry(poetry: dict[str, Any], file: str) -> list[Record]:
-    where = f"{file} [tool.poetry.dependencies]"
     deps = _table(poetry, "dependencies")
-    out: list[Record] = []
     sources = {s.get("name"): s for s in _list(poetry.get("source")) if isinstance(s, dict)}
+    out: list[Record] = []
     for name, value in deps.items():
         lname = name.lower()
         if lname == "python" and isinstance(value, str):
             spec, _tier = poetry_to_pep440(value)
             out += python_records(spec or "", f"{file} [tool.poetry.dependencies] python", None, "pin",
                                   f"python = {value!r}")
-            continue
-        if lname not in TORCH_FAMILY:
-            continue
-        for entry in _list(value):
-            version = entry.get("version") if isinstance(entry, dict) else entry
-            spec, tier = poetry_to_pep440(version if isinstance(version, str) else "*")
-            target = _poetry_target(entry)
-            seen = f"{name} = {entry!r}"
-            out += requirement_records(f"{lname}{spec or ''}", where, None, "pin", seen, target)
-            source = sources.get(entry.get("source")) if isinstance(entry, dict) else None
-            url_tier = tier_from_url(str(source.get("url"))) if source else None
-            if lname == "torch" and (tier or url_tier):
-                out.append(Record(where, None, "cuda", tier or url_tier or "", "tag" if tier else "pin", seen, target))
+        elif lname in TORCH_FAMILY:
+            for entry in _list(value):
+                out += _poetry_entry(name, entry, sources, f"{file} [tool.poetry.dependencies]")
+    if not _any_entry_names_a_source(deps):
+        out += _poetry_source_tiers(sources, file)
+    return out
+
+
+def _poetry_entry(name: str, entry: Any, sources: dict[Any, dict[str, Any]], where: str) -> list[Record]:
+    """One torch-family dependency entry: its requirement, and for torch the tier its version tag or source names."""
+    lname = name.lower()
+    version = entry.get("version") if isinstance(entry, dict) else entry
+    spec, tier = poetry_to_pep440(version if isinstance(version, str) else "*")
+    target = _poetry_target(entry)
+    seen = f"{name} = {entry!r}"
+    out = requirement_records(f"{lname}{spec or ''}", where, None, "pin", seen, target)
+    source = sources.get(entry.get("source")) if isinstance(entry, dict) else None
+    url_tier = tier_from_url(str(source.get("url"))) if source else None
+    if lname == "torch" and (tier or url_tier):
+        out.append(Record(where, None, "cuda", tier or url_tier or "", "tag" if tier else "pin", seen, target))
+    return out
+
+
+def _any_entry_names_a_source(deps: dict[str, Any]) -> bool:
+    return any(isinstance(e, dict) and e.get("source") for v in deps.values() for e in _list(v))
+
+
+def _poetry_source_tiers(sources: dict[Any, dict[str, Any]], file: str) -> list[Record]:
+    """With no entry naming a source, every non-explicit ``[[tool.poetry.source]]`` with a tier serves torch."""
+    out: list[Record] = []
     for source in sources.values():
-        if source.get("priority") != "explicit" and tier_from_url(str(source.get("url"))) and \
-                not any(isinstance(e, dict) and e.get("source") for v in deps.values() for e in _list(v)):
-            out.append(Record(f"{file} [[tool.poetry.source]]", None, "cuda", tier_from_url(str(source["url"])) or "",
-                              "pin", str(source.get("url"))))
+        tier = tier_from_url(str(source.get("url")))
+        if source.get("priority") != "explicit" and tier:
+            out.append(Record(f"{file} [[tool.poetry.source]]", None, "cuda", tier, "pin", str(source.get("url"))))
     return out
 
 
@@ -178,42 +193,71 @@ def read_pixi_table(pixi: dict[str, Any], file: str) -> list[Record]:
     return out
 
 
-def _pixi_feature(table: dict[str, Any], where: str) -> list[Record]:
-    conda = _table(table, "dependencies")
-    pypi = _table(table, "pypi-dependencies")
-    has_torch = any(n.lower() in CONDA_NAMES for n in conda) or any(n.lower() in TORCH_FAMILY for n in pypi)
+def _pixi_spec(value: Any) -> str:
+    """The version of a pixi dependency (``"2.5.*"`` or ``{version = "2.5.*"}``); ``""`` when none is given."""
+    if isinstance(value, str):
+        return value
+    return str(value.get("version", "")) if isinstance(value, dict) else ""
+
+
+def _pixi_conda(conda: dict[str, Any], where: str, has_torch: bool) -> list[Record]:
+    """Python, the torch conda packages, and (only in a feature that has torch) its CUDA pins."""
     out: list[Record] = []
     for name, value in conda.items():
-        spec = value if isinstance(value, str) else str(value.get("version", "")) if isinstance(value, dict) else ""
+        spec = _pixi_spec(value)
         spec = "" if spec.strip() == "*" else spec
         lname = name.lower()
         if lname == "python" or lname in CONDA_NAMES or (has_torch and lname in ("cuda-version", "pytorch-cuda")):
             out += conda_records(f"{name} {spec}", where, None, "pin") or []
+    return out
+
+
+def _pixi_pypi(pypi: dict[str, Any], where: str) -> list[Record]:
+    """The torch family's PyPI requirements, and the tier of the index torch's entry names."""
+    out: list[Record] = []
     for name, value in pypi.items():
         lname = name.lower()
         if lname not in TORCH_FAMILY:
             continue
-        spec = value if isinstance(value, str) else str(value.get("version", "")) if isinstance(value, dict) else ""
+        spec = _pixi_spec(value)
         out += requirement_records(f"{lname}{'' if spec.strip() in ('', '*') else spec}", where, None, "pin",
                                    f"{name} = {value!r}")
         index = value.get("index") if isinstance(value, dict) else None
         tier = tier_from_url(index) if isinstance(index, str) else None
         if tier and lname == "torch":
             out.append(Record(where, None, "cuda", tier, "pin", str(index)))
-    options = _table(table, "pypi-options")
+    return out
+
+
+def _pixi_index_tiers(options: dict[str, Any], where: str) -> list[Record]:
+    out: list[Record] = []
     for url in _list(options.get("index-url")) + _list(options.get("extra-index-urls")):
         tier = tier_from_url(url) if isinstance(url, str) else None
         if tier:
             out.append(Record(f"{where} pypi-options", None, "cuda", tier, "pin", str(url)))
-    system = _table(table, "system-requirements")
-    cuda = system.get("cuda")
-    if has_torch and isinstance(cuda, str) and "." in cuda:
-        from .specs import tier_or_none
+    return out
 
-        tier = tier_or_none(cuda)
-        if tier:
-            out.append(Record(f"{where} system-requirements", None, "cuda", tier, "ignored", f"cuda = {cuda!r}",
-                              why="the driver the machine needs, not the build torch comes in"))
+
+def _pixi_system_cuda(system: dict[str, Any], where: str) -> list[Record]:
+    """``system-requirements.cuda`` is the driver the machine needs: shown, never taken as torch's build."""
+    from .specs import tier_or_none
+
+    cuda = system.get("cuda")
+    tier = tier_or_none(cuda) if isinstance(cuda, str) and "." in cuda else None
+    if not tier:
+        return []
+    return [Record(f"{where} system-requirements", None, "cuda", tier, "ignored", f"cuda = {cuda!r}",
+                   why="the driver the machine needs, not the build torch comes in")]
+
+
+def _pixi_feature(table: dict[str, Any], where: str) -> list[Record]:
+    conda = _table(table, "dependencies")
+    pypi = _table(table, "pypi-dependencies")
+    has_torch = any(n.lower() in CONDA_NAMES for n in conda) or any(n.lower() in TORCH_FAMILY for n in pypi)
+    out = _pixi_conda(conda, where, has_torch) + _pixi_pypi(pypi, where)
+    out += _pixi_index_tiers(_table(table, "pypi-options"), where)
+    if has_torch:
+        out += _pixi_system_cuda(_table(table, "system-requirements"), where)
     return [r for r in out if r.field != "with" or r.value in COMPANIONS]
 
 

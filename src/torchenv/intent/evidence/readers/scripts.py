@@ -51,24 +51,35 @@ def _targeted(r: Record, branch: dict[int, str]) -> Record:
     return Record(r.file, r.line, r.field, r.value, r.kind, r.seen, target) if target and r.target == "any" else r
 
 
+def _test_words(test: ast.AST) -> list[str]:
+    """The strings an ``if`` test compares with; a variable's or attribute's name only when there are none."""
+    words = [w.value for w in ast.walk(test) if isinstance(w, ast.Constant) and isinstance(w.value, str)]
+    if words:
+        return words
+    return [w.id for w in ast.walk(test) if isinstance(w, ast.Name)] + \
+        [w.attr for w in ast.walk(test) if isinstance(w, ast.Attribute)]
+
+
+def _branch_target(node: ast.If) -> str | None:
+    """The one machine a branch serves; None for none, or a branch for several machines ("win" or "linux")."""
+    from ..files import target_of_name
+
+    targets = list(dict.fromkeys(t for t in (target_of_name(w + ".x") for w in _test_words(node.test)) if t != "any"))
+    return targets[0] if len(targets) == 1 else None
+
+
 def _branch_targets(tree: ast.AST) -> dict[int, str]:
     """line -> the machine an ``if`` branch serves, from the words of its test (``if gpu_choice == "AMD":``,
     ``if args.use_ipex:``, ``elif gpu in ["APPLE", "NONE"]:``): an installer's per-GPU alternatives."""
-    from ..files import target_of_name
-
     out: dict[int, str] = {}
     ifs = sorted((n for n in ast.walk(tree) if isinstance(n, ast.If)), key=lambda n: n.lineno)
     for node in ifs:                                   # outer first, so an inner branch overrides
-        words = [w.value for w in ast.walk(node.test) if isinstance(w, ast.Constant) and isinstance(w.value, str)]
-        if not words:                  # the values compared say the machine; a variable's name only without them
-            words = [w.id for w in ast.walk(node.test) if isinstance(w, ast.Name)]
-            words += [w.attr for w in ast.walk(node.test) if isinstance(w, ast.Attribute)]
-        targets = list(dict.fromkeys(t for t in (target_of_name(w + ".x") for w in words) if t != "any"))
-        if len(targets) != 1:            # none, or a branch for several machines ("win" or "linux")
+        target = _branch_target(node)
+        if target is None:
             continue
         for stmt in node.body:
             for line in range(stmt.lineno, (stmt.end_lineno or stmt.lineno) + 1):
-                out[line] = targets[0]
+                out[line] = target
     return out
 
 

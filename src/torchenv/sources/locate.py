@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import SourceError
-from ..sources.wheelfit import target_tags
+from .wheelfit import target_tags
 
 if TYPE_CHECKING:
     from packaging.tags import Tag
 
     from ..lock.model import LockedWheel
-    from ..sources.model import Sources
+    from .model import Sources
 
 FROM_TORCH_INDEX = "torch-index"
 FROM_PYPI = "pypi"
@@ -32,7 +32,7 @@ FROM_PYPI = "pypi"
 def torch_family() -> frozenset[str]:
     """Names routed to the torch source (``recipes/packages.toml``)."""
     from ..kb import torch_family as names
-    from ..sources.index import normalize
+    from .index import normalize
 
     return frozenset(normalize(n) for n in names())
 
@@ -54,7 +54,7 @@ def _version_matches(file_version: str, planned: str, *, tier: str, allow_local:
 def best_file(files: list[Any], name: str, version: str, *, tier: str, ranking: dict[Tag, int],
               allow_local: bool) -> Any | None:
     """The file of ``name==version`` whose tags rank best for the target, or None."""
-    from ..sources.index import parse_wheel_filename
+    from .index import parse_wheel_filename
 
     best, best_rank = None, None
     for f in files:
@@ -74,7 +74,7 @@ def best_file(files: list[Any], name: str, version: str, *, tier: str, ranking: 
 
 def search_order(sources: Sources, source: str) -> list[tuple[str, str]]:
     """(url, layout) to search, local ones first so a wheelhouse hit costs no network."""
-    from ..sources.model import OFFICIAL_PYPI
+    from .model import OFFICIAL_PYPI
 
     if source == FROM_PYPI:
         pypi = sources.pypi
@@ -112,13 +112,13 @@ def locate(sources: Sources, name: str, version: str, *, source: str, tier: str,
     ``hash_local=False``: a local file its listing gives no sha256 for keeps ``sha256=""`` (the
     caller hashes it while the engine resolves, not before).
 
-    Nothing is downloaded here: the caller fetches the file (``backends.getfile``), which
+    Nothing is downloaded here: the caller fetches the file (``sources.getfile``), which
     checks the listed sha256 or, when the source lists none, computes it while downloading.
-    ``memory`` (an ``backends.getfile.SourceMemory``) skips hosts that already failed in this run.
+    ``memory`` (an ``sources.deadhosts.SourceMemory``) skips hosts that already failed in this run.
     ``glibc``: the target's (``sources.wheelfit.target_glibc``); None keeps the tags of an unknown glibc.
     """
     from ..lock.model import LockedWheel
-    from ..sources.index import list_project_files, local_path
+    from .index import list_project_files, local_path
 
     tags = target_tags(python, platform, glibc)
     ranking = {t: i for i, t in enumerate(tags)}
@@ -146,7 +146,7 @@ def locate(sources: Sources, name: str, version: str, *, source: str, tier: str,
         local = local_path(hit.url)
         sha = hit.sha256 or ""
         if local is not None and not sha and hash_local:
-            from ..sources.fetch import verified_sha256
+            from .fetch import verified_sha256
 
             sha = verified_sha256(local)
         if source == FROM_PYPI:
@@ -166,7 +166,7 @@ def locate(sources: Sources, name: str, version: str, *, source: str, tier: str,
 
 
 def _file_version(filename: str) -> str:
-    from ..sources.index import parse_wheel_filename
+    from .index import parse_wheel_filename
 
     return parse_wheel_filename(filename)[1]
 
@@ -174,7 +174,7 @@ def _file_version(filename: str) -> str:
 def local_candidates(sources: Sources, wheel: LockedWheel) -> list[str]:
     """Places on this machine that may hold the exact file (hash-checked by fetch)."""
     dirs = [*sources.wheelhouses]
-    from ..sources.pipconfig import local_dirs
+    from .pipconfig import local_dirs
 
     dirs += [str(p) for p in local_dirs(list(sources.pypi.find_links))]
     out = [str(Path(d) / wheel.filename) for d in dict.fromkeys(dirs)]
@@ -186,18 +186,19 @@ def local_candidates(sources: Sources, wheel: LockedWheel) -> list[str]:
 def remote_candidates(sources: Sources, wheel: LockedWheel, ui: Any = None) -> list[str]:
     """Every remote URL that may serve ``wheel``, for callers that want one list for ``fetch``.
 
-    Prefer ``backends.getfile.wheel_file``: it asks sources lazily and remembers dead hosts.
+    Prefer ``sources.getfile.wheel_file``: it asks sources lazily and remembers dead hosts.
     Here torch-family files get direct ``<torch source>/<file>`` URLs (no listing) and then
     what each torch source lists; PyPI-side files what each index lists. A source that cannot
     be listed is a warning, never silent; the lock's URL is added only when it lies under
     the plan's sources (``getfile.recorded_url_allowed``).
     """
-    from .getfile import SourceMemory, listed_urls, pypi_roots, recorded_url_allowed
+    from .deadhosts import SourceMemory
+    from .getfile import listed_urls, pypi_roots, recorded_url_allowed
 
     memory = SourceMemory(ui)
     out: list[str] = []
     if wheel.source == FROM_TORCH_INDEX:
-        from ..sources.routing import torch_candidates
+        from .routing import torch_candidates
 
         try:
             out += [u for u in torch_candidates(sources, wheel.filename) if "://" in u]

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from packaging.requirements import Requirement
 
     from ..intent.model import Intent
-    from ..intent.reqfile import ReqLine
+    from ..intent.requirements_file import ReqLine
     from ..lock.model import Lockfile
     from ..resolve.plan import Plan
     from .jupyter import KernelWanted
@@ -56,37 +56,48 @@ class _Reading:
     seen: set[Path]
 
 
-def _read_requirements_file(path: Path, reading: _Reading, *, constraint: bool = False,
-                            included_from: str | None = None) -> None:
+def _requirement_lines(path: Path, included_from: str | None) -> list[ReqLine]:
+    """The lines of a requirements file (or of an environment.yml's ``pip:`` list); an error naming the file."""
     from ..fileio import InputRefused, read_bounded
-    from ..intent.reqfile import decode_requirements, parse_requirements_text
+    from ..intent.requirements_file import decode_requirements, parse_requirements_text
 
-    path = path.resolve()
-    if path in reading.seen:
-        return
-    reading.seen.add(path)
     try:
         text = decode_requirements(read_bounded(path))
-        lines = conda_pip_lines(text, path) if path.suffix in (".yml", ".yaml") else parse_requirements_text(text)
+        return conda_pip_lines(text, path) if path.suffix in (".yml", ".yaml") else parse_requirements_text(text)
     except (OSError, UnicodeDecodeError, InputRefused) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise IntentError(f"cannot read requirements file: {why}", file=str(path),
                           key="env.requirements", hint="fix the path in [env] requirements "
                           "(or the -r/-c line that names it)" + (f" ({included_from})" if included_from else ""))\
             from None
+
+
+def _take_requirement(entry: ReqLine, where: str, path: Path, reading: _Reading, constraint: bool,
+                      included_from: str | None) -> bool:
+    """Record one requirement line; its options other than ``--hash`` are said to be ignored. True when it
+    carried a ``--hash``."""
+    if included_from:
+        _check_included_line(entry.text, where, path, included_from)
+    reading.out.append(ProjectRequirement(entry.text, str(path), entry.line, constraint))
+    for name, value in entry.options:
+        if name != "--hash":
+            reading.warnings.append(reason("req.option_of_ignored", PROJECT, where=where,
+                                           option=f"{name} {value}".rstrip(), requirement=entry.text,
+                                           why=reason("req.sources_from")))
+    return bool(entry.values("--hash"))
+
+
+def _read_requirements_file(path: Path, reading: _Reading, *, constraint: bool = False,
+                            included_from: str | None = None) -> None:
+    path = path.resolve()
+    if path in reading.seen:
+        return
+    reading.seen.add(path)
     hashed = 0
-    for entry in lines:
+    for entry in _requirement_lines(path, included_from):
         where = f"{_shown(path, reading.project)}:{entry.line}"
-        if included_from and entry.kind == "requirement":
-            _check_included_line(entry.text, where, path, included_from)
         if entry.kind == "requirement":
-            reading.out.append(ProjectRequirement(entry.text, str(path), entry.line, constraint))
-            hashed += bool(entry.values("--hash"))
-            for name, value in entry.options:
-                if name != "--hash":
-                    reading.warnings.append(reason("req.option_of_ignored", PROJECT, where=where,
-                                                   option=f"{name} {value}".rstrip(), requirement=entry.text,
-                                                   why=reason("req.sources_from")))
+            hashed += _take_requirement(entry, where, path, reading, constraint, included_from)
         elif entry.kind in ("include", "constraint"):
             _read_requirements_file(path.parent / entry.text, reading,
                                     constraint=constraint or entry.kind == "constraint",
@@ -105,7 +116,7 @@ def _read_requirements_file(path: Path, reading: _Reading, *, constraint: bool =
 def _check_included_line(text: str, where: str, path: Path, included_from: str) -> None:
     """An included file must read as requirements: ``-r /etc/passwd`` is stopped here, not after torch downloaded."""
     from ..i18n import _
-    from ..intent.reqfile import looks_like_requirement
+    from ..intent.requirements_file import looks_like_requirement
 
     if not looks_like_requirement(text):
         including, _sep, option = included_from.partition(": ")
@@ -126,7 +137,7 @@ def conda_pip_lines(text: str, path: Path) -> list[ReqLine]:
     """
     import yaml  # type: ignore[import-untyped,unused-ignore]  # PyYAML ships no hints (types-PyYAML, if installed, does)
 
-    from ..intent.reqfile import parse_requirements_text
+    from ..intent.requirements_file import parse_requirements_text
 
     try:
         data = yaml.safe_load(text)
@@ -144,7 +155,7 @@ def conda_pip_lines(text: str, path: Path) -> list[ReqLine]:
 
 
 def _editable_note(where: str, target: str, file_dir: Path, project: Path) -> str:
-    from ..intent.reqfile import is_the_project_itself
+    from ..intent.requirements_file import is_the_project_itself
 
     if is_the_project_itself(target, file_dir, project):
         return reason("req.editable_self", PROJECT, where=where, target=target)

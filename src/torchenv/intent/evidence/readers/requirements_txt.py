@@ -18,7 +18,7 @@ class ReqFileReading:
 
 
 def read_requirements(text: str, file: str, target: str = ANY) -> ReqFileReading:
-    from ...reqfile import parse_requirements_text
+    from ...requirements_file import parse_requirements_text
 
     records: list[Record] = []
     includes: list[tuple[int, str, str]] = []
