@@ -9,6 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 
+def _redacted(text: str, redact: Any) -> str:
+    redacted: str = redact(text)
+    return text if redacted == text else redacted
+
+
 class TorchenvError(Exception):
     """Base error. ``exit_code`` is what the CLI returns (2 for refusals/bad input)."""
 
@@ -17,7 +22,8 @@ class TorchenvError(Exception):
     def __init__(self, message: str, *, hint: str | None = None, **details: Any) -> None:
         from .redaction import redact_text  # a message may quote a URL or an engine's output
 
-        message, hint = redact_text(message), redact_text(hint) if hint else hint
+        # a text with nothing to redact is kept as it came (a ``reasons.Reason`` keeps its data for rendering)
+        message, hint = _redacted(message, redact_text), _redacted(hint, redact_text) if hint else hint
         super().__init__(message)
         self.message = message
         self.hint = hint
@@ -62,15 +68,26 @@ class PlanRefused(TorchenvError):
     exit_code = 2
 
     def __init__(self, message: str, *, reasons: list[str] | None = None,
-                 alternatives: list[dict[str, Any]] | None = None, hint: str | None = None) -> None:
+                 alternatives: list[dict[str, Any]] | None = None, hint: str | None = None,
+                 fits: dict[str, Any] | None = None) -> None:
         super().__init__(message, hint=hint)
         self.reasons = reasons or []
         self.alternatives = alternatives or []
+        # the build that fits this machine when what refused is fetching it (tier, torch, python, unfetchable):
+        # tools read "what fits" apart from "what can be fetched"
+        self.fits = fits
 
     def to_json(self) -> dict[str, Any]:
-        out = {"error": self.message, "reasons": self.reasons, "alternatives": self.alternatives}
+        from .reasons import to_json
+
+        alternatives = [{**a, "why_data": to_json(a["why"])} if "why" in a else a for a in self.alternatives]
+        out: dict[str, Any] = {"error": self.message, "reasons": self.reasons, "alternatives": alternatives,
+                               "error_data": to_json(self.message), "reasons_data": [to_json(r) for r in self.reasons]}
         if self.hint:
             out["hint"] = self.hint
+            out["hint_data"] = to_json(self.hint)
+        if self.fits is not None:
+            out["fits"] = self.fits
         return out
 
 

@@ -8,8 +8,10 @@ needs it: the no-op ``up`` path pays nothing in English and at most one ``.mo`` 
 Only the command line activates a catalogue, and never for ``--json``: machine output, files
 written to disk and the Python API stay English whatever the locale.
 
-Text made in another process (the verify script run by the env's own interpreter) arrives as
-English; ``translate_rendered`` matches it against known templates at the point it is shown. A
+A plan's reasons and warnings are data (``reasons.Reason``), rendered in the active language from
+their catalogue entry where they are shown. Text made in another process (the verify script run by
+the env's own interpreter) and the probe's saved findings arrive as English; ``translate_rendered``
+matches them against known templates at the point they are shown. A
 worker that is torchenv itself (the conda engine's) is handed ``languages()`` and writes its
 messages in the parent's language.
 """

@@ -51,14 +51,14 @@ class _RedactingStream:
 
 
 def warning_shown(text: str) -> str:
-    """A warning that is English data (plan warnings, requirement-file notes) in the active language."""
+    """A warning (a ``reasons.Reason``: plan warnings, requirement-file notes) in the active language."""
     from . import i18n
 
-    if not i18n._wanted:
+    if not i18n.languages():
         return text
-    from .warning_texts import SHOWN_WARNINGS
+    from .reasons import shown
 
-    return i18n.translate_rendered(text, SHOWN_WARNINGS)
+    return shown(text)
 
 
 def write_plain_warnings(texts: list[str] | tuple[str, ...]) -> None:
@@ -108,9 +108,9 @@ class Ui:
         self.err.print(f"[yellow]{escape_markup(_('warning:'))}[/] {escape_markup(warning_shown(text))}")
 
     def error(self, text: str, hint: str | None = None) -> None:
-        self.err.print(f"[bold red]{escape_markup(_('error:'))}[/] {escape_markup(text)}")
+        self.err.print(f"[bold red]{escape_markup(_('error:'))}[/] {escape_markup(warning_shown(text))}")
         if hint:
-            self.err.print(f"[dim]{escape_markup(_('hint:'))}[/] {escape_markup(hint)}")
+            self.err.print(f"[dim]{escape_markup(_('hint:'))}[/] {escape_markup(warning_shown(hint))}")
 
     def emit_json(self, data: Any) -> None:
         sys.stdout.write(safe_text(json.dumps(data, indent=2, sort_keys=True, default=str)) + "\n")

@@ -86,17 +86,47 @@ def test_english_reads_no_catalogue():
         i18n.deactivate()
 
 
-def test_a_template_with_a_repeated_placeholder_is_matched_back():
+def test_a_reason_with_a_repeated_placeholder_renders_from_its_data():
+    from torchenv.reasons import reason
+
+    made = reason("source.tier_index", tier="cu126", version="2.8.0", platform="linux-x86_64", pypi_tier="cu128")
+    assert made == ("PyPI's build of torch 2.8.0 on linux-x86_64 is cu128, so the cu126 build comes from the cu126 "
+                    "torch index, pinned with its local tag (+cu126)")
     i18n.activate({"LANG": "zh_CN.UTF-8"})
     try:
-        from torchenv.resolve.reason_texts import REASONS
-
-        text = ("PyPI's build of torch 2.8.0 on linux-x86_64 is cu128, so the cu126 build comes from the cu126 "
-                "torch index, pinned with its local tag (+cu126)")
-        assert i18n.translate_rendered(text, REASONS).startswith("PyPI 上 torch 2.8.0 在 linux-x86_64 的构建是 cu128")
-        assert i18n.translate_rendered(text.replace("(+cu126)", "(+cu118)"), REASONS).startswith("PyPI's build")
+        assert made.shown().startswith("PyPI 上 torch 2.8.0 在 linux-x86_64 的构建是 cu128")
+        assert "+cu126" in made.shown()
     finally:
         i18n.deactivate()
+
+
+def test_every_reason_id_of_the_catalogue_has_a_chinese_translation(po):
+    """Walks the catalogue itself: an id added without a zh_CN entry (or naming other values) fails here."""
+    from torchenv.reason_catalogue import CATALOGUE
+
+    assert len(CATALOGUE) > 100
+    untranslated = [rid for rid, template in CATALOGUE.items() if not po.get(template)]
+    assert not untranslated, f"reason ids without a zh_CN translation: {untranslated}"
+    differing = [rid for rid, template in CATALOGUE.items()
+                 if tool.placeholders(template) != tool.placeholders(po[template])]
+    assert not differing, f"reason ids whose translation names other values: {differing}"
+
+
+def test_the_numpy_left_out_warning_reads_in_chinese(capsys):
+    """The warning ``up`` prints when the PyPI side cannot serve an import need is catalogue data."""
+    from torchenv.reasons import SOURCES, reason
+    from torchenv.ui import write_plain_warnings
+
+    said = reason("warn.import_need_left_out", SOURCES, packages="numpy", why=reason("build.import_warns"))
+    assert said.startswith("numpy could not be resolved from the PyPI side, so it is left out")
+    i18n.activate({"LANG": "zh_CN.UTF-8"})
+    try:
+        write_plain_warnings([said])
+    finally:
+        i18n.deactivate()
+    err = capsys.readouterr().err
+    assert "numpy" in err and CJK.search(err)
+    assert "could not be resolved" not in err and "left out" not in err and "will warn" not in err
 
 
 def _why_lines(text: str) -> list[str]:
@@ -223,10 +253,13 @@ def test_every_plan_reason_and_warning_has_a_chinese_template(capsys, tmp_path, 
 
     main(["plan", "-C", str(tmp_path), "--json", "--assume-os", "linux", "--assume-arch", "x86_64",
           "--assume-python", "3.11", *assume])
+    from torchenv.reasons import from_json
+
     data = json.loads(capsys.readouterr().out)
-    lines = data.get("reasons", []) + data.get("warnings", []) + [a["why"] for a in data.get("alternatives", [])]
-    lines += [data[key] for key in ("error", "hint") if data.get(key)]
-    assert lines
+    lines = [from_json(r) for r in data.get("reasons_data", []) + data.get("warnings_data", [])]
+    lines += [from_json(data[key]) for key in ("error_data", "hint_data") if data.get(key)]
+    lines += [from_json(a["why_data"]) for a in data.get("alternatives", [])]
+    assert lines and all(getattr(line, "id", None) for line in lines), "a reason of --json without its data"
     i18n.activate({"LANG": "zh_CN.UTF-8"})
     try:
         left = {line: _untranslated(reason_text(line)) for line in lines}

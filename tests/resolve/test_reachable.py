@@ -314,3 +314,31 @@ def test_plan_shows_the_build_up_will_install(here, tmp_path, monkeypatch, capsy
     planned = plan_reachable(PlanRequest(Intent(torch=TorchIntent()), sources=args))
     assert (shown["torch"], shown["tier"], shown["python"]) == \
         (planned.torch_version, planned.tier, planned.python) == ("2.13.0", "cpu", "3.11")
+
+
+def test_a_refused_plan_json_carries_the_tier_that_fits_and_what_could_not_be_fetched(tmp_path, monkeypatch,
+                                                                                      capsys):
+    """What fits (the machine, the recipes) reads apart from what can be fetched (the sources)."""
+    import importlib
+    import json
+
+    from torchenv.cli import main
+
+    empty = build_index(tmp_path / "pypi", {"six": [make_wheel(tmp_path / "files", "six", "1.16.0")]})
+    machine = _gpu_less_machine(monkeypatch, PypiSide(index_url=empty.as_uri()))
+    monkeypatch.setattr(importlib.import_module("torchenv.probe.assume"), "machine_for", lambda spec, **_kw: machine)
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "torchenv.toml").write_text('[torch]\ncuda = "auto"\n')
+    assert main(["plan", "--json", "-C", str(project), "--torch-mirror",
+                 f"http://127.0.0.1:{_closed_port()}/whl"]) == 2
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["error"].startswith("no torch build that runs here can be fetched from here")
+    fits = shown["fits"]
+    assert fits["tier"] == "cpu" and fits["torch"] and fits["python"] and fits["fetchable"] is False
+    assert fits["not_fetchable"] and fits["not_fetchable"] in shown["error"]
+    chosen = [r for r in shown["reasons_data"] if r["id"].startswith("tier.")]   # the reasons name that tier too
+    assert chosen and chosen[0]["text"].startswith(f"{fits['tier']} chosen"), chosen
+    assert shown["error_data"]["id"] == "fallback.none_fetchable"
+    assert shown["error_data"]["decided_by"] == "sources"
+    assert {r["decided_by"] for r in shown["reasons_data"]} >= {"machine"}

@@ -151,3 +151,29 @@ def test_an_import_need_the_pypi_side_lacks_is_left_out_and_said(world, monkeypa
     run_up(world.project, up_options(world.args()), Ui(), planner=world.fake_plan)
     assert world.read_lock().target("linux-x86_64-cpu").wheel("numpy") is None
     assert "numpy could not be resolved from the PyPI side" in capsys.readouterr().err.replace("\n", " ")
+
+
+def test_the_import_need_left_out_reads_in_chinese_with_no_english_sentence(world, monkeypatch, capsys):
+    """A Chinese ``up`` says the same from the warning's data (an English sentence here was a drifted template)."""
+    from torchenv import i18n
+
+    def make_plan(intent, args):
+        return dataclasses.replace(world.plan(intent), import_requirements=("numpy",))
+
+    monkeypatch.setattr("torchenv.install.up.make_plan", make_plan)
+    monkeypatch.setenv("COLUMNS", "1000")
+    from torchenv.commands._options import up_options
+    from torchenv.install.up import run_up
+    from torchenv.ui import Ui
+
+    i18n.activate({"LANG": "zh_CN.UTF-8"})
+    try:
+        run_up(world.project, up_options(world.args()), Ui())
+    finally:
+        i18n.deactivate()
+    err = capsys.readouterr().err.replace("\n", " ")
+    said = [line for line in err.split("警告：") if "numpy" in line]
+    assert said, err
+    assert "无法从 PyPI 一侧解析 numpy" in said[0], said[0]
+    for english in ("could not be resolved", "left out", "will warn", "PyPI side"):
+        assert english not in err, err

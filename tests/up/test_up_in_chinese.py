@@ -142,13 +142,15 @@ def test_the_noop_up_names_an_editable_line_in_chinese(world, monkeypatch, capsy
 @pytest.mark.parametrize("installer", ["uv"], indirect=True)
 def test_the_reachable_builds_warning_reads_in_chinese_and_stays_english_data(world, monkeypatch, capsys):
     from torchenv.intent.load import load_project_intent
+    from torchenv.reasons import reason
     from torchenv.resolve.reachable import Candidate, _with_fallback, fallback_said
     from torchenv.ui import Ui
 
     plan = world.plan(load_project_intent(world.project))
-    cand = Candidate("==2.4.1", "cpu", "3.11", "PyPI's own build of torch 2.4.1")
-    fallback = _with_fallback(plan, ["--torch ==2.5 (cpu): no wheel", "--torch ==2.6 (cpu): no wheel"], cand,
-                              local=False)
+    cand = Candidate("==2.4.1", "cpu", "3.11", reason("fallback.pypi_build", version="2.4.1"))
+    skipped = [reason("fallback.candidate_failed", flags=f"--torch =={v}", candidate=reason("ask.tier", tier="cpu"),
+                      why=reason("fetch.no_source")) for v in ("2.5", "2.6")]
+    fallback = _with_fallback(plan, skipped, cand, local=False)
     (warning,) = fallback_said(fallback)
     assert warning.startswith("reachable builds: chose torch 2.4.1 (cpu)")     # the data (and --json) stays English
     i18n.activate({"TORCHENV_LANG": "zh_CN"})
@@ -158,7 +160,8 @@ def test_the_reachable_builds_warning_reads_in_chinese_and_stays_english_data(wo
         i18n.deactivate()
     err = unwrapped(capsys.readouterr().err)
     assert "可获取的构建：为 Python 3.11 选择了 torch 2.4.1（cpu），PyPI 自己的 torch 2.4.1 构建，因为从这里可以下载到它；" \
-           "跳过了 --torch ==2.5（cpu）：no wheel（另有 1 个）" in err, err
+           "跳过了 --torch ==2.5（tier cpu）：" in err and "（另有 1 个）" in err, err
+    assert "no source" not in err and "skipped" not in err, err
 
 
 @pytest.mark.parametrize("installer", ["uv"], indirect=True)
@@ -215,19 +218,22 @@ def test_an_offline_up_that_cannot_start_says_why_in_chinese(world, monkeypatch,
 
 
 def test_a_source_failing_while_files_are_found_or_fetched_is_told_in_chinese(capsys, monkeypatch):
-    """sources/locate.py and getfile.py warn as a mirror dies mid-run; the words come from there in English."""
+    """sources/locate.py, getfile.py and deadhosts.py warn as a mirror dies mid-run; each warning is catalogue data."""
     from tests.support.english import english_left
 
+    from torchenv.reasons import SOURCES, reason
+    from torchenv.sources.deadhosts import SourceMemory
     from torchenv.ui import Ui
 
     monkeypatch.setenv("COLUMNS", "400")
-    warnings = ["download.pytorch.org failed (host name not found (DNS)); not asking it again during this run",
-                "https://mirror.example/whl/cpu failed while looking for torch 2.4.1+cpu; trying the next source",
-                "https://files.example/torch-2.4.1.whl failed while looking for torch-2.4.1.whl: connection refused; "
-                "trying the next source"]
     i18n.activate({"TORCHENV_LANG": "zh_CN"})
     try:
-        for w in warnings:
+        SourceMemory(Ui()).failed("https://download.pytorch.org/whl/cpu", "host name not found (DNS)",
+                                  unreachable=True)        # the warning the dead-host memory prints itself
+        for w in [reason("fetch.url_failed", SOURCES, url="https://mirror.example/whl/cpu", name="torch",
+                         version="2.4.1+cpu"),
+                  reason("fetch.url_failed_file", SOURCES, url="https://files.example/torch-2.4.1.whl",
+                         file="torch-2.4.1.whl", why="connection refused")]:
             Ui().warn(w)
     finally:
         i18n.deactivate()

@@ -314,8 +314,10 @@ class WheelLocker:
         except BackendError:
             resolved = run(reqs)          # raises the project's own error when that is the problem
         if self.ui is not None:
-            self.ui.warn(f"{', '.join(needs)} could not be resolved from the PyPI side, so it is left out: "
-                         "`import torch` will warn that it is missing")
+            from ..reasons import SOURCES, reason
+
+            self.ui.warn(reason("warn.import_need_left_out", SOURCES, packages=", ".join(needs),
+                                why=reason("build.import_warns")))
         return resolved, []
 
     def _remember_hashed(self, wheels: list[LockedWheel]) -> None:

@@ -143,11 +143,10 @@ def show_plan(ui: Ui, plan: Plan) -> None:
 
 
 def reason_text(reason: str) -> str:
-    """A plan reason or warning (English data) as the user reads it, in the active language."""
-    from ..i18n import translate_rendered
-    from ..resolve.reason_texts import REASONS
+    """A plan reason or warning as the user reads it, in the active language (rendered from its data)."""
+    from ..reasons import shown
 
-    return translate_rendered(reason, REASONS)
+    return shown(reason)
 
 
 def show_cluster_plan(ui: Ui, found: ClusterPlan) -> None:
@@ -157,10 +156,10 @@ def show_cluster_plan(ui: Ui, found: ClusterPlan) -> None:
         show_plan(ui, target.plan)
     ui.console.print("[bold]why (whole cluster)[/]")
     for reason in found.reasons:
-        ui.console.print(f"  • {reason}", markup=False, highlight=False)
+        ui.console.print(f"  • {reason_text(reason)}", markup=False, highlight=False)
     for target in found.targets if not found.single else ():
         for reason in target.reasons:
-            ui.console.print(f"  • {reason}", markup=False, highlight=False)
+            ui.console.print(f"  • {reason_text(reason)}", markup=False, highlight=False)
 
 
 def _intent_source(plan: Plan) -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..i18n import _
+from ..reasons import PROJECT, reason
 
 if TYPE_CHECKING:
     from ..intent.model import Intent
@@ -149,4 +150,5 @@ def follow_existing_lock(intent: Intent, project: Path) -> tuple[Intent, Followe
     torch = replace(intent.torch, version="==" + found.torch.partition("+")[0], cuda=found.tier or intent.torch.cuda,
                     python=found.python or intent.torch.python, with_=found.with_ or intent.torch.with_)
     keys = ["torch.version"] + (["torch.cuda"] if found.tier else []) + (["torch.python"] if found.python else [])
-    return replace(intent, torch=torch).set_by(f"the project ({found.file}, followed: no torchenv.toml)", *keys), found
+    return replace(intent, torch=torch).set_by(
+        reason("who.project_followed", PROJECT, file=str(found.file)), *keys), found

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import IntentError
 from ..i18n import _
+from ..reasons import USER, reason
 from .planning import Planner, plan_reachable
 
 if TYPE_CHECKING:
@@ -89,7 +90,7 @@ def assumed_machine(spec: TargetSpec, pythons: list[str]) -> Machine:
 
 def _target_intent(intent: Intent, spec: TargetSpec) -> Intent:
     return dataclasses.replace(intent, torch=dataclasses.replace(intent.torch, cuda=spec.tier)).set_by(
-        f"the user (lock target {spec.name})", "torch.cuda")
+        reason("who.lock_target", USER, name=spec.name), "torch.cuda")
 
 
 @dataclass(frozen=True)

@@ -219,7 +219,7 @@ def answer(argv: list[str]) -> int | None:
         if located is not None and located.found_above and not parsed[1]:
             # only now: in the user's language, and only when the stamp answers (else the full path says it)
             sys.stderr.write(f"torchenv: {located.describe()}\n")
-        say_up_to_date(stamp["env"], stamp["lock"], stamp["target"], stamp["notes"], stamp["warnings"])
+        say_up_to_date(stamp["env"], stamp["lock"], stamp["target"], stamp["notes"], _said(stamp))
     except (OSError, ValueError, KeyError, TypeError):
         return None
     return 0
@@ -414,6 +414,24 @@ def _reusable(project: str) -> tuple[UpToDate, list[Any], int] | None:
     return None if paths is None else (seen.result, paths, seen.started_ns)
 
 
+def _data(warning: str, redact: Any) -> Any:
+    """A warning's reason data for the stamp (so the no-op path renders it in any language), or ``None`` when
+    its text had something to redact (then only the redacted text is kept)."""
+    if redact(warning) != warning or not hasattr(warning, "to_json"):
+        return None
+    return warning.to_json()
+
+
+def _said(stamp: dict[str, Any]) -> list[str]:
+    """The stamp's warnings, each made again from its reason data when the stamp has it (else its text)."""
+    data = stamp.get("warnings_data") or [None] * len(stamp["warnings"])
+    if not any(data):
+        return list(stamp["warnings"])
+    from ..reasons import from_json
+
+    return [from_json(d) if d else text for text, d in zip(stamp["warnings"], data)]
+
+
 def _write(project: str, done: UpToDate, paths: list[Any]) -> None:
     from ..fileio import temp_file
     from ..redaction import redact_text
@@ -421,7 +439,8 @@ def _write(project: str, done: UpToDate, paths: list[Any]) -> None:
     stamp_dir = os.path.join(project, STAMP_DIR)
     body = {"schema": SCHEMA, "torchenv": _version(), "env": str(done.env_path), "lock": done.lock_path.name,
             "target": done.target, "notes": [done.kept] if done.kept else [],
-            "warnings": [redact_text(w) for w in done.warnings], "paths": paths}
+            "warnings": [redact_text(w) for w in done.warnings],
+            "warnings_data": [_data(w, redact_text) for w in done.warnings], "paths": paths}
     fd, tmp = temp_file(stamp_dir, prefix=".noop-stamp-", suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         json.dump(body, fh)

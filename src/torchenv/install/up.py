@@ -145,8 +145,7 @@ def _kernel(project: Project, target: LockTarget, ui: Ui) -> str:
 
 
 def _shown_reason(reason: str) -> str:
-    """A plan reason (English data) in the active language, as `plan` shows it."""
-    from ..i18n import translate_rendered
-    from ..resolve.reason_texts import REASONS
+    """A plan reason in the active language, as `plan` shows it."""
+    from ..reasons import shown
 
-    return translate_rendered(reason, REASONS)
+    return shown(reason)

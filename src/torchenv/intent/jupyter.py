@@ -14,6 +14,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..reasons import PROJECT, reason
+
 KERNEL_PACKAGE = "ipykernel"
 # requirement names that mean "this project is used from Jupyter"
 JUPYTER_NAMES = frozenset({"ipykernel", "jupyter", "jupyterlab", "notebook", "jupyter-client", "jupyter-server",
@@ -27,7 +29,7 @@ MAX_ENTRIES = 20_000
 class KernelWanted:
     """Why the project gets a kernel: the words ``plan`` and ``up`` say, and where it was seen."""
 
-    why: str            # English data, a template of ``resolve.reason_texts``
+    why: str            # a ``reasons.Reason``: why a kernel is wanted
     where: str          # the notebook or requirement file that decided it, or torchenv.toml
 
 
@@ -76,12 +78,12 @@ def kernel_wanted(setting: bool | None, names: list[tuple[str, str]], project_di
     ``[env] jupyter`` decides when set; else a requirement naming Jupyter, else a notebook.
     """
     if setting is not None:
-        return KernelWanted("a Jupyter kernel: asked for ([env] jupyter = true)", intent_file) if setting else None
+        return KernelWanted(reason("kernel.asked", PROJECT), intent_file) if setting else None
     named = next(((n, f) for n, f in names if n in JUPYTER_NAMES), None)
     if named is not None:
-        return KernelWanted(f"a Jupyter kernel: the requirements name {named[0]}", named[1])
+        return KernelWanted(reason("kernel.named", PROJECT, name=named[0]), named[1])
     notebook = first_notebook(project_dir)
     if notebook is not None:
         shown = notebook.relative_to(project_dir).as_posix()
-        return KernelWanted(f"a Jupyter kernel: the project has notebooks ({shown})", str(notebook))
+        return KernelWanted(reason("kernel.notebooks", PROJECT, notebook=shown), str(notebook))
     return None

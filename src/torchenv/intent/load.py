@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import IntentError
 from ..i18n import _
+from ..reasons import USER, reason
 from .model import INTENT_FILE, CondaIntent, EnvIntent, Intent, MirrorIntent, TorchIntent
 
 if sys.version_info >= (3, 11):
@@ -170,7 +171,7 @@ def apply_overrides(intent: Intent, overrides: IntentOverrides,
         return intent
     changed = replace(intent, **{s: replace(getattr(intent, s), **v) for s, v in changes.items()})
     for key, flag in flagged:
-        changed = changed.set_by(f"the user ({flag})", key)
+        changed = changed.set_by(reason("who.user", USER, flag=flag), key)
     return changed
 
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from ..envlayout import dist_name
 from ..errors import IntentError
+from ..reasons import PROJECT, reason
 
 if TYPE_CHECKING:
     from packaging.requirements import Requirement
@@ -80,8 +81,9 @@ def _take_requirement(entry: ReqLine, where: str, path: Path, reading: _Reading,
     reading.out.append(ProjectRequirement(entry.text, str(path), entry.line, constraint))
     for name, value in entry.options:
         if name != "--hash":
-            reading.warnings.append(f"{where}: option `{name} {value}`".rstrip() + f" of {entry.text} "
-                                    "ignored: " + _SOURCES_FROM)
+            reading.warnings.append(reason("req.option_of_ignored", PROJECT, where=where,
+                                           option=f"{name} {value}".rstrip(), requirement=entry.text,
+                                           why=reason("req.sources_from")))
     return bool(entry.values("--hash"))
 
 
@@ -103,12 +105,12 @@ def _read_requirements_file(path: Path, reading: _Reading, *, constraint: bool =
         elif entry.kind == "editable":
             reading.warnings.append(_editable_note(where, entry.text, path.parent, reading.project))
         else:
-            reading.warnings.append(f"{where}: option `{entry.option} {entry.text}`".rstrip() + " ignored: "
-                                    + _SOURCES_FROM)
+            reading.warnings.append(reason("req.option_ignored", PROJECT, where=where,
+                                           option=f"{entry.option} {entry.text}".rstrip(),
+                                           why=reason("req.sources_from")))
     if hashed:
-        reading.warnings.append(f"{_shown(path, reading.project)}: the --hash values of {hashed} requirements "
-                                "are not compared; torchenv locks and checks its own sha256 for every file "
-                                "it installs (torchenv.lock)")
+        reading.warnings.append(reason("req.hashes_not_compared", PROJECT, where=_shown(path, reading.project),
+                                       count=hashed))
 
 
 def _check_included_line(text: str, where: str, path: Path, included_from: str) -> None:
@@ -152,15 +154,12 @@ def conda_pip_lines(text: str, path: Path) -> list[ReqLine]:
     return out
 
 
-_SOURCES_FROM = "torchenv takes package sources from torchenv.toml [mirror] and your pip config"
-
-
 def _editable_note(where: str, target: str, file_dir: Path, project: Path) -> str:
     from ..intent.requirements_file import is_the_project_itself
 
     if is_the_project_itself(target, file_dir, project):
-        return f"{where}: `-e {target}` is this project itself, not a dependency: it is not locked"
-    return f"{where}: editable install `-e {target}` is not locked by torchenv and is left out of the environment"
+        return reason("req.editable_self", PROJECT, where=where, target=target)
+    return reason("req.editable_left_out", PROJECT, where=where, target=target)
 
 
 def _shown(path: Path, project: Path) -> str:
@@ -198,8 +197,8 @@ def kernel_wanted(intent: Intent, project_dir: Path, reqs: list[ProjectRequireme
 
 
 def kernel_reason(wanted: KernelWanted) -> str:
-    """The plan's line for it (English data; ``resolve.reason_texts`` translates it)."""
-    return f"ipykernel in the environment and a kernelspec registered ({wanted.why}); [env] jupyter = false leaves it out"
+    """The plan's line for it."""
+    return reason("kernel.planned", PROJECT, why=wanted.why)
 
 
 def _gather_base(intent: Intent, project_dir: Path) -> tuple[list[ProjectRequirement], list[str]]:
@@ -319,13 +318,14 @@ def check_against_plan(reqs: list[ProjectRequirement], plan: Plan) -> None:
 def agreeing_pins(reqs: list[ProjectRequirement], plan: Plan) -> list[str]:
     """One line per torch-family pin of the project's files (after ``check_against_plan``)."""
     planned = {_normalize(p.name): p.version for p in plan.packages}
-    out = []
+    out: list[str] = []
     for r in reqs:
         name = _named(r.text)
         if name in planned and _normalize(r.text.strip()) != name:
             where = f"{Path(r.file).name}:{r.line}" if r.line else Path(r.file).name
             kind = "constraint" if r.constraint else "requirement"
-            out.append(f"{where}: {kind} `{r.text}` agrees with {name} {planned[name]}")
+            out.append(reason("req.pin_agrees_" + kind, PROJECT, where=where, text=r.text, name=name,
+                              version=planned[name]))
     return out
 
 

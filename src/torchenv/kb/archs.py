@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..reasons import Reason, reason
 from .model import ArchSet
 
 
@@ -33,15 +34,13 @@ class ArchMatch:
     def label(self) -> str:
         return sm_label(self.code) if self.kind == "sass" else "compute_" + self.code.replace(".", "")
 
-    def explain(self) -> str:
+    def explain(self) -> Reason:
         have, got = cc_tuple(self.cc), cc_tuple(self.code)
         if self.kind == "sass":
             if have == got:
-                return f"carries {self.label}, an exact match for {self.cc}"
-            return (f"carries {self.label}, which runs on {self.cc} "
-                    f"(same major, minor {got[1]} <= {have[1]})")
-        return (f"carries PTX {self.label}, which the driver JIT-compiles for {self.cc} "
-                f"(slow first start; some library kernels may be missing)")
+                return reason("arch.exact", label=self.label, cc=self.cc)
+            return reason("arch.same_major", label=self.label, cc=self.cc, got=got[1], have=have[1])
+        return reason("arch.ptx", label=self.label, cc=self.cc)
 
 
 def match(cc: str, archs: ArchSet) -> ArchMatch | None:
@@ -57,25 +56,25 @@ def match(cc: str, archs: ArchSet) -> ArchMatch | None:
     return None
 
 
-def describe(archs: ArchSet) -> str:
+def describe(archs: ArchSet) -> Reason:
     """``"sm_70..sm_120 without PTX"`` -- short enough for one reason line."""
     if not archs.sm:
-        return "no GPU code"
+        return reason("arch.no_code")
     labels = [sm_label(s) for s in archs.sm]
     span = labels[0] if len(labels) == 1 else f"{labels[0]}..{labels[-1]}"
     if len(labels) <= 3:
         span = ", ".join(labels)
-    ptx = f"with PTX compute_{archs.ptx.replace('.', '')}" if archs.ptx else "without PTX"
-    return f"{span} {ptx}"
+    if archs.ptx:
+        return reason("arch.span_ptx", span=span, ptx=archs.ptx.replace(".", ""))
+    return reason("arch.span", span=span)
 
 
-def why_not(cc: str, archs: ArchSet) -> str:
+def why_not(cc: str, archs: ArchSet) -> Reason:
     """Why a GPU of capability ``cc`` finds no kernel in ``archs`` (assumes ``match`` returned None)."""
     major, minor = cc_tuple(cc)
     same_major = [s for s in archs.sm if cc_tuple(s)[0] == major]
     if same_major:
-        return (f"its sm_{major}x code ({', '.join(sm_label(s) for s in same_major)}) is newer than {cc}, "
-                f"and SASS only runs on an equal or higher minor")
+        return reason("arch.newer_minor", major=major, labels=", ".join(sm_label(s) for s in same_major), cc=cc)
     if archs.ptx and cc_tuple(archs.ptx) > (major, minor):
-        return f"no sm_{major}x code, and its PTX (compute_{archs.ptx.replace('.', '')}) needs CC >= {archs.ptx}"
-    return f"no sm_{major}x code and no PTX to JIT-compile"
+        return reason("arch.ptx_too_new", major=major, ptx=archs.ptx.replace(".", ""), need=archs.ptx)
+    return reason("arch.no_major", major=major)

@@ -9,11 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..reasons import MACHINE, Reason, reason
 from .machine_view import MachineView
 from .search import Candidate, Constraints, search
 
 
-def _entry(kind: str, c: Candidate, why: str, **extra: Any) -> dict[str, Any]:
+def _entry(kind: str, c: Candidate, why: Reason, **extra: Any) -> dict[str, Any]:
     out: dict[str, Any] = {"kind": kind, "torch": c.release.version, "tier": c.tier}
     out.update(extra)
     out["why"] = why
@@ -24,8 +25,8 @@ def _python_entry(c: Candidate, cons: Constraints, mv: MachineView) -> dict[str,
     supported = c.release.pythons(mv.platform)
     pick = max((v for v in supported if v not in c.release.python_experimental), default=supported[-1],
                key=lambda v: tuple(int(x) for x in v.split(".")))
-    return _entry("python", c, f"torch {c.release.version} has wheels for Python {supported[0]}-{supported[-1]}",
-                  python=pick)
+    return _entry("python", c, reason("alt.python", version=c.release.version, first=supported[0],
+                                      last=supported[-1]), python=pick)
 
 
 # (does the rule apply, the relaxed request, the alternative a found candidate makes, or None), in the order shown
@@ -33,26 +34,27 @@ _Rule = tuple[Callable[[Constraints, MachineView], bool], Callable[[Constraints]
               Callable[[Candidate, Constraints, MachineView], "dict[str, Any] | None"]]
 _RULES: tuple[_Rule, ...] = (
     (lambda cons, mv: cons.tier != "auto", lambda cons: cons.relax(tier="auto"),
-     lambda c, cons, mv: _entry("tier", c, f"torch {c.release.version} built for {c.tier} fits this machine "
-                                           f"({cons.tier} does not)")),
+     lambda c, cons, mv: _entry("tier", c, reason("alt.tier", MACHINE, version=c.release.version, tier=c.tier,
+                                                  asked=cons.tier))),
     (lambda cons, mv: bool(cons.spec), lambda cons: cons.relax(spec=None),
-     lambda c, cons, mv: _entry("torch", c, f"torch {c.release.version} ({c.tier}) is the newest release that "
-                                            "fits this machine")),
+     lambda c, cons, mv: _entry("torch", c, reason("alt.newest", MACHINE, version=c.release.version,
+                                                   tier=c.tier))),
     (lambda cons, mv: bool(cons.spec) and cons.tier != "auto", lambda cons: cons.relax(spec=None, tier="auto"),
-     lambda c, cons, mv: _entry("torch", c, f"torch {c.release.version} with {c.tier} fits this machine")),
+     lambda c, cons, mv: _entry("torch", c, reason("alt.torch_tier", MACHINE, version=c.release.version,
+                                                   tier=c.tier))),
     (lambda cons, mv: bool(cons.python), lambda cons: cons.relax(python=None), _python_entry),
     (lambda cons, mv: cons.policy == "strict", lambda cons: cons.relax(policy="compat"),
-     lambda c, cons, mv: _entry("policy", c, "the compat policy accepts NVIDIA's minor-version compatibility "
-                                             "floors", policy="compat")),
+     lambda c, cons, mv: _entry("policy", c, reason("alt.policy"), policy="compat")),
     (lambda cons, mv: mv.mode == "cuda" and bool(mv.driver), lambda cons: cons.relax(check_driver=False),
-     lambda c, cons, mv: _entry("driver", c, f"with an NVIDIA driver >= {c.floor}, torch {c.release.version} "
-                                             f"{c.tier} would run here", min_driver=c.floor) if c.floor else None),
+     lambda c, cons, mv: _entry("driver", c, reason("alt.driver", MACHINE, floor=c.floor, version=c.release.version,
+                                                    tier=c.tier), min_driver=c.floor) if c.floor else None),
     (lambda cons, mv: not cons.allow_experimental and cons.tier == "auto",
      lambda cons: cons.relax(allow_experimental=True),
-     lambda c, cons, mv: _entry("experimental", c, f"{c.tier} is experimental for torch {c.release.version}")
+     lambda c, cons, mv: _entry("experimental", c, reason("alt.experimental", tier=c.tier,
+                                                          version=c.release.version))
      if c.status == "experimental" else None),
     (lambda cons, mv: mv.mode in ("cuda", "rocm") and cons.tier != "cpu", lambda cons: cons.relax(tier="cpu"),
-     lambda c, cons, mv: _entry("tier", c, "the CPU build installs and runs here, without GPU acceleration")),
+     lambda c, cons, mv: _entry("tier", c, reason("alt.cpu", MACHINE))),
 )
 
 
@@ -76,19 +78,18 @@ def alternatives(cons: Constraints, mv: MachineView) -> list[dict[str, Any]]:
     return unique
 
 
-def as_words(alt: dict[str, Any]) -> str:
+# how each kind of alternative is said: the catalogue's sentence and the alternative's field it names
+_WORDS = {"python": ("words.alt_python", "python"), "driver": ("words.alt_driver", "min_driver"),
+          "policy": ("words.alt_policy", ""), "experimental": ("words.alt_experimental", "")}
+
+
+def as_words(alt: dict[str, Any]) -> Reason:
     """One alternative as a short phrase, for the refusal message."""
-    kind = alt["kind"]
-    base = f"torch {alt['torch']} with {alt['tier']}"
-    if kind == "python":
-        return f"Python {alt['python']} ({base})"
-    if kind == "driver":
-        return f"NVIDIA driver >= {alt['min_driver']} ({base})"
-    if kind == "policy":
-        return f"policy = \"compat\" ({base})"
-    if kind == "experimental":
-        return f"allow_experimental = true ({base})"
-    return base
+    base = reason("words.alt_base", torch=alt["torch"], tier=alt["tier"])
+    said = _WORDS.get(alt["kind"])
+    if said is None:
+        return base
+    return reason(said[0], alternative=base, value=alt.get(said[1], ""))
 
 
 def as_flags(alt: dict[str, Any]) -> str:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from .. import kb
+from ..reasons import SOURCES, Reason, reason
 from ..redaction import strip_secrets
 
 if TYPE_CHECKING:
@@ -48,15 +49,16 @@ class TierListing:
     links: tuple[Any, ...] = ()                  # IndexFile-like: .filename, .url
     pythons: dict[str, frozenset[str]] = field(default_factory=dict)   # version -> "3.12", "3.14t" (cp3XY wheels)
 
-    def when(self) -> str:
-        return "just now" if self.age_s < 60 else f"{int(self.age_s // 60)} min ago"
+    def when(self) -> Reason:
+        return reason("index.just_now") if self.age_s < 60 else reason("index.minutes_ago",
+                                                                        minutes=int(self.age_s // 60))
 
 
 @dataclass(frozen=True)
 class IndexView:
     platform: str
     listings: dict[str, TierListing] = field(default_factory=dict)
-    unreachable: tuple[str, ...] = ()            # "host: why", for the plan's reasons
+    unreachable: tuple[Reason, ...] = ()         # "host: why", for the plan's reasons
 
     def lacks(self, rel: kb.Release, tier: str, python: str | None = None) -> Rejection | None:
         """Why ``rel`` ``tier`` (for ``python``, when one is asked for) is skipped; None: the index has it or
@@ -66,14 +68,15 @@ class IndexView:
         listing = self.listings.get(tier)
         if listing is None or kb.pypi_default_tier(rel, self.platform) == tier:   # that build comes from PyPI
             return None
-        where = f"the {tier} index ({listing.url}, read {listing.when()})"
+        where = reason("index.where", SOURCES, tier=tier, url=listing.url, when=listing.when())
         if rel.version not in listing.versions and tier not in rel.seen_on_index:
-            return Rejection(rel.version, tier, "index", f"{tier} skipped: the recipes list torch {rel.version} "
-                             f"{tier}, but {where} has no torch {rel.version} wheel for {self.platform}")
+            return Rejection(rel.version, tier, "index", reason("index.no_wheel", SOURCES, tier=tier,
+                                                                version=rel.version, where=where,
+                                                                platform=self.platform))
         if python and listing.pythons.get(rel.version) and python not in listing.pythons[rel.version]:
-            return Rejection(rel.version, tier, "index", f"{tier} skipped: {where} has no Python {python} wheel "
-                             f"of torch {rel.version} for {self.platform} "
-                             f"(it has {', '.join(sorted(listing.pythons[rel.version], key=kb.vtuple))})")
+            return Rejection(rel.version, tier, "index", reason(
+                "index.no_python_wheel", SOURCES, tier=tier, where=where, python=python, version=rel.version,
+                platform=self.platform, pythons=", ".join(sorted(listing.pythons[rel.version], key=kb.vtuple))))
         return None
 
     def extend(self, rel: kb.Release, mode: str) -> kb.Release:
@@ -88,12 +91,12 @@ class IndexView:
         platforms = {**rel.platforms, self.platform: have + found}
         return replace(rel, platforms=platforms, learnt=rel.learnt | set(found), seen_on_index=frozenset(found))
 
-    def reason(self, rel: kb.Release, tier: str) -> str | None:
+    def reason(self, rel: kb.Release, tier: str) -> Reason | None:
         listing = self.listings.get(tier)
         if listing is None:
             return None
-        return f"checked the {tier} index ({listing.url}, read {listing.when()}): it holds torch {rel.version} for " \
-               f"{self.platform}"
+        return reason("index.checked", SOURCES, tier=tier, url=listing.url, when=listing.when(), version=rel.version,
+                      platform=self.platform)
 
 
 def _kind_of(tier: str) -> str:
@@ -280,12 +283,12 @@ def _read_pages(wanted: dict[str, TorchSource], memory: Any) -> dict[str, Any]:
         return dict(zip(wanted, pool.map(lambda s: _read_page(s.url, s.layout, memory), wanted.values())))
 
 
-def _dead_hosts(targets: dict[str, TorchSource], memory: Any) -> tuple[str, ...]:
+def _dead_hosts(targets: dict[str, TorchSource], memory: Any) -> tuple[Reason, ...]:
     """``host: why`` for each host of the tiers' sources that failed, once each, in tier order."""
     from ..sources.deadhosts import host_of
 
     dead = dict.fromkeys(h for h in (host_of(strip_secrets(s.url)) for s in targets.values()) if h in memory.dead)
-    return tuple(f"{h}: {memory.dead[h]}" for h in dead)
+    return tuple(reason("index.host_failed", SOURCES, host=h, why=memory.dead[h]) for h in dead)
 
 
 def check(intent: Intent, cons: Constraints, mv: MachineView, overrides: Any = None) -> IndexView | None:
@@ -311,7 +314,7 @@ def check(intent: Intent, cons: Constraints, mv: MachineView, overrides: Any = N
     return IndexView(mv.platform, listings, _dead_hosts(targets, memory))
 
 
-def variant_lines(index: IndexView, found: Any, machine: Any) -> tuple[list[str], list[str]]:
+def variant_lines(index: IndexView, found: Any, machine: Any) -> tuple[list[Reason], list[Reason]]:
     """(reasons, warnings) from the ``torch-<version>-variants.json`` the chosen tier's page links, if any."""
     from ..errors import SourceError
     from ..probe.variants import supported_properties
@@ -324,13 +327,12 @@ def variant_lines(index: IndexView, found: Any, machine: Any) -> tuple[list[str]
     try:
         variants = read_variants(link, timeout=PAGE_TIMEOUT_S)
     except SourceError as exc:
-        return [], [f"the index's variant metadata was not used: {exc.message}"]
+        return [], [reason("index.variants_unused", SOURCES, error=exc.message)]
     ranked = fits_ranked(variants, supported_properties(machine))
     good = [v.label for v in ranked if v.fits]
-    reasons = [f"the index's {link.filename} (wheel variants, PEP 825 draft): variants that fit this machine, "
-               f"best first: {', '.join(good) or 'none'}"]
+    reasons = [reason("index.variants", SOURCES, file=link.filename,
+                      good=", ".join(good) if good else reason("words.none"))]
     chosen = next((v for v in ranked if v.label == found.tier), None)
     warnings = [] if chosen is None or chosen.fits else [
-        f"the index's {link.filename} says its {found.tier} variant needs {chosen.missing}, which this machine's "
-        f"probe does not report; torchenv's own checks chose {found.tier}"]
+        reason("index.variant_needs", SOURCES, file=link.filename, tier=found.tier, missing=chosen.missing)]
     return reasons, warnings

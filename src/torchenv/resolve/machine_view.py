@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 
 from .. import kb
 from ..machine import Machine
+from ..reasons import MACHINE, Joined, Reason, reason
 
 _ARCH = {"amd64": "x86_64", "x64": "x86_64", "arm64": "aarch64", "aarch64": "aarch64", "x86_64": "x86_64"}
 
@@ -34,14 +35,16 @@ class GpuView:
         """``GeForce GTX 1080 Ti`` (vendor prefix dropped: every GPU here is NVIDIA); assumed GPUs are told
         apart by number when there are several."""
         if self.name.startswith("assumed GPU"):
-            return "the assumed GPU" if self.assumed_index is None else f"assumed GPU {self.assumed_index + 1}"
+            return (reason("gpu.assumed", MACHINE) if self.assumed_index is None
+                    else reason("gpu.assumed_n", MACHINE, number=self.assumed_index + 1))
         name = self.name[7:] if self.name.startswith("NVIDIA ") else self.name
         return name or "GPU"
 
-    def describe(self) -> str:
+    def describe(self) -> Reason:
         if not self.cc:
-            return f"{self.label} (compute capability unknown)"
-        return f"{self.label} (sm_{self.cc.replace('.', '')}, {kb.gpu_family(self.cc)})"
+            return reason("gpu.cc_unknown", MACHINE, gpu=self.label)
+        return reason("gpu.described", MACHINE, gpu=self.label, sm=self.cc.replace(".", ""),
+                      family=kb.gpu_family(self.cc))
 
 
 @dataclass(frozen=True)
@@ -53,32 +56,30 @@ class MachineView:
     gpus: tuple[GpuView, ...]
     gfx: tuple[str, ...] = ()
     glibc: str | None = None
-    warnings: tuple[str, ...] = field(default=())
+    warnings: tuple[Reason, ...] = field(default=())
 
-    def summary(self) -> str:
+    def summary(self) -> Reason:
         if self.mode == "cuda":
-            gpus = ", ".join(g.describe() for g in self.gpus)
-            driver = f"NVIDIA driver {self.driver}" if self.driver else "NVIDIA driver version unknown"
-            return f"machine: {self.platform}, {driver}, {len(self.gpus)} GPU{'s' if len(self.gpus) != 1 else ''}: {gpus}"
+            gpus = Joined(tuple(g.describe() for g in self.gpus))
+            driver = (reason("machine.driver", MACHINE, driver=self.driver) if self.driver
+                      else reason("machine.driver_unknown", MACHINE))
+            return reason("machine.gpus" if len(self.gpus) != 1 else "machine.gpu", MACHINE, platform=self.platform,
+                          driver_text=driver, count=len(self.gpus), gpus=gpus)
         if self.mode == "rocm":
-            return f"machine: {self.platform}, AMD ROCm GPU(s): {', '.join(self.gfx)}"
+            return reason("machine.rocm", MACHINE, platform=self.platform, gfx=", ".join(self.gfx))
         if self.mode == "mps":
-            return f"machine: {self.platform} (Apple silicon: the cpu build includes MPS)"
-        return f"machine: {self.platform}, no usable GPU"
+            return reason("machine.mps", MACHINE, platform=self.platform)
+        return reason("machine.no_gpu", MACHINE, platform=self.platform)
 
 
-def _gpu_views(machine: Machine, warnings: list[str]) -> list[GpuView]:
+def _gpu_views(machine: Machine, warnings: list[Reason]) -> list[GpuView]:
     """Each GPU with its compute capability (from the GPU table when the probe had none; a warning says which)."""
     gpus = []
     for g in machine.gpus:
         cc = g.compute_capability or kb.gpu_cc(g.name)
         if not g.compute_capability:
-            if cc:
-                warnings.append(f"{g.name}: compute capability not reported; {cc} taken from the GPU table "
-                                "(recipes/gpus.toml)")
-            else:
-                warnings.append(f"{g.name}: compute capability unknown, so its compiled-code check is skipped; "
-                                "give it with --assume-gpu X.Y")
+            warnings.append(reason("warn.cc_from_table", MACHINE, gpu=g.name, cc=cc) if cc else
+                            reason("warn.cc_unknown", MACHINE, gpu=g.name))
         gpus.append(GpuView(name=g.name or f"GPU {g.index}", cc=cc, jetson=kb.is_jetson(cc, g.name or "")))
     assumed = [i for i, g in enumerate(gpus) if g.name.startswith("assumed GPU")]
     if len(assumed) > 1:
@@ -98,17 +99,17 @@ def _mode(machine: Machine, platform: str, gpus: list[GpuView]) -> str:
     return "cpu"
 
 
-def _hidden_gpus_warning(machine: Machine) -> str | None:
+def _hidden_gpus_warning(machine: Machine) -> Reason | None:
     """Why a machine with an NVIDIA driver gets a CPU plan (its GPUs hidden, or none visible)."""
     if machine.nvidia is None or not machine.nvidia.driver:
         return None
     hidden = machine.nvidia.hidden_by_cuda_visible_devices
     if machine.cuda_visible_devices is not None or hidden:
-        why = f"CUDA_VISIBLE_DEVICES={machine.cuda_visible_devices!r} hides {hidden or 'all'} GPU(s)"
+        why = reason("machine.hidden_by_cvd", MACHINE, value=repr(machine.cuda_visible_devices),
+                     count=hidden or reason("words.all"))
     else:
-        why = "no GPU is visible"
-    return (f"an NVIDIA driver ({machine.nvidia.driver}) is installed but {why}: planning a CPU "
-            "build; unset CUDA_VISIBLE_DEVICES (or pass --cuda) to plan for the GPUs")
+        why = reason("machine.no_gpu_visible", MACHINE)
+    return reason("warn.driver_but_hidden", MACHINE, driver=machine.nvidia.driver, why=why)
 
 
 def _falls_back_to_cpu(machine: Machine, gpus: list[GpuView]) -> bool:
@@ -117,7 +118,9 @@ def _falls_back_to_cpu(machine: Machine, gpus: list[GpuView]) -> bool:
 
 
 def view(machine: Machine) -> MachineView:
-    warnings: list[str] = []
+    """The resolver's view of ``machine``; each normalisation it makes (a capability taken from the GPU table,
+    GPUs hidden by CUDA_VISIBLE_DEVICES, an unknown driver) is said as a warning."""
+    warnings: list[Reason] = []
     platform = platform_key(machine)
     driver_os = "windows" if machine.os == "windows" or machine.wsl else "linux"
     gpus = _gpu_views(machine, warnings)
@@ -126,7 +129,7 @@ def view(machine: Machine) -> MachineView:
     if hidden:
         warnings.append(hidden)
     if mode == "cuda" and machine.driver is None:
-        warnings.append("NVIDIA driver version unknown: the driver floor of the tier could not be checked")
+        warnings.append(reason("warn.driver_unknown", MACHINE))
     return MachineView(platform=platform, driver_os=driver_os, mode=mode, driver=machine.driver,
                        gpus=tuple(gpus), gfx=tuple(machine.rocm.gfx) if machine.rocm else (),
                        glibc=machine.glibc, warnings=tuple(warnings))

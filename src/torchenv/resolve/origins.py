@@ -8,20 +8,23 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..reasons import CALLER, PROJECT, Reason, reason
+
 if TYPE_CHECKING:
     from ..intent.model import Intent
 
 
-def who(intent: Intent, key: str) -> str:
-    """``"the project (torchenv.toml:3)"``, ``"the user (--cuda)"``, ``"torchenv (fallback: ...)"``."""
+def who(intent: Intent, key: str) -> Reason:
+    """``"the project (torchenv.toml:3)"``, ``"the user (--cuda)"``, ``"torchenv (fallback: ...)"``: a reason
+    whose ``decided_by`` says which of them."""
     for k, by in intent.origins:
         if k == key:
-            return by
+            return by if isinstance(by, Reason) else reason("who.recorded", text=by)
     if intent.file is not None:
         line = _line(intent, key)
         if line is not None:
-            return f"the project ({intent.file.name}:{line})"
-    return "the caller"
+            return reason("who.project", PROJECT, where=f"{intent.file.name}:{line}")
+    return reason("who.caller", CALLER)
 
 
 def _line(intent: Intent, key: str) -> int | None:
@@ -37,4 +40,6 @@ def _line(intent: Intent, key: str) -> int | None:
 
 def asked(who_text: str) -> bool:
     """Did a person ask (the project or the user), rather than torchenv's own rule?"""
+    if isinstance(who_text, Reason):
+        return who_text.decided_by != "torchenv"
     return not who_text.startswith("torchenv")

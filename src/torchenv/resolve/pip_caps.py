@@ -62,8 +62,9 @@ def forbidden(plan: Plan) -> str | None:
     for cap in caps(tuple(files)):
         version = planned.get(cap.name)
         if version is not None and not _allows(cap, version):
-            return (f"your pip configuration's constraint file allows only {cap.name}{cap.specifier} "
-                    f"({cap.where}), and pip/uv apply it to every install")
+            from ..reasons import USER, reason
+
+            return reason("fetch.pip_constraint", USER, requirement=f"{cap.name}{cap.specifier}", where=cap.where)
     return None
 
 

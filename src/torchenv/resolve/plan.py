@@ -63,6 +63,8 @@ class Plan:
         return next((p for p in self.packages if p.name == name), None)
 
     def to_json(self) -> dict[str, Any]:
+        from ..reasons import to_json as reason_json
+
         return {
             "torch": self.torch_version,
             "tier": self.tier,
@@ -72,6 +74,7 @@ class Plan:
             "python_path": self.python_path,
             "backend": self.backend,
             "backend_reason": self.backend_reason,
+            "backend_reason_data": reason_json(self.backend_reason),
             "installer": self.installer,
             "platform": self.platform,
             "target": self.target_name,
@@ -82,8 +85,10 @@ class Plan:
                          for p in self.packages],
             "sources": self.sources.to_json() if self.sources else None,
             "reasons": list(self.reasons),
+            "reasons_data": [reason_json(r) for r in self.reasons],
             "import_requirements": list(self.import_requirements),
             "warnings": list(self.warnings),
+            "warnings_data": [reason_json(w) for w in self.warnings],
             "machine": {
                 "os": self.machine.os, "arch": self.machine.arch, "driver": self.machine.driver,
                 "compute_capabilities": [g.compute_capability for g in self.machine.gpus],

@@ -9,14 +9,15 @@ from dataclasses import dataclass
 
 from .. import kb
 from ..machine import Machine
+from ..reasons import CALLER, MACHINE, PROJECT, TORCHENV, Reason, reason
 
 
 @dataclass(frozen=True)
 class PythonChoice:
     version: str
     path: str | None            # interpreter on this machine (None: unknown path or must be installed)
-    reason: str
-    warning: str | None = None
+    reason: Reason
+    warning: Reason | None = None
     present: bool = True        # the machine has this Python (an assumed machine may not know its path)
 
 
@@ -48,18 +49,18 @@ def within(versions: list[str], requires: tuple[str, str] | None) -> list[str]:
     return [v for v in versions if spec.contains(v.rstrip("t") + ".0", prereleases=True)]
 
 
-def _asked_for(machine: Machine, wanted: str, wanted_by: str, requires: tuple[str, str] | None) -> PythonChoice:
+def _asked_for(machine: Machine, wanted: str, wanted_by: Reason, requires: tuple[str, str] | None) -> PythonChoice:
     """The Python the project or user named: taken as is, with a warning when it must be installed or falls
     outside requires-python."""
     path = interpreter(machine, wanted)
-    where = ("not on this machine: it will be installed" if path is None else
-             f"found at {path}" if path else "on the (assumed) machine")
-    warning = None if path is not None else f"Python {wanted} is not on this machine; `up` has to install it"
+    where = (reason("python.not_here", MACHINE) if path is None else
+             reason("python.found_at", MACHINE, path=path) if path else reason("python.assumed", MACHINE))
+    warning = None if path is not None else reason("warn.python_missing", MACHINE, python=wanted)
     if requires and not within([wanted], requires):
-        warning = (f"Python {wanted} is outside the project's requires-python {requires[0]} ({requires[1]}): "
-                   "installing the project will fail")
-    return PythonChoice(wanted, path or None, f"Python {wanted}: set by {wanted_by}; {where}", warning,
-                        present=path is not None)
+        warning = reason("warn.python_outside", PROJECT, python=wanted, spec=requires[0], file=requires[1])
+    return PythonChoice(wanted, path or None, reason("python.set", wanted_by.decided_by, python=wanted,
+                                                     who=wanted_by, where=where),
+                        warning, present=path is not None)
 
 
 def _newest_stable(versions: list[str], rel: kb.Release) -> str:
@@ -68,41 +69,41 @@ def _newest_stable(versions: list[str], rel: kb.Release) -> str:
     return (stable or versions)[-1]
 
 
-def _on_machine(rel: kb.Release, machine: Machine, present: list[str], bound: str) -> PythonChoice:
+def _on_machine(rel: kb.Release, machine: Machine, present: list[str], bound: Reason | str) -> PythonChoice:
+    """The newest stable Python of this machine that the release has wheels for (an experimental one if only)."""
     pick = _newest_stable(present, rel)
-    others = f" (also on this machine: {', '.join(v for v in present if v != pick)})" if len(present) > 1 else ""
+    others = [v for v in present if v != pick]
     return PythonChoice(pick, interpreter(machine, pick) or None,
-                        f"Python {pick}: the newest Python on this machine that torch {rel.version} has "
-                        f"wheels for{others}{bound}")
+                        reason("python.newest_here_others" if others else "python.newest_here", MACHINE,
+                               python=pick, version=rel.version, others=", ".join(others), bound=bound))
 
 
-def _to_install(rel: kb.Release, machine: Machine, supported: list[str], bound: str) -> PythonChoice:
+def _to_install(rel: kb.Release, machine: Machine, supported: list[str], bound: Reason | str) -> PythonChoice:
+    """None of this machine's Pythons fits: the newest stable one the release supports, to be installed."""
     pick = _newest_stable(supported, rel)
-    have = ", ".join(machine.python_versions()) or "none found"
+    have = ", ".join(machine.python_versions()) or reason("words.none_found")
     return PythonChoice(pick, None,
-                        f"Python {pick}: the newest Python torch {rel.version} supports "
-                        f"({supported[0]}-{supported[-1]}); none of this machine's Pythons ({have}) fits, "
-                        f"so it must be installed{bound}",
-                        f"Python {pick} is not on this machine; `up` has to install it (conda backend, or "
-                        f"`uv python install {pick}`)", present=False)
+                        reason("python.install", TORCHENV, python=pick, version=rel.version, first=supported[0],
+                               last=supported[-1], have=have, bound=bound),
+                        reason("warn.python_install", MACHINE, python=pick), present=False)
 
 
 def choose_python(rel: kb.Release, machine: Machine, wanted: str | None,
                   prefer: str | None = None, platform: str | None = None, *,
-                  wanted_by: str = "the project", requires: tuple[str, str] | None = None) -> PythonChoice:
+                  wanted_by: Reason | None = None, requires: tuple[str, str] | None = None) -> PythonChoice:
     """``wanted_by`` names who asked for ``wanted``; ``requires`` is the project's (requires-python, file): the
     Python chosen here stays inside it, since installing the project fails outside it.
 
     In order: the Python asked for, the caller's preference when torch supports it, the newest supported one on
     the machine, else the newest supported one (to be installed)."""
     if wanted:
-        return _asked_for(machine, wanted, wanted_by, requires)
-    bound = f"; kept within the project's requires-python {requires[0]} ({requires[1]})" if requires else ""
+        return _asked_for(machine, wanted, wanted_by or reason("who.project_bare", PROJECT), requires)
+    bound = reason("python.bound", PROJECT, spec=requires[0], file=requires[1]) if requires else ""
     supported = within(list(rel.pythons(platform)), requires) or list(rel.pythons(platform))
     if prefer and prefer in supported:
         path = interpreter(machine, prefer)
-        return PythonChoice(prefer, path or None, f"Python {prefer}: preferred by the caller and supported by "
-                            f"torch {rel.version}{bound}", present=path is not None)
+        return PythonChoice(prefer, path or None, reason("python.preferred", CALLER, python=prefer,
+                                                         version=rel.version, bound=bound), present=path is not None)
     present = [v for v in machine.python_versions() if v in supported]
     if present:
         return _on_machine(rel, machine, present, bound)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import PlanRefused, PulledInFamily, SourceError
+from ..reasons import SOURCES, TORCHENV, Joined, Reason, reason
 
 if TYPE_CHECKING:
     from ..intent.model import Intent
@@ -37,19 +38,19 @@ if TYPE_CHECKING:
 MAX_CANDIDATES = 12
 _ALSO_NEEDED: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar("also_needed",
                                                                              default=frozenset())
-FALLBACK = "reachable builds: "      # the start of the warning ``up`` prints for a fallback plan
+FALLBACK = "fallback."      # the start of the ids of the warnings ``up`` prints for a fallback plan
 
 
 def with_pulled_in_note(found: Plan, plan: Plan, pulled: PulledInFamily) -> Plan:
     """``found`` (planned again because the resolve of ``plan`` pulled in ``pulled.name``), saying so."""
-    note = (f"{FALLBACK}the resolve pulled in {pulled.name}, which the source of torch {plan.torch_version} "
-            f"({plan.tier}) does not serve ({pulled.message})")
+    note = reason("fallback.pulled_in", SOURCES, name=pulled.name, version=plan.torch_version, tier=plan.tier,
+                  message=pulled.message)
     return dataclasses.replace(found, warnings=(*found.warnings, note), reasons=(*found.reasons, note))
 
 
 def fallback_said(plan: Plan) -> list[str]:
     """The warnings saying a fallback was planned and what was skipped (``up`` prints them)."""
-    return [w for w in plan.warnings if w.startswith(FALLBACK)]
+    return [w for w in plan.warnings if isinstance(w, Reason) and w.id.startswith(FALLBACK)]
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ class Candidate:
     version: str | None
     tier: str | None
     python: str | None
-    why: str
+    why: Reason
 
     def flags(self) -> str:
         words = [f"--torch {self.version.lstrip('=')}" if self.version else "", f"--cuda {self.tier}" if self.tier else "",
@@ -102,7 +103,8 @@ def _available(plan: Plan, intent: Intent, machine: Machine, overrides: SourceOv
     missing = missing_file(plan, memory)
     if missing is None:
         return plan
-    skipped = [f"torch {plan.torch_version} ({plan.tier}) for Python {plan.python}: {missing}"]
+    skipped = [reason("fallback.planned_missing", SOURCES, version=plan.torch_version, tier=plan.tier,
+                      python=plan.python, why=missing)]
     explicit = _explicit(intent)
     tried: list[tuple[Candidate, Plan]] = []
     candidates = list(_candidates(plan, intent))
@@ -110,7 +112,8 @@ def _available(plan: Plan, intent: Intent, machine: Machine, overrides: SourceOv
         for cand in candidates:
             found = _try(cand, intent, machine, overrides, where)
             if isinstance(found, str):
-                skipped.append(f"{cand.flags()} ({cand.why}): {found}")
+                skipped.append(reason("fallback.candidate_failed", SOURCES, flags=cand.flags(), candidate=cand.why,
+                                      why=found))
                 continue
             if _keeps(found, plan, intent):
                 return _with_fallback(found, skipped, cand, local=isinstance(where, LocalOnly))
@@ -118,10 +121,17 @@ def _available(plan: Plan, intent: Intent, machine: Machine, overrides: SourceOv
                 tried.append((cand, found))
     if explicit:
         raise _refusal(plan, explicit, missing, tried, memory)
-    raise PlanRefused(f"no torch build that runs here can be fetched from here; {plan.tier} needs {missing}",
-                      reasons=[*plan.reasons, "skipped: " + "; ".join(skipped)],
-                      hint="check your network/proxy, pick a working mirror (`torchenv mirror test`), or put the "
-                           "wheels in a folder listed in pip's find-links")
+    raise PlanRefused(reason("fallback.none_fetchable", SOURCES, tier=plan.tier, why=missing),
+                      reasons=[*plan.reasons, reason("fallback.skipped_colon", SOURCES, what=Joined(tuple(skipped), "; "))],
+                      hint=reason("hint.fetch"), fits=fits(plan, missing))
+
+
+def fits(plan: Plan, missing: str) -> dict[str, Any]:
+    """The build that fits this machine, for a refusal that is about fetching it: what fits (decided from the
+    machine and the recipes) apart from what could not be fetched (the sources)."""
+    return {"torch": plan.torch_version, "tier": plan.tier, "python": plan.python, "platform": plan.platform,
+            "target": plan.target_name, "fetchable": False, "not_fetchable": str(missing),
+            "not_fetchable_data": missing.to_json() if isinstance(missing, Reason) else None}
 
 
 def _explicit(intent: Intent) -> list[str]:
@@ -133,7 +143,7 @@ def _explicit(intent: Intent) -> list[str]:
     if t.version:
         out.append(f'version = "{t.version}"')
     if t.python:
-        out.append(f'python = "{t.python}"')
+        out.append(f'python = "{t.python}"')   # TOML words: the same in every language
     return out
 
 
@@ -203,16 +213,16 @@ def _unlisted(plan: Plan, name: str, memory: Any) -> str | None:
 
     tags = set(target_tags(plan.python, plan.platform, target_glibc(plan.machine, plan.platform)))
     source = FROM_PYPI if plan.pypi_default_build else FROM_TORCH_INDEX
-    tried = []
+    tried: list[Reason] = []
     for url, layout in search_order(_sources(plan), source):
         if not memory.usable(url):
-            tried.append(f"{url}: skipped")
+            tried.append(reason("fetch.url_skipped", SOURCES, url=url))
             continue
         try:
             files = list_project_files(url, name, layout=layout)
         except SourceError as exc:
             memory.failed(url, exc.message, unreachable=True)
-            tried.append(f"{url}: {exc.message}")
+            tried.append(reason("fetch.url_why", SOURCES, url=url, why=exc.message))
             continue
         for f in files:
             try:
@@ -221,8 +231,8 @@ def _unlisted(plan: Plan, name: str, memory: Any) -> str | None:
                 continue
             if fname == name and ftags & tags:
                 return None
-        tried.append(f"{url}: no {name} wheel for Python {plan.python}")
-    return f"the project's requirements name {name}, which no reachable source of this plan serves ({'; '.join(tried)})"
+        tried.append(reason("fetch.url_no_wheel", SOURCES, url=url, name=name, python=plan.python))
+    return reason("fetch.requirement_unserved", SOURCES, name=name, tried=Joined(tuple(tried), "; "))
 
 
 class LocalOnly:
@@ -235,7 +245,7 @@ class LocalOnly:
         return None
 
     def why_skipped(self, urls: list[str]) -> str:
-        return "not on this machine; local files are tried first"
+        return reason("fetch.local_first", SOURCES)
 
 
 def _candidates(plan: Plan, intent: Intent) -> Iterator[Candidate]:
@@ -254,7 +264,7 @@ def _candidates(plan: Plan, intent: Intent) -> Iterator[Candidate]:
     from .. import kb
 
     rel = kb.release(plan.torch_version)
-    out = [Candidate(f"=={plan.torch_version}", plan.tier, py, "the same build for another Python")
+    out = [Candidate(f"=={plan.torch_version}", plan.tier, py, reason("fallback.same_build"))
            for py in pythons if py != plan.python and rel is not None and py in rel.python]
     out += list(_local_candidates(plan, pythons))
     out += list(_pypi_candidates(plan, intent, pythons))
@@ -291,7 +301,8 @@ def _local_candidates(plan: Plan, pythons: list[str]) -> Iterator[Candidate]:
             for py in pythons:
                 if any(t.interpreter == f"cp{py.replace('.', '')}" for t in tags):
                     found.append(((_vt(public), _vt(py)),
-                                  Candidate(f"=={public}", local or None, py, f"{name} in {folder}")))
+                                  Candidate(f"=={public}", local or None, py,
+                                            reason("fallback.local_wheel", wheel=name, folder=folder))))
     yield from (c for _key, c in sorted(found, key=lambda kc: kc[0], reverse=True))
 
 
@@ -311,11 +322,11 @@ def _pypi_candidates(plan: Plan, intent: Intent, pythons: list[str]) -> Iterator
             continue
         for py in pythons:
             if py in rel.python:
-                yield Candidate(f"=={rel.version}", tier, py, f"PyPI's own build of torch {rel.version}")
+                yield Candidate(f"=={rel.version}", tier, py, reason("fallback.pypi_build", version=rel.version))
 
 
 def _try(cand: Candidate, intent: Intent, machine: Machine, overrides: SourceOverrides | None,
-         memory: Any) -> Plan | str:
+         memory: Any) -> Plan | Reason | str:
     """The candidate's plan when the resolver accepts it and its files can be had, else why not."""
     from ..errors import IntentError
     from .resolver import resolve
@@ -325,10 +336,11 @@ def _try(cand: Candidate, intent: Intent, machine: Machine, overrides: SourceOve
     try:
         keys = [k for k, v in (("torch.version", cand.version), ("torch.cuda", True), ("torch.python", cand.python))
                 if v]
-        trial = dataclasses.replace(intent, torch=torch).set_by(f"torchenv (fallback: {cand.why})", *keys)
+        trial = dataclasses.replace(intent, torch=torch).set_by(reason("who.fallback", TORCHENV, why=cand.why),
+                                                                *keys)
         plan = resolve(trial, machine, sources_overrides=overrides)
     except (PlanRefused, IntentError) as exc:
-        return f"does not fit this machine ({exc.message})"
+        return reason("fallback.does_not_fit", why=exc.message)
     missing = missing_file(plan, memory)
     return plan if missing is None else missing
 
@@ -344,27 +356,29 @@ def _keeps(found: Plan, planned: Plan, intent: Intent) -> bool:
             and (not cons.python or found.python == cons.python))
 
 
-def _with_fallback(plan: Plan, skipped: list[str], cand: Candidate, *, local: bool) -> Plan:
+def _with_fallback(plan: Plan, skipped: list[Reason], cand: Candidate, *, local: bool) -> Plan:
     """The fallback plan, its reasons saying what was skipped and why; the user's intent is kept on it."""
-    how = "its files are on this machine" if local else "it can be fetched from here"
-    note = (f"{FALLBACK}chose torch {plan.torch_version} ({plan.tier}) for Python {plan.python}, {cand.why}, "
-            f"because {how}")
-    reasons = (*plan.reasons, note, *(f"skipped {s}" for s in skipped))
-    warning = f"{note}; skipped {skipped[0]}" + (f" (and {len(skipped) - 1} more)" if len(skipped) > 1 else "")
+    said = dict(version=plan.torch_version, tier=plan.tier, python=plan.python, why=cand.why,
+                how=reason("fallback.local" if local else "fallback.fetchable", SOURCES))
+    note = reason("fallback.chose", SOURCES, **said)
+    reasons = (*plan.reasons, note, *(reason("fallback.skipped", SOURCES, what=s) for s in skipped))
+    warning = (reason("fallback.chose_skipped_more", SOURCES, skipped=skipped[0], count=len(skipped) - 1, **said)
+               if len(skipped) > 1 else reason("fallback.chose_skipped", SOURCES, skipped=skipped[0], **said))
     return dataclasses.replace(plan, reasons=reasons, warnings=(*plan.warnings, warning))
 
 
-def _refusal(plan: Plan, explicit: list[str], missing: str, tried: list[tuple[Candidate, Plan]], memory: Any) -> PlanRefused:
+def _refusal(plan: Plan, explicit: list[str], missing: str, tried: list[tuple[Candidate, Plan]],
+             memory: Any) -> PlanRefused:
     """An explicit choice whose files cannot be fetched: refused, with what is reachable instead."""
     alts = [{"kind": "reachable", "torch": p.torch_version, "tier": p.tier, "python": p.python,
              "why": c.why, "flags": c.flags()} for c, p in tried[:4]]
     alts += _mirror_alternatives(plan, memory)
-    words = "; ".join(f"{a['flags']} ({a['why']})" for a in alts) or "none found"
-    return PlanRefused(f"torch {plan.torch_version} ({plan.tier}), as torchenv.toml asks ({', '.join(explicit)}), "
-                       f"cannot be fetched from here: {missing}; reachable instead: {words}",
-                       reasons=list(plan.reasons), alternatives=alts,
-                       hint="change torchenv.toml (or pass the flags) to one of these, or make the source reachable "
-                            "(network/proxy, `torchenv mirror test`)")
+    words = Joined(tuple(reason("fallback.alternative", flags=a["flags"], why=a["why"]) for a in alts), "; ") \
+        if alts else reason("words.none_found")
+    return PlanRefused(reason("fallback.explicit_unfetchable", SOURCES, version=plan.torch_version, tier=plan.tier,
+                              explicit=", ".join(explicit), why=missing, alternatives=words),
+                       reasons=list(plan.reasons), alternatives=alts, hint=reason("hint.explicit_unfetchable"),
+                       fits=fits(plan, missing))
 
 
 def _mirror_alternatives(plan: Plan, memory: Any) -> list[dict[str, Any]]:
@@ -380,7 +394,8 @@ def _mirror_alternatives(plan: Plan, memory: Any) -> list[dict[str, Any]]:
         trial = dataclasses.replace(plan, sources=dataclasses.replace(_sources(plan), torch=(source,), wheelhouses=()))
         if missing_file(trial, memory) is None:
             out.append({"kind": "mirror", "torch": plan.torch_version, "tier": plan.tier, "python": plan.python,
-                        "why": f"the {name} mirror carries {plan.tier}", "flags": f"--mirror {name}"})
+                        "why": reason("fallback.mirror_carries", SOURCES, name=name, tier=plan.tier),
+                        "flags": f"--mirror {name}"})
     return out
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import kb
 from ..kb.archs import ArchMatch, describe, match, why_not
+from ..reasons import MACHINE, Joined, Reason, reason
 from .machine_view import MachineView
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ class Rejection:
     tier: str | None
     kind: str        # driver | arch | jetson | python | glibc | experimental | rocm | platform | index | unknown-archs
     #                  | unknown-tiers (the last two: gaps in the recipes, not the machine's fault)
-    text: str
+    text: Reason
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,7 @@ class Candidate:
     archs: kb.ArchSet | None
     matches: tuple[tuple[str, ArchMatch], ...] = ()      # (gpu label, how it runs)
     floor: str | None = None
-    notes: tuple[str, ...] = ()                          # warnings specific to this candidate
+    notes: tuple[Reason, ...] = ()                       # warnings specific to this candidate
 
 
 @dataclass
@@ -82,18 +83,18 @@ def _tier_order(rel: kb.Release, platform: str, mode: str) -> list[str]:
     return ["cpu"] if "cpu" in tiers else []
 
 
-def python_gap(rel: kb.Release, python: str, platform: str) -> str:
+def python_gap(rel: kb.Release, python: str, platform: str) -> Reason:
     """Why ``rel`` has no wheel for ``python`` on ``platform``, naming where such wheels do exist."""
     free = python.endswith("t")
     anywhere = rel.pythons(freethreaded=free)
     if python in anywhere:
-        where = ", ".join(rel.python_platforms.get(python, ())) or "other platforms"
-        return f"torch {rel.version} has no Python {python} wheels for {platform} (only for {where})"
+        where = ", ".join(rel.python_platforms.get(python, ())) or reason("words.other_platforms")
+        return reason("python.no_wheels_here", version=rel.version, python=python, platform=platform, where=where)
     if free:
-        have = ", ".join(anywhere) or "none"
-        return f"torch {rel.version} has no free-threaded Python {python} wheels (free-threaded builds: {have})"
+        have = ", ".join(anywhere) or reason("words.none")
+        return reason("python.no_free_threaded", version=rel.version, python=python, have=have)
     here = rel.pythons(platform)
-    return f"torch {rel.version} has no wheels for Python {python} (it has {here[0]}-{here[-1]})"
+    return reason("python.no_wheels", version=rel.version, python=python, first=here[0], last=here[-1])
 
 
 def _floors_known(tier: str) -> bool:
@@ -101,13 +102,13 @@ def _floors_known(tier: str) -> bool:
     return info is not None and info.origin == "recipes"
 
 
-def policy_words(tier: str, policy: str) -> str:
+def policy_words(tier: str, policy: str) -> Reason:
     cuda = kb.cuda_version(tier) or "?"
     if policy == "strict":
-        return f"the CUDA {cuda} toolkit's own driver, policy strict"
+        return reason("policy.strict", cuda=cuda)
     major = cuda.split(".")[0]
-    return (f"CUDA {major}.x minor-version compatibility" if int(major) >= 11
-            else f"CUDA {cuda} has no minor-version compatibility")
+    return (reason("policy.minor_compat", major=major) if int(major) >= 11
+            else reason("policy.no_minor_compat", cuda=cuda))
 
 
 def check(rel: kb.Release, tier: str, mv: MachineView, cons: Constraints) -> Candidate | Rejection:
@@ -122,8 +123,7 @@ def check(rel: kb.Release, tier: str, mv: MachineView, cons: Constraints) -> Can
     info = kb.tier_info(tier)
     notes = _provenance_notes(rel, tier, info)
     if info is None and tier != "cpu":
-        return Rejection(rel.version, tier, "unknown-tiers",
-                         f"{tier} skipped: torchenv's recipes do not know tier {tier} (recipes/tiers.toml)")
+        return Rejection(rel.version, tier, "unknown-tiers", reason("skip.unknown_tier", tier=tier))
     if info is None or info.kind == "cpu":
         return Candidate(rel, tier, rel.status(tier), None, notes=tuple(notes))
     if info.kind == "rocm":
@@ -137,63 +137,55 @@ def _platform_rejection(rel: kb.Release, tier: str, mv: MachineView, cons: Const
     if mv.platform.startswith("linux") and mv.glibc:
         need = rel.min_glibc_aarch64 if mv.platform.endswith("aarch64") else rel.min_glibc
         if need and kb.vtuple(mv.glibc) < kb.vtuple(need):
-            return Rejection(rel.version, tier, "glibc",
-                             f"torch {rel.version} wheels need glibc >= {need} (manylinux tag); "
-                             f"this machine has {mv.glibc}")
+            return Rejection(rel.version, tier, "glibc", reason("skip.glibc", MACHINE, version=rel.version,
+                                                                need=need, glibc=mv.glibc))
     return None
 
 
-def _provenance_notes(rel: kb.Release, tier: str, info: Any) -> list[str]:
+def _provenance_notes(rel: kb.Release, tier: str, info: Any) -> list[Reason]:
     """Where the facts about ``rel``/``tier`` come from, when not from the shipped recipes."""
-    notes: list[str] = []
+    notes: list[Reason] = []
     if info is not None and info.origin == "overlay":
-        notes.append(f"tier {tier} was learnt by `torchenv recipes refresh`; its driver floors are inferred "
-                     f"({info.source})")
+        notes.append(reason("note.tier_learnt", tier=tier, source=info.source))
     if tier in rel.seen_on_index:
-        notes.append(f"torch {rel.version} {tier} is on the {tier} index although the recipes do not list it: "
-                     "its GPU code list and floors are inferred")
+        notes.append(reason("note.seen_on_index", version=rel.version, tier=tier))
     elif tier in rel.learnt:
-        notes.append(f"torch {rel.version} {tier} was seen on the index by `torchenv recipes refresh`; the shipped "
-                     "recipes do not list it")
+        notes.append(reason("note.learnt", version=rel.version, tier=tier))
     if tier in rel.unlisted:
-        notes.append(f"torch {rel.version} {tier} is on the {tier} index but not in RELEASE.md's table "
-                     "(a limited release; compat.md §8b)")
+        notes.append(reason("note.unlisted", version=rel.version, tier=tier))
     return notes
 
 
-def _check_rocm(rel: kb.Release, tier: str, mv: MachineView, info: Any, notes: list[str]) -> Candidate | Rejection:
+def _check_rocm(rel: kb.Release, tier: str, mv: MachineView, info: Any,
+                notes: list[Reason]) -> Candidate | Rejection:
     gfx = kb.rocm_gfx(tier)
     if mv.mode == "rocm" and gfx:
         missing = [g for g in mv.gfx if g not in gfx]
         if missing:
-            return Rejection(rel.version, tier, "rocm",
-                             f"{tier} skipped: its wheels carry {', '.join(gfx)}; this GPU is {', '.join(missing)}")
+            return Rejection(rel.version, tier, "rocm", reason("skip.rocm_gfx", MACHINE, tier=tier,
+                                                               gfx=", ".join(gfx), missing=", ".join(missing)))
         if not info.verified:
-            notes.append(f"the GPU architecture list of {tier} is unverified ({info.source})")
+            notes.append(reason("note.rocm_unverified", tier=tier, source=info.source))
     elif mv.mode == "rocm":
-        notes.append(f"the GPU architectures of {tier} are not in the knowledge base: not checked")
+        notes.append(reason("note.rocm_unknown", tier=tier))
     return Candidate(rel, tier, rel.status(tier), None, notes=tuple(notes))
 
 
 def _check_cuda(rel: kb.Release, tier: str, mv: MachineView, cons: Constraints,
-                notes: list[str]) -> Candidate | Rejection:
+                notes: list[Reason]) -> Candidate | Rejection:
     series = rel.series
     archs = kb.compiled_archs(rel, tier, mv.platform)
     if mv.mode != "cuda":
         return Candidate(rel, tier, rel.status(tier), archs, notes=tuple(notes))
     jetson = [g for g in mv.gpus if g.jetson]
     if jetson:
-        return Rejection(rel.version, tier, "jetson",
-                         f"{tier} skipped: {jetson[0].describe()} is a Jetson (integrated) GPU; the aarch64 torch "
-                         "wheels on PyPI and download.pytorch.org are SBSA (server) builds, and Jetson boards need "
-                         "NVIDIA's JetPack builds of torch")
+        return Rejection(rel.version, tier, "jetson", reason("skip.jetson", MACHINE, tier=tier,
+                                                             gpu=jetson[0].describe()))
     floor = kb.driver_floor(tier, mv.driver_os, cons.policy)
     if cons.check_driver and floor and mv.driver and not kb.driver_ok(mv.driver, floor):
         return _driver_rejection(rel, tier, mv, cons, floor, archs)
     if archs is None:
-        return Rejection(rel.version, tier, "unknown-archs",
-                         f"{tier} skipped: the GPU code in torch {series} {tier} wheels is not in the knowledge "
-                         "base (recipes/archs.toml)")
+        return Rejection(rel.version, tier, "unknown-archs", reason("skip.unknown_archs", tier=tier, series=series))
     matches = []
     for g in mv.gpus:
         cc = g.cc
@@ -201,33 +193,31 @@ def _check_cuda(rel: kb.Release, tier: str, mv: MachineView, cons: Constraints,
             continue
         m = match(cc, archs)
         if m is None:
-            return Rejection(rel.version, tier, "arch",
-                             f"{tier} skipped: torch {series} {tier} wheels carry {describe(archs)}; {g.label} is "
-                             f"sm_{cc.replace('.', '')} ({kb.gpu_family(cc)}): {why_not(cc, archs)} "
-                             "-> 'no kernel image is available'")
+            return Rejection(rel.version, tier, "arch", reason(
+                "skip.arch", MACHINE, tier=tier, series=series, archs=describe(archs), gpu=g.label,
+                sm=cc.replace(".", ""), family=kb.gpu_family(cc), why=why_not(cc, archs)))
         matches.append((g.label, m))
         if m.kind == "ptx":
-            notes.append(f"{g.label} runs torch {series} {tier} only through PTX JIT (compute_"
-                         f"{m.code.replace('.', '')}): the first start compiles kernels and some library "
-                         "kernels may be missing")
+            notes.append(reason("note.ptx_only", MACHINE, gpu=g.label, series=series, tier=tier,
+                                code=m.code.replace(".", "")))
     if not archs.verified:
-        notes.append(f"the GPU code list of torch {series} {tier} on {mv.platform} is unverified "
-                     f"({archs.source})")
+        notes.append(reason("note.archs_unverified", series=series, tier=tier, platform=mv.platform,
+                            source=archs.source))
     return Candidate(rel, tier, rel.status(tier), archs, tuple(matches), floor, tuple(notes))
 
 
 def _driver_rejection(rel: kb.Release, tier: str, mv: MachineView, cons: Constraints, floor: str,
                       archs: Any) -> Rejection:
     """The driver is below the tier's floor; say too when a newer driver would not help (no code for the GPU)."""
-    also = ""
+    also: Reason | str = ""
     if archs is not None:
         blocked = [g for g in mv.gpus if g.cc and match(g.cc, archs) is None]
         if blocked:
-            also = (f"; a newer driver would not help: its wheels carry {describe(archs)}, no code for "
-                    + ", ".join(f"{g.label} (sm_{g.cc.replace('.', '')})" for g in blocked if g.cc))
-    return Rejection(rel.version, tier, "driver",
-                     f"{tier} skipped: needs NVIDIA driver >= {floor} ({policy_words(tier, cons.policy)}); "
-                     f"this machine has {mv.driver}{also}")
+            also = reason("skip.driver_no_help", MACHINE, archs=describe(archs), gpus=Joined(tuple(
+                reason("gpu.sm", MACHINE, gpu=g.label, sm=g.cc.replace(".", "")) for g in blocked if g.cc)))
+    return Rejection(rel.version, tier, "driver", reason("skip.driver", MACHINE, tier=tier, floor=floor,
+                                                         policy=policy_words(tier, cons.policy), driver=mv.driver,
+                                                         also=also))
 
 
 _KIND_WORDS = {"rocm": "ROCm", "cuda": "CUDA"}
@@ -235,32 +225,33 @@ _KIND_WORDS = {"rocm": "ROCm", "cuda": "CUDA"}
 
 def _no_tiers(rel: kb.Release, mv: MachineView) -> Rejection:
     if mv.mode in rel.unknown_kinds:
-        return Rejection(rel.version, None, "unknown-tiers",
-                         f"torchenv's recipes do not know which {_KIND_WORDS.get(mv.mode, mv.mode)} builds torch {rel.version} has "
-                         "(no source lists them; recipes/releases.toml)")
-    return Rejection(rel.version, None, "platform", f"torch {rel.version} has no {mv.mode} wheels for {mv.platform}")
+        return Rejection(rel.version, None, "unknown-tiers", reason(
+            "skip.unknown_kind", kind=_KIND_WORDS.get(mv.mode, mv.mode), version=rel.version))
+    return Rejection(rel.version, None, "platform", reason("skip.no_mode_wheels", version=rel.version, mode=mv.mode,
+                                                           platform=mv.platform))
 
 
 def _tiers_to_try(rel: kb.Release, cons: Constraints, mv: MachineView) -> list[str] | Rejection:
     """The tiers of ``rel`` to try in order (the named one, or the machine's preference), else why none."""
     if mv.platform not in rel.platforms:
-        return Rejection(rel.version, None, "platform", f"torch {rel.version} has no wheels for {mv.platform}")
+        return Rejection(rel.version, None, "platform", reason("skip.no_platform_wheels", version=rel.version,
+                                                               platform=mv.platform))
     if cons.tier == "auto":
         tiers = _tier_order(rel, mv.platform, mv.mode)
         return tiers if tiers else _no_tiers(rel, mv)
     if cons.tier in rel.tiers(mv.platform):
         return [cons.tier]
-    return Rejection(rel.version, cons.tier, "platform",
-                     f"torch {rel.version} has no {cons.tier} wheels for {mv.platform} "
-                     f"(it has {', '.join(rel.tiers(mv.platform))})")
+    return Rejection(rel.version, cons.tier, "platform", reason(
+        "skip.no_tier_wheels", version=rel.version, tier=cons.tier, platform=mv.platform,
+        tiers=", ".join(rel.tiers(mv.platform))))
 
 
 def _try_tier(rel: kb.Release, tier: str, cons: Constraints, mv: MachineView, index: IndexView | None,
               with_experimental: bool) -> Candidate | Rejection:
+    """``check``, after the experimental gate of this pass and what the tier index lacks."""
     if not with_experimental and rel.status(tier) == "experimental":
-        return Rejection(rel.version, tier, "experimental",
-                         f"{tier} not considered: experimental for torch {rel.version} "
-                         "(allow_experimental = true, or --experimental, to use it)")
+        return Rejection(rel.version, tier, "experimental", reason("skip.experimental", tier=tier,
+                                                                   version=rel.version))
     gap = index.lacks(rel, tier, cons.python) if index is not None else None
     return gap or check(rel, tier, mv, cons)
 

@@ -103,7 +103,9 @@ class SourceMemory:
         if host in self.unsaid:      # skipped from the recent memory: said once, as a fresh failure is
             self.unsaid.discard(host)
             if self.ui is not None:
-                self.ui.warn(f"{host} failed a moment ago ({self.dead[host]}); not asking it again during this run")
+                from ..reasons import SOURCES, reason
+
+                self.ui.warn(reason("fetch.host_failed_before", SOURCES, host=host, why=self.dead[host]))
         return False
 
     def failed(self, url: str, reason: str, *, unreachable: bool | None = None) -> None:
@@ -116,8 +118,16 @@ class SourceMemory:
         if unreachable:
             self.dead[host] = reason
             if self.ui is not None:
-                self.ui.warn(f"{host} failed ({reason}); not asking it again during this run")
+                from ..reasons import SOURCES
+                from ..reasons import reason as said
+
+                self.ui.warn(said("fetch.host_failed", SOURCES, host=host, why=reason))
 
     def why_skipped(self, urls: list[str]) -> str:
         hosts = dict.fromkeys(h for h in map(host_of, urls) if h in self.dead)
-        return "; ".join(f"{h}: {self.dead[h]} earlier in this run" for h in hosts)
+        from ..reasons import SOURCES, Joined, reason
+
+        if not hosts:
+            return ""
+        return reason("fetch.hosts_failed_earlier", SOURCES, hosts=Joined(
+            tuple(reason("fetch.host_failed_earlier", SOURCES, host=h, why=self.dead[h]) for h in hosts), "; "))

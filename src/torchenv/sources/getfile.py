@@ -31,7 +31,8 @@ def _get(filename: str, sha256: str | None, urls: list[str], memory: SourceMemor
 
     usable = [u for u in dict.fromkeys(urls) if memory.usable(u)]
     if not usable:
-        raise SourceError(f"could not get {filename}: no usable source ({memory.why_skipped(urls) or 'none given'})",
+        raise SourceError(_said("fetch.no_usable_source", file=filename,
+                                why=memory.why_skipped(urls) or reason_words("words.none_given")),
                           url=urls[0] if urls else None,
                           hint="check your network/proxy, or pick a working mirror: `torchenv mirror test`")
     if sha256:
@@ -50,7 +51,7 @@ def listed_urls(url: str, layout: str, project: str, filename: str, memory: Sour
     except SourceError as exc:
         memory.failed(url, exc.message, unreachable=True)
         if ui is not None:
-            ui.warn(f"{url} failed while looking for {filename}: {exc.message}; trying the next source")
+            ui.warn(_said("fetch.url_failed_file", url=url, file=filename, why=exc.message))
         return []
     return [f.url for f in files if f.filename == filename]
 
@@ -168,3 +169,16 @@ def wheel_file(sources: Sources, wheel: LockedWheel, *, memory: SourceMemory, ui
     if wheel.source == FROM_TORCH_INDEX:
         return torch_file(sources, wheel.filename, wheel.sha256, first=first, memory=memory, ui=ui)[0]
     return pypi_file(sources, wheel, first=first, memory=memory, ui=ui)[0]
+
+
+def reason_words(id: str) -> str:
+    from ..reasons import reason
+
+    return reason(id)
+
+
+def _said(id: str, **params: str) -> str:
+    """A warning of the catalogue (``reason_catalogue``), about what the sources serve."""
+    from ..reasons import SOURCES, reason
+
+    return reason(id, SOURCES, **params)

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from ..envlayout import dist_name
 from ..errors import SourceError
 from ..i18n import _
+from ..reasons import SOURCES, reason
 
 if TYPE_CHECKING:
     from packaging.tags import Tag
@@ -194,10 +195,10 @@ def fetch_page(url: str, timeout: float) -> list[IndexFile]:
     except urllib.error.HTTPError as exc:
         if exc.code in (404, 410):
             return []
-        raise SourceError(_("index {url} answered HTTP {code}").format(url=url, code=exc.code), url=url,
+        raise SourceError(reason("fetch.http_status", SOURCES, url=url, code=exc.code), url=url,
                           hint=_hint(url)) from None
     except OSError as exc:
-        raise SourceError(_("cannot reach index {url}: {reason}").format(url=url, reason=_(describe(exc))), url=url,
+        raise SourceError(reason("fetch.unreachable", SOURCES, url=url, reason=describe(exc)), url=url,
                           hint=_hint(url)) from None
     if "json" in ctype or body[:1] == b"{":
         try:
@@ -241,7 +242,7 @@ def list_project_files(url: str, project: str, *, layout: str = "index",
         else:
             files = read_local(local)
     elif os.environ.get("TORCHENV_OFFLINE") == "1":
-        raise SourceError(_("{url} not contacted: torchenv is offline (TORCHENV_OFFLINE=1)").format(url=url), url=url,
+        raise SourceError(reason("fetch.offline", SOURCES, url=url), url=url,
                           hint=_("offline installs use only a bundle/--from folder and the local cache"))
     elif layout == "index":
         files = fetch_page(f"{url.rstrip('/')}/{want}/", timeout)

@@ -122,23 +122,26 @@ def locate(sources: Sources, name: str, version: str, *, source: str, tier: str,
 
     tags = target_tags(python, platform, glibc)
     ranking = {t: i for i, t in enumerate(tags)}
+    from ..reasons import SOURCES, Joined, reason
+
     tried: list[str] = []
     for url, layout in search_order(sources, source):
         if memory is not None and not memory.usable(url):
-            tried.append(f"{url}: skipped ({memory.why_skipped([url])})")
+            tried.append(reason("fetch.url_skipped_why", SOURCES, url=url, why=memory.why_skipped([url])))
             continue
         try:
             files = list_project_files(url, name, layout=layout)
         except SourceError as exc:
-            tried.append(f"{url}: {exc.message}")
+            tried.append(reason("fetch.url_why", SOURCES, url=url, why=exc.message))
             if memory is not None:
                 memory.failed(url, exc.message, unreachable=True)
             if ui is not None:
-                ui.warn(f"{url} failed while looking for {name} {version}; trying the next source")
+                ui.warn(reason("fetch.url_failed", SOURCES, url=url, name=name, version=version))
             continue
         hit = best_file(files, name, version, tier=tier, ranking=ranking, allow_local=source != FROM_PYPI)
         if hit is None:
-            tried.append(f"{url}: no {name} {version} wheel for Python {python} on {platform}")
+            tried.append(reason("fetch.url_no_version_wheel", SOURCES, url=url, name=name, version=version,
+                                python=python, platform=platform))
             continue
         local = local_path(hit.url)
         sha = hit.sha256 or ""
@@ -154,9 +157,9 @@ def locate(sources: Sources, name: str, version: str, *, source: str, tier: str,
                             sha256=sha, index=index, source=source,
                             size=local.stat().st_size if local is not None else hit.size)
         return Located(wheel, hit.url, hit.core_metadata)
-    where = "the torch source" if source != FROM_PYPI else "the PyPI side"
-    raise SourceError(f"no {name} {version} wheel for Python {python} on {platform} in {where} "
-                      f"({'; '.join(tried) or 'no source configured'})",
+    raise SourceError(reason("fetch.no_wheel_torch" if source != FROM_PYPI else "fetch.no_wheel_pypi", SOURCES,
+                             name=name, version=version, python=python, platform=platform,
+                             tried=Joined(tuple(tried), "; ") if tried else reason("fetch.no_source")),
                       url=tried[0].split(": ")[0] if tried else None,
                       hint="check the mirror (`torchenv mirror test`), add a folder holding the wheel to "
                            "pip's find-links, or choose another torch version/tier in torchenv.toml")

@@ -50,11 +50,11 @@ class PypiSide:
 
     def index_rule(self) -> str:
         """The rule in words, for ``plan``."""
+        from ..reasons import SOURCES, reason
+
         if self.index_strategy == "first-index":
-            return "packages besides the torch family come from one index (no choice between indexes to make)"
-        return (f"packages besides the torch family: {len(self.all_indexes)} indexes searched as pip does, the best "
-                "version of each package from any of them (uv --index-strategy unsafe-best-match); the torch "
-                "family stays pinned to the files this plan chose")
+            return reason("sources.one_index", SOURCES)
+        return reason("sources.best_match", SOURCES, count=len(self.all_indexes))
 
 
 @dataclass(frozen=True)
