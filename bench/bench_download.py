@@ -132,7 +132,7 @@ def tree_at(commit: str, folder: Path) -> Path:
 def paths_compared(trees: dict[str, Path], cache: Path, sha: str, runs: int) -> dict[str, tuple[float, float]]:
     """Median seconds per tree: importing the no-op ``up`` path, and one warm-cache ``fetch`` (each a fresh
     process). Runs alternate between the trees, so load on a shared machine hits both alike."""
-    imp = ("import time; t = time.perf_counter(); import torchenv.cli, torchenv.install.up, torchenv.install.noop, "
+    imp = ("import time; t = time.perf_counter(); import torchenv.cli, torchenv.flows.up, torchenv.flows.noop, "
            "torchenv.ui; print(time.perf_counter() - t)")
     warm = (f"import time; from pathlib import Path; from torchenv.sources.fetch import fetch\n"
             f"t = time.perf_counter(); fetch({NAME!r}, {sha!r}, ['http://127.0.0.1:9/x'], cache=Path({str(cache)!r}))\n"

@@ -40,7 +40,7 @@ from pathlib import Path
 
 TOML = '[torch]\nversion = "2.13"\ncuda = "cpu"\npython = "3.11"\n'
 CUDA_TOML = '[torch]\nversion = "2.14"\ncuda = "cu130"\npython = "3.11"\n'
-VERIFY = ("import sys, pathlib; from torchenv.verify import run_verify; "
+VERIFY = ("import sys, pathlib; from torchenv.verification import run_verify; "
           "sys.exit(0 if run_verify(pathlib.Path('{python}'), expected={{'torch': '2.13.0+cpu', 'cuda': 'none'}}).ok else 1)")
 
 
@@ -85,7 +85,7 @@ def du_mib(*paths: Path) -> float:
 
 
 def locked_files(project: Path, folders: list[Path] | None = None) -> list[str]:
-    from torchenv.lock.io import read_lock
+    from torchenv.lockfile.io import read_lock
     from torchenv.sources.fetch import fetch
     from torchenv.sources.pipconfig import local_dirs, read_pip_config
 

@@ -24,7 +24,7 @@ TOP = "torchenv"
 
 
 def unit_of(module: str, units: set[str]) -> str | None:
-    """`torchenv.install.up` -> `install`, `torchenv.errors` -> `errors`; `torchenv` or a name defined in its
+    """`torchenv.flows.up` -> `install`, `torchenv.errors` -> `errors`; `torchenv` or a name defined in its
     ``__init__`` (`torchenv.__version__`) -> `torchenv`; None outside torchenv."""
     parts = module.split(".")
     if parts[0] != TOP:

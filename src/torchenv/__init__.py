@@ -26,16 +26,16 @@ from .version import __version__
 _REQUESTS = ("BundleOptions", "IntentOverrides", "LockOptions", "MachineSpec", "SourceOverrides", "UpOptions")
 
 if TYPE_CHECKING:
-    from .doctor.model import Diagnosis
-    from .install.lockcmd import LockResult
-    from .install.up import UpResult
+    from .diagnosis.model import Diagnosis
+    from .flows.lockcmd import LockResult
+    from .flows.up import UpResult
     from .intent.model import Intent
     from .machine import Machine
     from .offline.build import BundleResult
     from .options import BundleOptions, IntentOverrides, LockOptions, MachineSpec, SourceOverrides, UpOptions
     from .resolve.plan import Plan
     from .ui import Ui
-    from .verify.report import VerifyReport
+    from .verification.report import VerifyReport
 
 
 def __getattr__(name: str) -> Any:
@@ -53,7 +53,7 @@ def probe(machine: MachineSpec | None = None) -> Machine:
     Never raises for a missing or broken driver: that is a finding of the probe.
     """
     from .options import MachineSpec
-    from .probe.assume import machine_for
+    from .probing.assume import machine_for
 
     return machine_for(machine or MachineSpec())
 
@@ -67,7 +67,7 @@ def plan(intent: Intent | None = None, machine: Machine | MachineSpec | None = N
     ``up``, ``lock`` and ``torchenv plan`` ask, so the answers agree; raises ``PlanRefused`` (with
     alternatives) when nothing fits.
     """
-    from .install.planning import PlanRequest, plan_reachable
+    from .flows.planning import PlanRequest, plan_reachable
     from .intent.load import load_project_intent
     from .options import MachineSpec, SourceOverrides
 
@@ -89,7 +89,7 @@ def up(project: str | Path = ".", options: UpOptions | None = None, *, ui: Ui | 
     (``status``: up-to-date | installed | synced | repaired | rebuilt | verified; ``verify_ok``; ``exit_code``).
     ``ui``: where progress goes; default: errors only.
     """
-    from .install.up import run_up
+    from .flows.up import run_up
     from .options import UpOptions
 
     return run_up(Path(project), options or UpOptions(), _quiet_ui(ui))
@@ -97,7 +97,7 @@ def up(project: str | Path = ".", options: UpOptions | None = None, *, ui: Ui | 
 
 def lock(project: str | Path = ".", options: LockOptions | None = None, *, ui: Ui | None = None) -> LockResult:
     """Write torchenv.lock without installing: this machine's target, or ``options.targets`` for others."""
-    from .install.lockcmd import LockResult, run_lock
+    from .flows.lockcmd import LockResult, run_lock
     from .options import LockOptions
 
     project_dir = Path(project).resolve()
@@ -108,7 +108,7 @@ def lock(project: str | Path = ".", options: LockOptions | None = None, *, ui: U
 def bundle(project: str | Path = ".", options: BundleOptions | None = None, *,
            ui: Ui | None = None) -> BundleResult:
     """Pack every file of torchenv.lock's targets into one tar for a machine without network."""
-    from .install.stages import bundle_current
+    from .flows.stages import bundle_current
     from .options import BundleOptions
 
     return bundle_current(Path(project), options or BundleOptions(), _quiet_ui(ui))
@@ -121,7 +121,7 @@ def verify(project: str | Path = ".", *, env: str | Path | None = None, deep: bo
     Never raises for a broken env: the report says what failed (``report.ok``); it is also saved to
     ``<project>/.torchenv/verify.json``.
     """
-    from .install.verifyenv import verify_project
+    from .flows.verifyenv import verify_project
 
     report, _path = verify_project(Path(project), env=env, deep=deep, timeout=timeout)
     return report
@@ -135,11 +135,11 @@ def doctor(project: str | Path = ".", *, env: str | Path | None = None, machine:
     """
     import os
 
-    from .doctor import envscan
-    from .doctor.diagnose import diagnose
-    from .doctor.model import Context
+    from .diagnosis import envscan
+    from .diagnosis.diagnose import diagnose
+    from .diagnosis.model import Context
     from .options import MachineSpec
-    from .probe.assume import machine_for
+    from .probing.assume import machine_for
 
     prefix, _how = envscan.find_prefix(str(env) if env is not None else None, Path(project))
     return diagnose(machine_for(machine or MachineSpec()), prefix, Context(environ=dict(os.environ)),
@@ -147,9 +147,9 @@ def doctor(project: str | Path = ".", *, env: str | Path | None = None, machine:
 
 
 # -- verbs that share their name with a subpackage ------------------------------------------------------------
-# Why: ``torchenv.lock`` is both the verb and the package ``torchenv/lock/``. Importing a submodule sets the
+# Why: ``torchenv.lock`` is both the verb and the package ``torchenv/lockfile/``. Importing a submodule sets the
 # package as an attribute of ``torchenv`` and would hide the function; instead the package becomes callable
-# and calls the verb, so ``torchenv.lock(...)`` and ``torchenv.lock.model`` both keep working in any order.
+# and calls the verb, so ``torchenv.lock(...)`` and ``torchenv.lockfile.model`` both keep working in any order.
 _VERBS: dict[str, Any] = {"probe": probe, "lock": lock, "verify": verify, "doctor": doctor}
 
 

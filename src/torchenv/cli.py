@@ -27,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     streams.guard_stdout()
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["up"]:          # the no-op `up` answers before the parser imports every verb
-        from .install import noop
+        from .flows import noop
 
         code = noop.answer(argv)
         if code is not None:
@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     code = _dispatch(args)
     if code == 0 and args.command == "up":
-        from .install import noop
+        from .flows import noop
 
         noop.record(argv, args.project)
     failed_output = streams.flush_stdout()

@@ -11,7 +11,7 @@ from __future__ import annotations
 from .i18n import N_
 
 CATALOGUE: dict[str, str] = {
-    # who set a word of the intent (resolve.origins, intent.load, export.follow, install.lockcmd)
+    # who set a word of the intent (resolve.origins, intent.load, export.follow, flows.lockcmd)
     "who.project": N_("the project ({where})"),
     "who.project_bare": N_("the project"),
     "who.project_followed": N_("the project ({file}, followed: no torchenv.toml)"),

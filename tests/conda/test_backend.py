@@ -14,7 +14,7 @@ from tests.support.skips import requires
 from torchenv.backends.conda import CondaBackend, UvWheelPart
 from torchenv.engines.rattler import RattlerEngine
 from torchenv.errors import BackendError, EnvError
-from torchenv.lock.model import LockedWheel
+from torchenv.lockfile.model import LockedWheel
 from torchenv.ui import Ui
 
 PY = ".".join(map(str, sys.version_info[:2]))
@@ -124,8 +124,8 @@ def test_create_will_not_take_over_a_venv(tmp_path):
 
 def test_lock_file_round_trip_keeps_what_a_no_solve_install_needs(channel, tmp_path):
     """torchenv.lock must carry depends/build_number/timestamp so conda-meta matches the solved install."""
-    from torchenv.lock.io import read_lock, write_lock
-    from torchenv.lock.model import Lockfile
+    from torchenv.lockfile.io import read_lock, write_lock
+    from torchenv.lockfile.model import Lockfile
 
     plan = make_plan(gpu_machine(), channels=(str(channel),), torch_source="conda")
     target = _backend(plan, tmp_path / "env", tmp_path / "cache").lock_target(requirements=[])

@@ -11,7 +11,7 @@ from torchenv.conda.channels import channel_url
 from torchenv.conda.export import conda_lock_text, explicit_text
 from torchenv.conda.virtual import virtual_packages
 from torchenv.engines.rattler import RattlerEngine
-from torchenv.lock.model import LockedWheel, Lockfile, LockTarget
+from torchenv.lockfile.model import LockedWheel, Lockfile, LockTarget
 
 WHEEL = LockedWheel(name="einops", version="0.8.0", filename="einops-0.8.0-py3-none-any.whl",
                     url="https://files.pythonhosted.org/packages/xx/einops-0.8.0-py3-none-any.whl",
@@ -57,7 +57,7 @@ def test_conda_lock_yml_is_read_and_installed_by_rattler(lock, tmp_path):
 
 def test_export_command_writes_conda_lock_from_torchenv_lock(lock, tmp_path, capsys):
     from torchenv.commands import export
-    from torchenv.lock.io import write_lock
+    from torchenv.lockfile.io import write_lock
 
     write_lock(tmp_path / "torchenv.lock", lock)
     out = tmp_path / "out.yml"
@@ -71,7 +71,7 @@ def test_export_command_writes_conda_lock_from_torchenv_lock(lock, tmp_path, cap
 def test_export_without_a_conda_target_says_how_to_get_one(tmp_path):
     from torchenv.commands import export
     from torchenv.errors import LockError
-    from torchenv.lock.io import write_lock
+    from torchenv.lockfile.io import write_lock
 
     venv = LockTarget(name="linux-x86_64-cpu", os="linux", arch="x86_64", tier="cpu", python="3.12",
                       backend="venv", torch="2.5.1+cpu", wheels=(WHEEL,))

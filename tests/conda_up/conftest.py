@@ -83,15 +83,15 @@ class Project:
     def up(self, *flags: str, planner=None):
         """``up FLAGS`` in-process; ``planner``: the one it is handed (default: the real one)."""
         from torchenv.commands._options import up_options
-        from torchenv.install.planning import plan_reachable
-        from torchenv.install.up import run_up
+        from torchenv.flows.planning import plan_reachable
+        from torchenv.flows.up import run_up
 
         ui = RecordingUi()
         self.uis.append(ui)
         return run_up(self.dir, up_options(self.args(*flags)), ui, planner=planner or plan_reachable)
 
     def lock(self):
-        from torchenv.lock.io import read_lock
+        from torchenv.lockfile.io import read_lock
 
         return read_lock(self.dir / "torchenv.lock")
 

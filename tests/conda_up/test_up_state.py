@@ -1,6 +1,6 @@
 """What `up` remembers about a conda prefix: its Python, its packages, the fast no-op.
 
-These pin down behaviour that lives in ``install/state.py`` and ``install/noop.py`` (owned by the
+These pin down behaviour that lives in ``install/state.py`` and ``flows/noop.py`` (owned by the
 up/lock engineer): a conda prefix has no pyvenv.cfg and keeps most packages in ``conda-meta``, not
 in dist-infos, and its engine is not ``[env] installer``.
 """
@@ -44,7 +44,7 @@ def test_a_conda_package_removed_by_hand_is_restored(project, forge):
 
 
 def test_no_op_up_of_a_conda_env_skips_planning(project, forge, monkeypatch):
-    """The fast path (install/noop.py) answers without probing or resolving, as it does for a venv."""
+    """The fast path (flows/noop.py) answers without probing or resolving, as it does for a venv."""
     project.write(channel=forge)
     project.up(*NO_GPU)
     class Planned(Exception):

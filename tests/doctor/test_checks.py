@@ -108,8 +108,8 @@ def test_several_toolkits(tmp_path, capsys, monkeypatch):
 
 
 def test_wsl2_without_driver_libraries(tmp_path, capsys):
-    from torchenv.doctor.checks_system import check_wsl
-    from torchenv.doctor.model import Context
+    from torchenv.diagnosis.checks_system import check_wsl
+    from torchenv.diagnosis.model import Context
     from torchenv.machine import Gpu, Machine, NvidiaInfo
 
     machine = Machine(os="linux", arch="x86_64", wsl=True,

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from tests.doctor._fakes import make_fake_env
 
-from torchenv.doctor import archscan, envscan
+from torchenv.diagnosis import archscan, envscan
 
 CU128_ARCHS = "sm_70 sm_75 sm_80 sm_86 sm_90 sm_100 sm_120"
 

@@ -33,7 +33,7 @@ SAMPLES = {
 
 
 def test_every_catalogue_entry_has_a_sample():
-    from torchenv.doctor.explain import catalogue
+    from torchenv.diagnosis.explain import catalogue
 
     assert {e.id for e in catalogue()} == set(SAMPLES)
     for e in catalogue():

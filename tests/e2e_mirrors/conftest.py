@@ -272,7 +272,7 @@ class E2E(ProjectView):
         return found[0][len(dist) + 1:-len(".dist-info")]
 
     def read_lock(self):
-        from torchenv.lock.io import read_lock
+        from torchenv.lockfile.io import read_lock
 
         return read_lock(self.lock)
 

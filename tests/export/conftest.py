@@ -57,8 +57,8 @@ __all__ = ["World", "argparse", "export", "installer", "locked", "records", "uv"
 
 def write_cuda_lock(root: Path) -> Path:
     """A project whose lock has one linux cu126 venv target (hand-made: no CUDA build installs here)."""
-    from torchenv.lock.io import write_lock
-    from torchenv.lock.model import LockedWheel, Lockfile, LockTarget
+    from torchenv.lockfile.io import write_lock
+    from torchenv.lockfile.model import LockedWheel, Lockfile, LockTarget
 
     torch = LockedWheel(name="torch", version="2.7.1+cu126", filename="torch-2.7.1+cu126-cp312-cp312-"
                         "manylinux_2_28_x86_64.whl", url="https://download.pytorch.org/whl/cu126/torch-2.7.1%2B"

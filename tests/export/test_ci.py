@@ -15,7 +15,7 @@ from torchenv.commands import build_parser
 
 def _two_target_project(tmp_path):
     """A lock with a cu126 target and a cpu one (the laptops'), like a team's."""
-    from torchenv.lock.io import read_lock, write_lock
+    from torchenv.lockfile.io import read_lock, write_lock
 
     project = write_cuda_lock(tmp_path)
     lock = read_lock(project / "torchenv.lock")

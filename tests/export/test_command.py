@@ -31,7 +31,7 @@ def test_an_earlier_export_is_refreshed_in_place(locked):
 def test_several_targets_need_one_named(locked, capsys):
     from dataclasses import replace
 
-    from torchenv.lock.io import read_lock, write_lock
+    from torchenv.lockfile.io import read_lock, write_lock
 
     lock = read_lock(locked.lock)
     write_lock(locked.lock, lock.with_target(replace(lock.targets[0], name="linux-x86_64-cpu-b")))

@@ -10,7 +10,7 @@ from tests.export.conftest import export
 from torchenv.conda.channels import channel_url
 from torchenv.conda.virtual import virtual_packages
 from torchenv.engines.rattler import RattlerEngine
-from torchenv.lock.model import LockedWheel, Lockfile, LockTarget
+from torchenv.lockfile.model import LockedWheel, Lockfile, LockTarget
 
 WHEEL = LockedWheel(name="einops", version="0.8.0", filename="einops-0.8.0-py3-none-any.whl",
                     url="https://files.pythonhosted.org/packages/xx/einops-0.8.0-py3-none-any.whl",
@@ -19,7 +19,7 @@ WHEEL = LockedWheel(name="einops", version="0.8.0", filename="einops-0.8.0-py3-n
 
 @pytest.fixture
 def conda_project(channel, tmp_path):
-    from torchenv.lock.io import write_lock
+    from torchenv.lockfile.io import write_lock
 
     engine = RattlerEngine(cache_dir=tmp_path / "c")
     machine = gpu_machine()

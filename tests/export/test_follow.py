@@ -10,7 +10,7 @@ from torchenv.errors import LockError
 
 def _up(world):
     from torchenv.commands._options import up_options
-    from torchenv.install.up import run_up
+    from torchenv.flows.up import run_up
 
     ui = RecordingUi()
     return run_up(world.project, up_options(world.args()), ui, planner=world.fake_plan), ui

@@ -42,7 +42,7 @@ def real_project(tmp_path_factory) -> Path:
 def _up_real_project(root: Path) -> None:
     from torchenv.commands import build_parser
     from torchenv.commands._options import up_options
-    from torchenv.install.up import run_up
+    from torchenv.flows.up import run_up
     from torchenv.ui import Ui
 
     project = root / "proj"
@@ -81,7 +81,7 @@ def _wheelhouse(project: Path, house: Path) -> Path:
     through the home ``up`` filled (``real_project``), so the PyPI files come from its cache, not the network;
     hard-linked, not copied (the torch wheel is hundreds of MB; nothing writes to the house).
     """
-    from torchenv.lock.io import read_lock
+    from torchenv.lockfile.io import read_lock
     from torchenv.sources.fetch import fetch
 
     house.mkdir()

@@ -60,8 +60,8 @@ def test_pip_installs_an_export_whose_files_came_from_several_indexes_with_anoth
     (PIP_CONFIG_FILE=/dev/null): the file alone must name every index its files came from."""
     from tests.support import build_index, serve_dir, sha256_of
 
-    from torchenv.lock.io import write_lock
-    from torchenv.lock.model import LockedWheel, Lockfile, LockTarget
+    from torchenv.lockfile.io import write_lock
+    from torchenv.lockfile.model import LockedWheel, Lockfile, LockTarget
 
     team = {"teamlib": wheels.make("teamlib", "1.2.0"), "teamutil": wheels.make("teamutil", "0.3.0")}
     public = {"filelock": wheels.make("filelock", "4.3.1")}

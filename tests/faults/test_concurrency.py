@@ -7,7 +7,7 @@ import pytest
 from tests.support.console import unwrapped
 from tests.support.world import new_world
 
-from torchenv.lock.io import read_lock
+from torchenv.lockfile.io import read_lock
 
 
 @pytest.mark.fault("two `up` on one project at once", where="two terminals, slow mirror so the runs overlap",

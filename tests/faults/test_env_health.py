@@ -102,7 +102,7 @@ def test_doctor_fails_when_torch_does_not_import(ready, observed):
 
 def _noop_says_up_to_date(world) -> bool:
     """The no-op check `up` runs first (what a plain `torchenv up` with no flags answers from)."""
-    from torchenv.install import noop
+    from torchenv.flows import noop
     from torchenv.options import UpOptions
 
     return noop.check(world.project, UpOptions()) is not None

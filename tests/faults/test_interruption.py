@@ -13,7 +13,7 @@ import pytest
 from tests.support.skips import unavailable
 from tests.support.world import SIX_FILE, TORCH_FILE
 
-from torchenv.lock.io import read_lock
+from torchenv.lockfile.io import read_lock
 
 # the one file whose download a kill must land in: only its answer waits, the index pages do not
 SLOW_SIX = {f"files/{SIX_FILE}": 1.0}

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from torchenv.errors import LockError
 from torchenv.fileio import tomllib_module
-from torchenv.lock.io import dumps_lock, loads_lock
-from torchenv.lock.model import LockedCondaPackage, LockedWheel, Lockfile, LockTarget
+from torchenv.lockfile.io import dumps_lock, loads_lock
+from torchenv.lockfile.model import LockedCondaPackage, LockedWheel, Lockfile, LockTarget
 
 SHA = "ab" * 32
 

@@ -14,7 +14,7 @@ import pytest
 from tests.support.console import unwrapped
 from tests.support.world import TORCH_FILE
 
-from torchenv.lock.io import read_lock
+from torchenv.lockfile.io import read_lock
 
 HTML = b"<!DOCTYPE html><html><body><h1>Please log in to the campus network</h1></body></html>\n"
 

@@ -256,7 +256,7 @@ class FakeBackend(Backend):
         self.name = plan.backend
 
     def lock_target(self, *, requirements):
-        from torchenv.lock.model import LockTarget
+        from torchenv.lockfile.model import LockTarget
 
         p = self.plan
         return LockTarget(name=p.target_name, os="linux", arch="x86_64", tier=p.tier, python=p.python,
@@ -316,7 +316,7 @@ def _up(project: Path, env_path: str | None, *, force=False, python="3.11", back
     ``env_path``: written to torchenv.toml first (``None``: the file is as the test left it).
     """
     from torchenv.commands._options import up_options
-    from torchenv.install.up import run_up
+    from torchenv.flows.up import run_up
     from torchenv.ui import Ui
 
     if env_path is not None:

@@ -8,7 +8,7 @@ from tests.faults.tools.mounts import read_only, small_tmpfs
 from tests.support import blackhole_url, closed_port_url, connects
 from tests.support.console import unwrapped
 
-from torchenv.lock.io import read_lock
+from torchenv.lockfile.io import read_lock
 
 CUT_S = 0.3     # how long a hanging connect really waits here (tests/support/connects.py)
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 
 from torchenv.errors import LockError
-from torchenv.lock.io import dumps_lock, loads_lock, read_lock, write_lock
-from torchenv.lock.model import LockedCondaPackage, LockedWheel, Lockfile, LockTarget
+from torchenv.lockfile.io import dumps_lock, loads_lock, read_lock, write_lock
+from torchenv.lockfile.model import LockedCondaPackage, LockedWheel, Lockfile, LockTarget
 
 SHA = "a" * 64
 

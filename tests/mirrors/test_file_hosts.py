@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 from tests.support import make_wheel, serve_dir, sha256_of
 
-from torchenv.lock.model import LockedWheel
+from torchenv.lockfile.model import LockedWheel
 from torchenv.sources import mirrors
 from torchenv.sources.deadhosts import SourceMemory
 from torchenv.sources.getfile import recorded_url_allowed, torch_file

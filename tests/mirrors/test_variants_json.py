@@ -10,7 +10,7 @@ import pytest
 from support.server import serve_dir
 from torchenv.errors import SourceError
 from torchenv.machine import Gpu, Machine, NvidiaInfo
-from torchenv.probe.variants import supported_properties
+from torchenv.probing.variants import supported_properties
 from torchenv.sources.variants import find_variants_link, fits_ranked, page_links, parse_variants, read_variants
 
 VARIANTS = {

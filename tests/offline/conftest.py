@@ -54,8 +54,8 @@ class FakeProject:
 def write_fake_lock(project: Path, wheels: dict[str, Path], conda: tuple = ()) -> None:
     from torchenv.intent.load import load_project_intent
     from torchenv.intent.project_requirements import gather, requirements_hash
-    from torchenv.lock.io import write_lock
-    from torchenv.lock.model import LockedWheel, Lockfile, LockTarget
+    from torchenv.lockfile.io import write_lock
+    from torchenv.lockfile.model import LockedWheel, Lockfile, LockTarget
 
     locked = []
     for name, whl in sorted(wheels.items()):

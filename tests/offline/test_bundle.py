@@ -110,7 +110,7 @@ def test_conda_packages_become_a_channel_with_repodata(fake_project, tmp_path):
     """Lock records that lack depends/build_number still give a usable repodata.json (documented fallback)."""
     from tests.offline.conftest import seed_cache, write_fake_lock
 
-    from torchenv.lock.model import LockedCondaPackage
+    from torchenv.lockfile.model import LockedCondaPackage
 
     pkg = tmp_path / "made" / "libfoo-1.0-h0_0.tar.bz2"
     pkg.write_bytes(b"not really a conda package")

@@ -13,14 +13,14 @@ pytestmark = linux_x86
 
 
 def _target(project):
-    from torchenv.lock.io import read_lock
+    from torchenv.lockfile.io import read_lock
 
     return read_lock(project / "torchenv.lock").targets[0]
 
 
 def test_sources_point_only_at_local_folders_and_conda_urls_at_local_files(fake_project, tmp_path, monkeypatch):
     from torchenv.backends.state import target_digest
-    from torchenv.lock.model import LockedCondaPackage
+    from torchenv.lockfile.model import LockedCondaPackage
     from torchenv.offline.install import prepare_offline
 
     pkg = tmp_path / "made" / "libfoo-1.0-h0_0.conda"

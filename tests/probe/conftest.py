@@ -20,7 +20,7 @@ def linux_env() -> dict[str, str]:
 @pytest.fixture
 def probe(tree, linux_env):
     """``probe(run=..., nvml=..., env=...)``: probe_machine on the fake tree as a Linux x86_64 host."""
-    from torchenv.probe import probe_machine
+    from torchenv.probing import probe_machine
 
     def _probe(*, run: Recorded | None = None, nvml: Any = False, env: dict[str, str] | None = None,
                system: str = "Linux", machine: str = "x86_64"):

@@ -13,7 +13,7 @@ from torchenv.commands._options import add_machine_assumptions, machine_spec
 from torchenv.errors import MachineFileError
 from torchenv.machine import Gpu, Machine, NvidiaInfo, PythonInstall
 from torchenv.options import MachineSpec
-from torchenv.probe.assume import machine_for as machine_from_args
+from torchenv.probing.assume import machine_for as machine_from_args
 
 
 def parse(*argv: str) -> MachineSpec:
@@ -27,7 +27,7 @@ def host_pythons(monkeypatch):
     """The host's interpreters, as probe_pythons_only would list them (kept fixed for the tests)."""
     found = [PythonInstall(version="3.11.7", path="/usr/bin/python3.11", source="path")]
     calls = []
-    monkeypatch.setattr("torchenv.probe.probe_pythons_only", lambda **kw: calls.append(kw) or list(found))
+    monkeypatch.setattr("torchenv.probing.probe_pythons_only", lambda **kw: calls.append(kw) or list(found))
     return calls
 
 
@@ -145,7 +145,7 @@ def test_missing_or_broken_machine_file_is_exit_2(tmp_path):
 
 def test_no_flags_means_probing(monkeypatch):
     sentinel = Machine(os="linux", arch="x86_64")
-    monkeypatch.setattr("torchenv.probe.probe_machine", lambda **kw: sentinel)
+    monkeypatch.setattr("torchenv.probing.probe_machine", lambda **kw: sentinel)
     assert machine_from_args(parse()) is sentinel
     assert machine_from_args(MachineSpec()) is sentinel         # callers that describe no machine
 
@@ -153,10 +153,10 @@ def test_no_flags_means_probing(monkeypatch):
 def test_assumed_path_stays_cheap_no_gpu_library_no_rich():
     code = ("import argparse, sys, json\n"
             "from torchenv.options import MachineSpec\n"
-            "from torchenv.probe.assume import machine_for\n"
+            "from torchenv.probing.assume import machine_for\n"
             "m = machine_for(MachineSpec(assume_driver='550.54.14', assume_gpu=('8.6',), assume_python=('3.11',)))\n"
             "print(json.dumps([m.driver, sorted(k for k in sys.modules if k.split('.')[0] in "
-            "('pynvml', 'rich') or k.startswith('torchenv.probe.nvidia.detect'))]))\n")
+            "('pynvml', 'rich') or k.startswith('torchenv.probing.nvidia.detect'))]))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     driver, heavy = json.loads(out.stdout)
     assert driver == "550.54.14" and heavy == []

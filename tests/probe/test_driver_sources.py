@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from torchenv.probe.nvidia.driver_cuda import cuda_for_driver, format_nvml_cuda
-from torchenv.probe.nvidia.kernel import parse_proc_version, parse_sysfs_version
+from torchenv.probing.nvidia.driver_cuda import cuda_for_driver, format_nvml_cuda
+from torchenv.probing.nvidia.kernel import parse_proc_version, parse_sysfs_version
 
 PROC = Path(__file__).parent / "data" / "proc"
 

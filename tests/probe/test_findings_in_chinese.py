@@ -9,7 +9,7 @@ import pytest
 from probe_fakes import SMI_FIELDS_NO_CC, Recorded, smi_key, smi_out
 
 from torchenv import i18n
-from torchenv.probe.texts import translate_finding
+from torchenv.probing.texts import translate_finding
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 ENGLISH_PHRASE = re.compile(r"\b[A-Za-z]+ [A-Za-z]+ [A-Za-z]+\b")

@@ -36,7 +36,7 @@ def test_each_driver_generation_reports_gpus_and_compute_capability(
 
 
 def test_r470_without_compute_cap_field_is_requeried_and_cc_left_unknown(probe, smi_on_path, monkeypatch):
-    monkeypatch.setattr("torchenv.probe.kb_lookup._ask", lambda *a: None)     # no knowledge base answer
+    monkeypatch.setattr("torchenv.probing.kb_lookup._ask", lambda *a: None)     # no knowledge base answer
     run = Recorded({smi_key(): (2, smi_out("470-no-compute-cap.out")),
                     smi_key(SMI_FIELDS_NO_CC): (0, smi_out("470-t4x2.out"))})
     m = probe(run=run)

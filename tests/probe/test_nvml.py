@@ -57,7 +57,7 @@ def test_missing_nvml_library_on_a_cpu_machine_is_silent(probe):
 
 
 def test_one_unreadable_gpu_field_costs_only_that_field(probe, monkeypatch):
-    monkeypatch.setattr("torchenv.probe.kb_lookup._ask", lambda *a: None)     # no GPU-name table either
+    monkeypatch.setattr("torchenv.probing.kb_lookup._ask", lambda *a: None)     # no GPU-name table either
     nvml = FakeNvml(gpus=[_gpu("NVIDIA A100-SXM4-40GB", FakeNVMLError(3, "Not Supported"), 40, "GPU-x")])
     m = probe(nvml=nvml)
     assert m.gpus[0].name == "NVIDIA A100-SXM4-40GB" and m.gpus[0].compute_capability is None

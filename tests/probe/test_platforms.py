@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 from probe_fakes import Recorded
 
-from torchenv.probe.osinfo import normalise_arch, normalise_os
-from torchenv.probe.rocm import gfx_name
+from torchenv.probing.osinfo import normalise_arch, normalise_os
+from torchenv.probing.rocm import gfx_name
 
 
 @pytest.mark.parametrize("system, machine, os_name, arch", [

@@ -7,7 +7,7 @@ import time
 from torchenv.cli import main
 from torchenv.machine import Gpu, Machine, NvidiaInfo
 from torchenv.options import MachineSpec
-from torchenv.probe.assume import machine_for
+from torchenv.probing.assume import machine_for
 
 
 def test_probe_json_on_this_machine_exits_0(capsys):
@@ -63,7 +63,7 @@ def test_gpu_table_shows_compute_capability_and_what_a_build_needs(capsys):
 
 
 def test_probe_is_fast_here():
-    from torchenv.probe import probe_machine
+    from torchenv.probing import probe_machine
 
     start = time.perf_counter()
     probe_machine()

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from probe_fakes import Recorded
 
-from torchenv.probe import make_context
-from torchenv.probe.pythons import _ASK, probe_pythons
+from torchenv.probing import make_context
+from torchenv.probing.pythons import _ASK, probe_pythons
 
 
 def _system_python(tree):

@@ -55,11 +55,11 @@ def test_conda_mamba_micromamba_deduplicated_with_versions_from_conda_meta(probe
 def test_planning_for_up_and_lock_runs_no_nvcc(monkeypatch):
     """``nvcc --version`` (a subprocess per toolkit) is no input to a plan: ``up``/``lock`` probe without it;
     ``torchenv probe`` still lists the toolkits."""
-    import torchenv.probe.cuda_toolkits as toolkits
-    from torchenv.install.planning import PlanRequest, plan_reachable
+    import torchenv.probing.cuda_toolkits as toolkits
+    from torchenv.flows.planning import PlanRequest, plan_reachable
     from torchenv.intent.model import Intent
     from torchenv.options import UpOptions
-    from torchenv.probe.assume import machine_for
+    from torchenv.probing.assume import machine_for
 
     class Stop(Exception):
         pass

@@ -6,8 +6,8 @@ import json
 from torchenv.cli import main
 from torchenv.machine import Gpu, Machine, NvidiaInfo, RocmInfo
 from torchenv.options import MachineSpec
-from torchenv.probe.assume import machine_for
-from torchenv.probe.variants import supported_properties, variants_block
+from torchenv.probing.assume import machine_for
+from torchenv.probing.variants import supported_properties, variants_block
 
 
 def _nvidia(driver_cuda: str, *ccs: str) -> Machine:

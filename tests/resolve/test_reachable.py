@@ -150,7 +150,7 @@ def test_a_torch_family_requirement_of_the_project_must_be_fetchable_too(here, t
 def test_a_torch_family_package_the_resolve_pulled_in_is_planned_for(here):
     """litgpt[extra]: a PyPI dependency pulls in torchvision, which the local +cpu torch's source lacks."""
     from torchenv.errors import PulledInFamily
-    from torchenv.install.planning import PlanRequest, plan_reachable, replan_pulled_in
+    from torchenv.flows.planning import PlanRequest, plan_reachable, replan_pulled_in
 
     machine, args, folder = here
     make_wheel(folder, "torch", "2.13.0+cpu", tag=TAG)
@@ -165,7 +165,7 @@ def test_a_torch_family_package_the_resolve_pulled_in_is_planned_for(here):
 
 def test_a_pulled_in_package_no_other_build_serves_leaves_the_error_as_it_is(here):
     from torchenv.errors import PulledInFamily
-    from torchenv.install.planning import PlanRequest, plan_reachable, replan_pulled_in
+    from torchenv.flows.planning import PlanRequest, plan_reachable, replan_pulled_in
 
     machine, args, folder = here
     make_wheel(folder, "torch", "2.13.0+cpu", tag=TAG)
@@ -182,7 +182,7 @@ def test_the_replan_after_a_pulled_in_package_asks_the_planner_it_is_handed(here
     import dataclasses
 
     from torchenv.errors import PulledInFamily
-    from torchenv.install.planning import PlanRequest, replan_pulled_in
+    from torchenv.flows.planning import PlanRequest, replan_pulled_in
 
     machine, args, folder = here
     make_wheel(folder, "torch", "2.13.0+cpu", tag=TAG)
@@ -205,7 +205,7 @@ def test_the_public_plan_is_the_plan_up_acts_on(here):
     """``torchenv.plan()`` asks ``up``'s planner: the reachable fallback, and the same refusal of an explicit tier
     whose files cannot be fetched (it once resolved from the recipes alone and named the unreachable build)."""
     import torchenv
-    from torchenv.install.planning import PlanRequest, plan_reachable
+    from torchenv.flows.planning import PlanRequest, plan_reachable
 
     machine, args, folder = here
     make_wheel(folder, "torch", "2.13.0+cpu", tag=TAG)
@@ -301,11 +301,11 @@ def test_plan_shows_the_build_up_will_install(here, tmp_path, monkeypatch, capsy
     import json
 
     from torchenv.cli import main
-    from torchenv.install.planning import PlanRequest, plan_reachable
+    from torchenv.flows.planning import PlanRequest, plan_reachable
 
     machine, args, folder = here
     make_wheel(folder, "torch", "2.13.0+cpu", tag=TAG)
-    monkeypatch.setattr(importlib.import_module("torchenv.probe.assume"), "machine_for", lambda spec, **_kw: machine)
+    monkeypatch.setattr(importlib.import_module("torchenv.probing.assume"), "machine_for", lambda spec, **_kw: machine)
     project = tmp_path / "proj"
     project.mkdir()
     (project / "torchenv.toml").write_text('[torch]\ncuda = "auto"\n')
@@ -326,7 +326,7 @@ def test_a_refused_plan_json_carries_the_tier_that_fits_and_what_could_not_be_fe
 
     empty = build_index(tmp_path / "pypi", {"six": [make_wheel(tmp_path / "files", "six", "1.16.0")]})
     machine = _gpu_less_machine(monkeypatch, PypiSide(index_url=empty.as_uri()))
-    monkeypatch.setattr(importlib.import_module("torchenv.probe.assume"), "machine_for", lambda spec, **_kw: machine)
+    monkeypatch.setattr(importlib.import_module("torchenv.probing.assume"), "machine_for", lambda spec, **_kw: machine)
     project = tmp_path / "proj"
     project.mkdir()
     (project / "torchenv.toml").write_text('[torch]\ncuda = "auto"\n')

@@ -63,7 +63,7 @@ def _wrap_lock_fsync() -> None:
 
 
 def _wrap_verify() -> None:
-    import torchenv.install.verify_step as verify_step
+    import torchenv.flows.verify_step as verify_step
 
     def slow_verify(*args, meanwhile=lambda: None, **kwargs):
         meanwhile()      # as the real verify: the lock is written while the script imports torch
@@ -74,7 +74,7 @@ def _wrap_verify() -> None:
 
 def _fake_verify(ok: bool) -> None:
     """Verify answers at once (pass or fail) and leaves ``FAULT_MARKER``, so a test sees that it ran."""
-    import torchenv.install.verify_step as verify_step
+    import torchenv.flows.verify_step as verify_step
 
     def verify(*args, meanwhile=lambda: None, **kwargs):
         meanwhile()

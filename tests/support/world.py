@@ -112,13 +112,13 @@ class World(ProjectView):
         return up_options(self.args(*extra))
 
     def run_up(self, *extra: str):
-        from torchenv.install.up import run_up
+        from torchenv.flows.up import run_up
         from torchenv.ui import Ui
 
         return run_up(self.project, self.options(*extra), Ui(quiet=True), planner=self.fake_plan)
 
     def read_lock(self):
-        from torchenv.lock.io import read_lock
+        from torchenv.lockfile.io import read_lock
 
         return read_lock(self.lock)
 

@@ -24,8 +24,8 @@ def installer(request) -> str:
 def world(tmp_path, installer, monkeypatch) -> World:
     import functools
 
-    import torchenv.install.lockcmd as lockcmd
-    import torchenv.install.up as up
+    import torchenv.flows.lockcmd as lockcmd
+    import torchenv.flows.up as up
 
     w = file_world(tmp_path, installer)
     # the CLI (``main([...])`` in-process) calls these two; they are handed the world's planner

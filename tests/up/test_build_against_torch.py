@@ -15,7 +15,7 @@ from tests.support.inbackend import write_package_project
 
 from torchenv.cli import main
 from torchenv.errors import BuildFailed
-from torchenv.install import noop
+from torchenv.flows import noop
 
 
 def _needs_torch_to_build(project, *build_requires: str) -> None:

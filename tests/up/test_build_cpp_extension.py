@@ -37,7 +37,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def("add_one", &add_one); }
 def _up(project: Path):
     from torchenv.commands import build_parser
     from torchenv.commands._options import up_options
-    from torchenv.install.up import run_up
+    from torchenv.flows.up import run_up
     from torchenv.ui import Ui
 
     return run_up(project, up_options(build_parser().parse_args(["up", "-C", str(project), "--no-verify"])),

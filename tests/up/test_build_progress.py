@@ -47,7 +47,7 @@ def test_ninja_and_make_steps_are_read_and_other_lines_are_not():
 def test_a_build_shows_its_compile_step_and_elapsed_time_while_it_runs(world, monkeypatch):
     from tests.support.packages import build_index
 
-    from torchenv.install.up import run_up
+    from torchenv.flows.up import run_up
 
     monkeypatch.setattr("tests.up.test_build_against_torch.SDIST_BACKEND", NINJA_BACKEND)
     build_index(world.root / "pypi", {"fastop": [_torch_sdist(world.root / "sdists")]})
@@ -69,7 +69,7 @@ def test_uvs_verbose_build_lines_are_read_too():
 def test_a_project_built_against_torch_shows_its_compile_step_while_it_installs(world):
     from tests.up.test_cuda_toolchain import _cuda_project
 
-    from torchenv.install.up import run_up
+    from torchenv.flows.up import run_up
 
     _cuda_project(world.project)
     backend = world.project / "demo_backend.py"

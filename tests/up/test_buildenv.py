@@ -6,7 +6,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from torchenv.backends.buildenv import GIB, build_environ
-from torchenv.install.project_install import against_torch
+from torchenv.flows.project_install import against_torch
 from torchenv.machine import CudaToolkit, Gpu, Machine, NvidiaInfo
 
 

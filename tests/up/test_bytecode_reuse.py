@@ -35,11 +35,11 @@ def _second_project(world):
 @pytest.mark.parametrize("installer", ["uv"], indirect=True)
 def test_a_second_env_from_the_same_lock_gets_the_first_envs_bytecode(world, monkeypatch):
     from torchenv.commands._options import up_options
-    from torchenv.install.up import run_up
+    from torchenv.flows.up import run_up
     from torchenv.ui import Ui
 
     seen: list[dict] = []
-    monkeypatch.setattr("torchenv.install.verify_step._verify", _fake_verify(seen))
+    monkeypatch.setattr("torchenv.flows.verify_step._verify", _fake_verify(seen))
     first = world.run_up("--verify")
     assert first.verify_ok is True and seen == [{}]           # nothing to lend yet: it compiles
     other = _second_project(world)
@@ -65,7 +65,7 @@ def test_a_failed_verify_keeps_no_bytecode(world, monkeypatch):
                        env={k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"})
         return False
 
-    monkeypatch.setattr("torchenv.install.verify_step._verify", failing)
+    monkeypatch.setattr("torchenv.flows.verify_step._verify", failing)
     assert world.run_up("--verify").verify_ok is False
     assert not (cache_dir() / "bytecode").exists()
 
@@ -88,7 +88,7 @@ def _site_with_package(root, *, compiled: bool):
 
 
 def _target(sha: str = "ab" * 32):
-    from torchenv.lock.model import LockedWheel, LockTarget
+    from torchenv.lockfile.model import LockedWheel, LockTarget
 
     wheel = LockedWheel(name="pkg", version="1.0", filename="pkg-1.0-py3-none-any.whl", url="file:///x", sha256=sha,
                         index="https://pypi.org/simple")
@@ -97,7 +97,7 @@ def _target(sha: str = "ab" * 32):
 
 
 def test_lend_never_replaces_a_file_the_env_has(tmp_path):
-    from torchenv.verify import bytecode
+    from torchenv.verification import bytecode
 
     assert bytecode.keep(_site_with_package(tmp_path / "a", compiled=True), _target(), "3.11") == 2
     site = _site_with_package(tmp_path / "b", compiled=False)
@@ -109,7 +109,7 @@ def test_lend_never_replaces_a_file_the_env_has(tmp_path):
 
 
 def test_lend_adds_no_folder_where_the_sources_are_not(tmp_path):
-    from torchenv.verify import bytecode
+    from torchenv.verification import bytecode
 
     bytecode.keep(_site_with_package(tmp_path / "a", compiled=True), _target(), "3.11")
     site = _site_with_package(tmp_path / "b", compiled=False)
@@ -119,7 +119,7 @@ def test_lend_adds_no_folder_where_the_sources_are_not(tmp_path):
 
 
 def test_a_wheel_is_kept_once_and_other_wheels_are_not_lent_its_files(tmp_path):
-    from torchenv.verify import bytecode
+    from torchenv.verification import bytecode
 
     assert bytecode.keep(_site_with_package(tmp_path / "a", compiled=False), _target(), "3.11") == 0
     assert bytecode.keep(_site_with_package(tmp_path / "b", compiled=True), _target(), "3.11") == 0   # kept (empty)
@@ -133,7 +133,7 @@ def test_bytecode_for_another_copy_of_the_wheel_is_not_lent_and_is_replaced(tmp_
     recompile every lent file, so none is lent; that env's own ``.pyc`` replace the kept ones."""
     import py_compile
 
-    from torchenv.verify import bytecode
+    from torchenv.verification import bytecode
 
     def site_at(name: str, mtime: int, compiled: bool):
         site = _site_with_package(tmp_path / name, compiled=False)

@@ -97,7 +97,7 @@ def test_a_cuda_tier_build_gets_the_tiers_nvcc_unpacked_from_locked_wheels(cuda_
 
 @pytest.mark.parametrize("installer", ["uv"])
 def test_a_cuda_build_without_a_cxx_compiler_says_the_exact_fix(cuda_world, monkeypatch, capsys):
-    from torchenv.install.up import run_up
+    from torchenv.flows.up import run_up
     from torchenv.ui import Ui
 
     world = cuda_world

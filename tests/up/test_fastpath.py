@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from torchenv.install import noop
+from torchenv.flows import noop
 
 
 def _up(project, *extra):
@@ -35,7 +35,7 @@ def test_second_noop_up_answers_without_building_the_command_line(world):
     first, imported_first = _up(world.project)        # the full no-op check, which writes the stamp
     second, imported_second = _up(world.project)
     assert "is up to date with torchenv.lock" in first and second == first
-    assert {"torchenv.intent.load", "torchenv.lock.io"} <= imported_first
+    assert {"torchenv.intent.load", "torchenv.lockfile.io"} <= imported_first
     assert not {m for m in imported_second if m.startswith(("torchenv.commands", "torchenv.intent", "torchenv.lock"))}
 
 
@@ -46,7 +46,7 @@ def test_the_stamp_says_what_the_full_check_says_flags_kept_included(world):
     time.sleep(2 * noop.SETTLE_NS / 1e9)
     full, imported_full = _up(world.project)
     stamped, imported_stamped = _up(world.project)
-    assert "torchenv.lock.io" in imported_full and "torchenv.lock.io" not in imported_stamped, "two paths ran"
+    assert "torchenv.lockfile.io" in imported_full and "torchenv.lockfile.io" not in imported_stamped, "two paths ran"
     assert "kept --torch 2.4.1" in full
     assert stamped == full
 
@@ -132,7 +132,7 @@ def test_the_noop_ups_warning_about_a_logged_source_line_shows_no_login(world, c
 
 
 def _sleeps_of_fastpath(monkeypatch):
-    """The sleeps ``install.noop`` itself asks for (other modules' waits are not its business)."""
+    """The sleeps ``flows.noop`` itself asks for (other modules' waits are not its business)."""
     asked: list[float] = []
     real = time.sleep
 
@@ -178,7 +178,7 @@ def test_the_up_that_installed_and_verified_leaves_the_stamp_so_the_very_next_up
         meanwhile()
         return True
 
-    monkeypatch.setattr("torchenv.install.verify_step._verify", verify_that_passes)
+    monkeypatch.setattr("torchenv.flows.verify_step._verify", verify_that_passes)
     argv = ["up", "-q", "-C", str(world.project)]
     assert main(argv) == 0
     assert (world.project / ".torchenv" / noop.STAMP_FILE).exists()

@@ -20,7 +20,7 @@ def test_local_files_the_resolver_hashed_are_not_hashed_again(world, monkeypatch
     for name in ("torchenv.toml", "torchenv.lock"):
         (other / name).write_text((world.project / name).read_text())
     from torchenv.commands._options import up_options
-    from torchenv.install.up import run_up
+    from torchenv.flows.up import run_up
     from torchenv.ui import Ui
 
     run_up(other, up_options(world.args("--frozen")), Ui(quiet=True), planner=world.fake_plan)

@@ -28,7 +28,7 @@ def project(tmp_path, monkeypatch) -> Path:
 def _up(project: Path, *flags: str):
     from torchenv.commands import build_parser
     from torchenv.commands._options import up_options
-    from torchenv.install.up import run_up
+    from torchenv.flows.up import run_up
     from torchenv.ui import Ui
 
     args = build_parser().parse_args(["up", "-C", str(project), *flags])
@@ -51,7 +51,7 @@ def test_cpu_torch_end_to_end(project, installer):
     report = json.loads((project / ".torchenv" / "verify.json").read_text())
     assert report["ok"] and report["facts"]["torch"] == "2.13.0+cpu"
 
-    from torchenv.lock.io import read_lock
+    from torchenv.lockfile.io import read_lock
 
     lock_text = (project / "torchenv.lock").read_text()
     target = read_lock(project / "torchenv.lock").target("linux-x86_64-cpu")
@@ -81,7 +81,7 @@ def test_cuda_torch_from_pypi_side_reports_cuda_build_without_device(project):
         '[torch]\nversion = "2.14"\ncuda = "13.0"\npython = "3.11"\nwith = ["torchvision"]\n')
     result = _up(project, "--assume-driver", "580.65.06", "--assume-gpu", "9.0")
 
-    from torchenv.lock.io import read_lock
+    from torchenv.lockfile.io import read_lock
 
     target = read_lock(project / "torchenv.lock").target("linux-x86_64-cu130")
     assert target.wheel("torch").version == "2.14.1"            # PyPI's default build: no local tag

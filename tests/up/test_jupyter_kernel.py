@@ -41,7 +41,7 @@ def _specs(kernels: Path) -> dict[str, dict]:
 
 
 def _up(world, *extra: str):
-    from torchenv.install.up import run_up
+    from torchenv.flows.up import run_up
 
     ui = RecordingUi()
     return run_up(world.project, world.options(*extra), ui, planner=world.fake_plan), ui
@@ -220,7 +220,7 @@ def test_a_notebook_added_later_is_seen_by_the_next_up_past_the_noop_stamp(nb_wo
     args = ["up", "-C", str(nb_world.project), "--no-verify"]
     import time
 
-    from torchenv.install import noop
+    from torchenv.flows import noop
 
     assert main(args) == 0
     time.sleep(2 * noop.SETTLE_NS / 1e9)              # as old as a user's next `up` finds them
@@ -265,7 +265,7 @@ def test_a_marked_kernelspec_holding_other_files_or_reached_through_a_link_is_no
 
 def test_up_names_the_interpreter_only_where_an_editor_would_not_find_it(world):
     from torchenv.commands.up import _editor_interpreter
-    from torchenv.install.up import UpResult
+    from torchenv.flows.up import UpResult
 
     world.run_up()
     lock = world.project / "torchenv.lock"

@@ -23,7 +23,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.network]
 def _up(project: Path, *flags: str):
     from torchenv.commands import build_parser
     from torchenv.commands._options import up_options
-    from torchenv.install.up import run_up
+    from torchenv.flows.up import run_up
     from torchenv.ui import Ui
 
     args = build_parser().parse_args(["up", "-C", str(project), *flags])
@@ -71,7 +71,7 @@ def test_up_alone_makes_a_jupyter_kernel_that_imports_the_locked_torch(tmp_path,
 
     result = _up(project)
     assert result.verify_ok is True
-    from torchenv.lock.io import read_lock
+    from torchenv.lockfile.io import read_lock
 
     locked = {w.name: w.version for w in read_lock(project / "torchenv.lock").target(result.target).wheels}
     assert locked["torch"] == CPU_TORCH and "ipykernel" in locked

@@ -4,12 +4,12 @@ from __future__ import annotations
 import pytest
 
 from torchenv.errors import IntentError
-from torchenv.install.lockcmd import assumed_machine, parse_target
+from torchenv.flows.lockcmd import assumed_machine, parse_target
 
 
 def _run_lock(world, *extra):
     from torchenv.commands._options import lock_options
-    from torchenv.install.lockcmd import run_lock
+    from torchenv.flows.lockcmd import run_lock
     from torchenv.ui import Ui
 
     return run_lock(world.project, lock_options(world.args(*extra, verb="lock")), Ui(quiet=True),

@@ -32,7 +32,7 @@ def _served_torch(world, *, metadata: bool) -> tuple[Path, Path]:
 
 def _lock(world, capsys=None):
     from torchenv.commands._options import lock_options
-    from torchenv.install.lockcmd import run_lock
+    from torchenv.flows.lockcmd import run_lock
     from torchenv.ui import Ui
 
     run_lock(world.project, lock_options(world.args(verb="lock")), Ui(quiet=capsys is None),

@@ -9,7 +9,7 @@ import shutil
 
 from tests.support.console import unwrapped
 
-from torchenv.install import noop
+from torchenv.flows import noop
 
 
 def test_a_plain_up_after_flags_is_a_no_op_that_says_it_kept_them(world):
@@ -60,7 +60,7 @@ def test_save_writes_the_flags_into_torchenv_toml_keeping_comments(world):
 
 def _lock(world, *extra):
     from torchenv.commands._options import lock_options
-    from torchenv.install.lockcmd import run_lock
+    from torchenv.flows.lockcmd import run_lock
     from torchenv.ui import Ui
 
     return run_lock(world.project, lock_options(world.args(*extra, verb="lock")), Ui(quiet=False),

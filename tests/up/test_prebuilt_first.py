@@ -58,7 +58,7 @@ def _built_with(world) -> str:
 
 @pytest.mark.parametrize("installer", ["uv"])
 def test_a_prebuilt_wheel_on_the_packages_page_is_locked_and_nothing_compiles(world, compiler, tmp_path, capsys):
-    from torchenv.install.up import run_up
+    from torchenv.flows.up import run_up
     from torchenv.ui import Ui
 
     wheels = tmp_path / "prebuilt"
@@ -79,7 +79,7 @@ def test_a_prebuilt_wheel_on_the_packages_page_is_locked_and_nothing_compiles(wo
 
 @pytest.mark.parametrize("installer", ["uv"])
 def test_without_a_fitting_prebuilt_wheel_the_package_is_built(world, compiler, tmp_path, capsys):
-    from torchenv.install.up import run_up
+    from torchenv.flows.up import run_up
     from torchenv.ui import Ui
 
     other_python = make_wheel(tmp_path / "prebuilt", "fastop", "1.0", tag="cp39-cp39-manylinux2014_x86_64")
@@ -106,7 +106,7 @@ def test_the_shipped_pages_are_filled_in_as_their_projects_name_them():
 @pytest.mark.parametrize("installer", ["uv"])
 def test_a_page_that_does_not_answer_leaves_the_package_to_the_build_and_says_why(world, compiler, tmp_path,
                                                                                 capsys):
-    from torchenv.install.up import run_up
+    from torchenv.flows.up import run_up
     from torchenv.ui import Ui
 
     with serve_dir(tmp_path) as base:      # a server that has no such page: 404

@@ -10,7 +10,7 @@ import subprocess
 
 from tests.support.inbackend import write_package_project
 
-from torchenv.install import noop
+from torchenv.flows import noop
 
 
 def _run(world, *cmd, cwd=None):

@@ -145,7 +145,7 @@ def test_an_import_need_the_pypi_side_lacks_is_left_out_and_said(world, monkeypa
 
     world.planner = make_plan
     from torchenv.commands._options import up_options
-    from torchenv.install.up import run_up
+    from torchenv.flows.up import run_up
     from torchenv.ui import Ui
 
     run_up(world.project, up_options(world.args()), Ui(), planner=world.fake_plan)
@@ -160,10 +160,10 @@ def test_the_import_need_left_out_reads_in_chinese_with_no_english_sentence(worl
     def make_plan(intent, args):
         return dataclasses.replace(world.plan(intent), import_requirements=("numpy",))
 
-    monkeypatch.setattr("torchenv.install.up.make_plan", make_plan)
+    monkeypatch.setattr("torchenv.flows.up.make_plan", make_plan)
     monkeypatch.setenv("COLUMNS", "1000")
     from torchenv.commands._options import up_options
-    from torchenv.install.up import run_up
+    from torchenv.flows.up import run_up
     from torchenv.ui import Ui
 
     i18n.activate({"LANG": "zh_CN.UTF-8"})

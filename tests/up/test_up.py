@@ -163,7 +163,7 @@ def test_lock_without_this_machines_target_is_refused(world):
     world.run_up()
     from dataclasses import replace
 
-    from torchenv.lock.io import write_lock
+    from torchenv.lockfile.io import write_lock
 
     lock = world.read_lock()
     only_other = replace(lock, targets=tuple(replace(t, name="windows-x86_64-cpu", os="windows")
@@ -221,7 +221,7 @@ def test_two_up_runs_end_with_one_good_env(world):
     """A second `up` started while the first holds the project lock waits, then finds nothing to do."""
     script = (
         "import tests.support.world as c;"
-        "from torchenv.install import up; from torchenv.commands import build_parser; from torchenv.ui import Ui;"
+        "from torchenv.flows import up; from torchenv.commands import build_parser; from torchenv.ui import Ui;"
         "from pathlib import Path; from torchenv.machine import Machine;"
         f"w = c.World(root=Path({str(world.root)!r}), project=Path({str(world.project)!r}), installer={world.installer!r}, "
         f"torch_index={world.torch_index!r}, pypi_index={world.pypi_index!r});"

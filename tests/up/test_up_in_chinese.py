@@ -66,7 +66,7 @@ def test_the_english_up_is_unchanged_and_its_noop_reads_no_catalogue(world, monk
 def test_the_noop_up_in_a_fresh_process_speaks_the_locale_on_both_paths(world):
     """The full no-op check, then the stamp fast path it records (answered before the CLI is built); the
     requirement-file note it prints comes back from the stamp as English data and is shown in Chinese too."""
-    from torchenv.install import noop
+    from torchenv.flows import noop
 
     (world.project / "requirements.txt").write_text("-e .\n")
     world.run_up()
@@ -88,7 +88,7 @@ def test_the_noop_up_in_a_fresh_process_speaks_the_locale_on_both_paths(world):
 @pytest.mark.parametrize("installer", ["uv"], indirect=True)
 def test_from_a_subdirectory_both_paths_say_where_the_project_is_in_chinese(world):
     """The "found above" line comes from the full path and from the stamp; both say it in the locale's words."""
-    from torchenv.install import noop
+    from torchenv.flows import noop
 
     sub = world.project / "src"
     sub.mkdir()

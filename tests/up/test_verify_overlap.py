@@ -16,8 +16,8 @@ SLOW_SCRIPT = "import time; time.sleep({seconds})"   # stands in for checks_scri
 
 def _recorded(world, monkeypatch, *, seconds: float = 1.5, lock_fails: bool = False) -> list[tuple]:
     """Record when the verify script starts and when the lock is written (and whether the script ran then)."""
-    import torchenv.lock.io as lockio
-    import torchenv.verify.runner as runner
+    import torchenv.lockfile.io as lockio
+    import torchenv.verification.runner as runner
 
     events: list[tuple] = []
     procs: list = []

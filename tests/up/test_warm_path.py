@@ -55,18 +55,18 @@ def _real_planner(world, monkeypatch, plan_kwargs: dict | None = None) -> list[t
 
     import importlib
 
-    module = importlib.import_module   # (``torchenv.probe.assume`` is also a function's name in its package)
+    module = importlib.import_module   # (``torchenv.probing.assume`` is also a function's name in its package)
     monkeypatch.setattr(module("torchenv.resolve.resolver"), "resolve", resolve)
     monkeypatch.setattr(module("torchenv.resolve.reachable"), "available_plan", available_plan)
-    monkeypatch.setattr(module("torchenv.probe.assume"), "machine_for", lambda _spec, **_kw: Machine(os="linux", arch="x86_64"))
+    monkeypatch.setattr(module("torchenv.probing.assume"), "machine_for", lambda _spec, **_kw: Machine(os="linux", arch="x86_64"))
     return calls
 
 
 @pytest.mark.parametrize("installer", ["uv"], indirect=True)
 def test_frozen_up_whose_locked_files_are_at_hand_plans_from_the_recipes_alone(world, monkeypatch):
     from torchenv.commands._options import up_options
-    from torchenv.install.planning import plan_reachable
-    from torchenv.install.up import run_up
+    from torchenv.flows.planning import plan_reachable
+    from torchenv.flows.up import run_up
     from torchenv.ui import Ui
 
     world.run_up()                          # the lock, and its files on this machine
@@ -82,8 +82,8 @@ def test_frozen_up_whose_locked_files_are_at_hand_plans_from_the_recipes_alone(w
 def test_a_lock_without_this_machines_target_is_planned_with_every_check(world, monkeypatch):
     from torchenv.commands._options import up_options
     from torchenv.errors import LockError
-    from torchenv.install.planning import plan_reachable
-    from torchenv.install.up import run_up
+    from torchenv.flows.planning import plan_reachable
+    from torchenv.flows.up import run_up
     from torchenv.ui import Ui
 
     world.run_up()
@@ -96,7 +96,7 @@ def test_a_lock_without_this_machines_target_is_planned_with_every_check(world, 
 
 @pytest.mark.parametrize("installer", ["uv"], indirect=True)
 def test_locked_torch_files_that_are_gone_are_not_at_hand(world):
-    from torchenv.install.planning import locked_files_at_hand
+    from torchenv.flows.planning import locked_files_at_hand
 
     world.run_up()
     lock = world.read_lock()
@@ -115,7 +115,7 @@ def test_a_recipes_plan_of_another_build_than_the_locked_one_is_not_at_hand(worl
     installed the project into a site-packages of a Python the env does not have."""
     import dataclasses
 
-    from torchenv.install.planning import locked_files_at_hand
+    from torchenv.flows.planning import locked_files_at_hand
 
     world.run_up()
     lock = world.read_lock()
@@ -243,7 +243,7 @@ def test_project_lock_excludes_a_filelock_holder_and_is_taken_after_it(tmp_path)
 
     from filelock import FileLock, Timeout
 
-    from torchenv.install.projectlock import LOCK_NAME, project_lock
+    from torchenv.flows.projectlock import LOCK_NAME, project_lock
 
     (tmp_path / ".torchenv").mkdir()
     path = str(tmp_path / ".torchenv" / LOCK_NAME)
@@ -261,7 +261,7 @@ def test_project_lock_excludes_a_filelock_holder_and_is_taken_after_it(tmp_path)
 
 
 def test_project_lock_does_not_import_filelock():
-    code = ("import sys, tempfile, pathlib; from torchenv.install.projectlock import project_lock; "
+    code = ("import sys, tempfile, pathlib; from torchenv.flows.projectlock import project_lock; "
             "d = pathlib.Path(tempfile.mkdtemp());\nwith project_lock(d): pass\nprint('filelock' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"

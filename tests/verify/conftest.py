@@ -77,7 +77,7 @@ def cu130_env() -> Path:
 def cpu_report(cpu_env):
     """verify of the real CPU env as a CPU lock expects it: one run (an ``import torch``) read by every test
     that only looks at its checks."""
-    from torchenv.verify import run_verify
+    from torchenv.verification import run_verify
 
     return run_verify(cpu_env, expected={"torch": CPU_TORCH, "cuda": "none"})
 

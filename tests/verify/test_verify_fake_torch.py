@@ -1,7 +1,7 @@
 """What verify reports for GPU situations this machine cannot produce, played by fake torches."""
 from __future__ import annotations
 
-from torchenv.verify import run_verify
+from torchenv.verification import run_verify
 
 ARCHS_CU128 = ["sm_70", "sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"]
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from tests.verify.conftest import FAKE_TORCH
 
-from torchenv.verify import run_verify
+from torchenv.verification import run_verify
 
 NUMPY_WARNING = '''
 import warnings

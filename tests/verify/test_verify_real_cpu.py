@@ -6,8 +6,8 @@ import json
 import pytest
 
 from torchenv.cli import main
-from torchenv.verify import run_verify
-from torchenv.verify.runner import start_verify
+from torchenv.verification import run_verify
+from torchenv.verification.runner import start_verify
 
 pytestmark = pytest.mark.integration
 
@@ -52,7 +52,7 @@ def test_cli_json_shape_and_saved_report(cpu_env, tmp_path, capsys):
 
 def test_cli_human_table_and_exit_code_on_failure(cpu_env, tmp_path, capsys, monkeypatch):
     # a lock naming another torch makes verify fail with exit 1 and a table row naming both
-    from torchenv.verify import expect
+    from torchenv.verification import expect
 
     monkeypatch.setattr(expect, "expectations", lambda project, prefix: expect.Expectations(
         expected={"torch": "2.99.0+cpu"}, target="linux-x86_64-cpu", tier="cpu"))

@@ -8,9 +8,9 @@ import types
 
 import pytest
 
-from torchenv.lock.model import LockedWheel, Lockfile, LockTarget
-from torchenv.verify import Check, VerifyReport, checks_script, write_report
-from torchenv.verify.expect import expectations, tier_cuda
+from torchenv.lockfile.model import LockedWheel, Lockfile, LockTarget
+from torchenv.verification import Check, VerifyReport, checks_script, write_report
+from torchenv.verification.expect import expectations, tier_cuda
 
 
 def test_checks_script_is_python38_syntax():
@@ -66,9 +66,9 @@ def _target(name: str, tier: str, torch: str) -> LockTarget:
 def fake_lock_io(monkeypatch, tmp_path):
     lock = Lockfile(intent_hash="sha256:x", targets=(_target("linux-x86_64-cu130", "cu130", "2.14.1"),
                                                      _target("linux-aarch64-cpu", "cpu", "2.14.1+cpu")))
-    io = types.ModuleType("torchenv.lock.io")
+    io = types.ModuleType("torchenv.lockfile.io")
     io.read_lock = lambda path: lock
-    monkeypatch.setitem(sys.modules, "torchenv.lock.io", io)
+    monkeypatch.setitem(sys.modules, "torchenv.lockfile.io", io)
     (tmp_path / "torchenv.lock").write_text("# fake\n")
     return lock
 
@@ -83,7 +83,7 @@ def test_expectations_follow_the_env_state_target(fake_lock_io, tmp_path):
 
 
 def test_expectations_without_state_pick_this_platform(fake_lock_io, tmp_path, monkeypatch):
-    from torchenv.verify import expect
+    from torchenv.verification import expect
 
     monkeypatch.setattr(expect, "_this_platform", lambda: ("linux", "x86_64"))
     exp = expectations(tmp_path, tmp_path / ".venv")

@@ -26,7 +26,7 @@ from .base import Backend
 if TYPE_CHECKING:
     from ..conda.engine import CondaEngine
     from ..conda.records import CondaRecord
-    from ..lock.model import LockedWheel, LockTarget
+    from ..lockfile.model import LockedWheel, LockTarget
     from ..machine import Machine
     from ..resolve.plan import Plan
     from ..ui import Ui
@@ -152,7 +152,7 @@ class CondaBackend(Backend):
         from ..conda.channels import conda_subdir
         from ..conda.specs import conda_request
         from ..conda.virtual import describe, virtual_packages
-        from ..lock.model import LockTarget
+        from ..lockfile.model import LockTarget
 
         plan = self.plan
         request = conda_request(plan)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from ..i18n import N_, _
 
 if TYPE_CHECKING:
-    from ..lock.model import LockedWheel
+    from ..lockfile.model import LockedWheel
     from ..resolve.plan import Plan
 
 

@@ -25,7 +25,7 @@ from ..envlayout import site_packages as site_packages
 from ..i18n import N_, _
 
 if TYPE_CHECKING:
-    from ..lock.model import LockTarget
+    from ..lockfile.model import LockTarget
 
 MARKER_DIR = ".torchenv"
 STATE_FILE = "state.json"
@@ -264,7 +264,7 @@ def unfinished(env: Path) -> str | None:
     return str(why) if why else _("it was stopped (killed or interrupted) before it finished")
 
 
-# the state files ``end_install`` wrote in this process (``install.noop`` asks how fresh they are)
+# the state files ``end_install`` wrote in this process (``flows.noop`` asks how fresh they are)
 WRITTEN_STATES: list[Path] = []
 
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ..i18n import _
 
 if TYPE_CHECKING:
-    from ..lock.model import LockedWheel
+    from ..lockfile.model import LockedWheel
     from ..resolve.plan import Plan
 
 _BUILD_FILES = ("setup.py", "pyproject.toml")
@@ -139,8 +139,8 @@ def locked_capabilities(plan: Plan) -> tuple[str, ...]:
     """The compute capabilities the project's lock was made for (``[machine]``): compile only for the GPUs that
     will run it, also where none is probed (a build node, a container build)."""
     from ..errors import TorchenvError
-    from ..lock.io import read_lock
-    from ..lock.model import LOCK_FILE
+    from ..lockfile.io import read_lock
+    from ..lockfile.model import LOCK_FILE
 
     try:
         caps = read_lock(plan.intent.project_dir / LOCK_FILE).machine.get("compute_capabilities")

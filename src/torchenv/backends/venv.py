@@ -13,7 +13,7 @@ from .base import Backend
 from .wheellock import WheelLocker, make_engine
 
 if TYPE_CHECKING:
-    from ..lock.model import LockedWheel, LockTarget
+    from ..lockfile.model import LockedWheel, LockTarget
     from ..resolve.plan import Plan
     from ..ui import Ui
 
@@ -43,7 +43,7 @@ class VenvBackend(Backend):
         return self.wheels.memory
 
     def lock_target(self, *, requirements: list[str]) -> LockTarget:
-        from ..lock.model import LockTarget
+        from ..lockfile.model import LockTarget
 
         pins = self._prebuilt_first(requirements)
         plan = self.plan

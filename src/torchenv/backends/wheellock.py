@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from collections.abc import Collection, Sequence
 
     from ..engines.base import WheelEngine
-    from ..lock.model import LockedWheel
+    from ..lockfile.model import LockedWheel
     from ..resolve.plan import Plan
     from ..sources.locate import Located
     from ..sources.model import Sources

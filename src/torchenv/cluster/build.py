@@ -55,8 +55,8 @@ def node_of(stdout: str) -> tuple[str, str]:
 
 def locked_targets(project: Path, found: ClusterPlan) -> None:
     """Refuse before any job starts when torchenv.lock lacks a target the cluster needs."""
-    from ..lock.io import read_lock
-    from ..lock.model import LOCK_FILE
+    from ..lockfile.io import read_lock
+    from ..lockfile.model import LOCK_FILE
 
     path = project / LOCK_FILE
     lock = read_lock(path) if path.is_file() else None

@@ -44,7 +44,7 @@ def plan_on_node(intent: Intent, spec: MachineSpec, sources: SourceOverrides | N
         return None
     import socket
 
-    from ..probe import probe_machine
+    from ..probing import probe_machine
     from .plan import node_plan
 
     node = os.environ.get("SLURMD_NODENAME") or socket.gethostname()

@@ -141,13 +141,13 @@ def bundle_options(args: argparse.Namespace) -> BundleOptions:
 def intent_from_args(args: argparse.Namespace) -> Intent:
     """torchenv.toml of the project (or, without one, the torch pin of its pylock.toml/uv.lock, as ``up``
     follows it; else defaults), with command-line overrides applied."""
-    from ..install.stages import load_intent
+    from ..flows.stages import load_intent
 
     return load_intent(Path(getattr(args, "project", ".") or "."), intent_overrides(args))
 
 
 def machine_from_args(args: argparse.Namespace) -> Machine:
     """The probed machine, or the one the --machine/--assume-* flags describe."""
-    from ..probe.assume import machine_for
+    from ..probing.assume import machine_for
 
     return machine_for(machine_spec(args))

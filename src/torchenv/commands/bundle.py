@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
             ui.info(f"[bold green]ok:[/] {args.bundle}: {result.files} files, {human_size(result.bytes)}, all match "
                     f"the manifest (targets: {', '.join(result.targets) or 'none'})", markup=True)
         return 0
-    from ..install.stages import bundle_current
+    from ..flows.stages import bundle_current
     from ._options import bundle_options
 
     bundle_current(Path(args.project or "."), bundle_options(args), ui)

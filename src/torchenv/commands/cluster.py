@@ -100,7 +100,7 @@ def _up(args: argparse.Namespace, ui: Ui, torchenv: list[str]) -> int:
     cluster, found, layout = _context(args, torchenv)
 
     def bundle(path: Path) -> None:
-        from ..install.stages import bundle_current
+        from ..flows.stages import bundle_current
         from ..options import BundleOptions
         from ._options import source_overrides
 

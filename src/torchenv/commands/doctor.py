@@ -14,7 +14,7 @@ from ..i18n import N_, _
 from . import _options
 
 if TYPE_CHECKING:
-    from ..doctor.model import Diagnosis
+    from ..diagnosis.model import Diagnosis
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -36,9 +36,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..doctor import envscan
-    from ..doctor.diagnose import diagnose
-    from ..doctor.model import Context
+    from ..diagnosis import envscan
+    from ..diagnosis.diagnose import diagnose
+    from ..diagnosis.model import Context
     from ..errors import EnvError
 
     ctx = Context(environ=dict(os.environ), torch_mirror=args.torch_mirror)
@@ -52,15 +52,15 @@ def run(args: argparse.Namespace) -> int:
         text = sys.stdin.read() if args.explain == "-" else args.explain
     diag = diagnose(machine, prefix, ctx, import_check=not args.no_import and text is None)
     if text is not None:
-        from ..doctor.explain import explain
+        from ..diagnosis.explain import explain
 
         found_env = diag.env if args.env or (diag.env and diag.env.torch_version) else None
         diag.findings, diag.machine, diag.env = explain(text, diag.machine, found_env, diag.findings, ctx)
-        from ..doctor.through_torchenv import route
+        from ..diagnosis.through_torchenv import route
 
         diag.findings = route(diag.findings, diag.env)
     if args.report:
-        from ..doctor.report import write_report
+        from ..diagnosis.report import write_report
 
         path = write_report(Path(args.report), diag, ctx.environ, include_paths=args.include_paths)
         if not args.json:

@@ -16,7 +16,7 @@ from ._options import add_project
 
 if TYPE_CHECKING:
     from ..export.base import ExportKind
-    from ..lock.model import Lockfile, LockTarget
+    from ..lockfile.model import Lockfile, LockTarget
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -117,8 +117,8 @@ def _written_as(head: str) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     from ..export.base import KINDS, ExportRequest, renderer
-    from ..lock.io import read_lock, write_text_atomic
-    from ..lock.model import LOCK_FILE
+    from ..lockfile.io import read_lock, write_text_atomic
+    from ..lockfile.model import LOCK_FILE
 
     kind = KINDS[args.format]
     project = Path(args.project or ".")

@@ -16,7 +16,7 @@ from . import _options
 
 if TYPE_CHECKING:
     from ..jupyter.kernelspec import Kernel
-    from ..lock.model import LockTarget
+    from ..lockfile.model import LockTarget
     from ..ui import Ui
 
 
@@ -51,8 +51,8 @@ def _target_of(env: Path, project: Path) -> LockTarget:
     """The lock target the env was synced to (its state), which names the torch and tier of the kernel."""
     from ..backends.state import read_state
     from ..errors import EnvError
-    from ..lock.io import read_lock
-    from ..lock.model import LOCK_FILE
+    from ..lockfile.io import read_lock
+    from ..lockfile.model import LOCK_FILE
 
     state = read_state(env)
     lock_path = project / LOCK_FILE

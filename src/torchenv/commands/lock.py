@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from ..install.lockcmd import run_lock
+    from ..flows.lockcmd import run_lock
     from ..ui import Ui
     from ._options import lock_options
 

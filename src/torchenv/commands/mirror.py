@@ -166,7 +166,7 @@ def _lock_needs(lock_path: Path, tier: str) -> tuple[list[Any], str | None]:
     if not lock_path.is_file():
         return [], None
     try:
-        from ..lock.io import read_lock
+        from ..lockfile.io import read_lock
 
         lock = read_lock(lock_path)
     except Exception as exc:

@@ -33,7 +33,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..install.planning import PlanRequest, plan_reachable
+    from ..flows.planning import PlanRequest, plan_reachable
     from ..ui import Ui
 
     intent = _options.intent_from_args(args)

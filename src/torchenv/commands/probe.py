@@ -31,7 +31,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..probe import probe_machine
+    from ..probing import probe_machine
     from ..ui import Ui
 
     ui = Ui(quiet=getattr(args, "quiet", False), json_mode=args.json)
@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
 
 def probe_json(machine: Machine) -> dict[str, Any]:
     """The machine, plus (additive) the same facts as wheel-variant properties; ``--machine`` ignores the extra block."""
-    from ..probe.variants import variants_block
+    from ..probing.variants import variants_block
 
     return {**machine.to_json(), "variants": variants_block(machine)}
 
@@ -141,7 +141,7 @@ def _render_toolchains(con: Any, machine: Machine) -> None:
 
 def render(ui: Ui, machine: Machine) -> None:
     """The probe as a person reads it: machine, GPUs by vendor, Pythons, toolchains, then what looked wrong."""
-    from ..probe.texts import translate_finding
+    from ..probing.texts import translate_finding
 
     con = ui.console
     platform = f"{machine.os}-{machine.arch}"

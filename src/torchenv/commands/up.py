@@ -9,7 +9,7 @@ from ..i18n import _
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from ..install.up import UpResult
+    from ..flows.up import UpResult
     from ..ui import Ui
 
 
@@ -47,8 +47,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from ..flows.up import run_up
     from ..i18n import _
-    from ..install.up import run_up
     from ._options import up_options
 
     ui = cast("Ui", _LazyUi(quiet=getattr(args, "quiet", False)))   # a stand-in that forwards every call to a Ui
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "vscode", False) and result.verify_ok is not False:
         _vscode(result, ui)
     if result.status == "up-to-date":
-        from ..install.noop import say_up_to_date
+        from ..flows.noop import say_up_to_date
 
         say_up_to_date(result.env_path, result.lock_path.name, result.target, result.notes, result.warnings)
         return 0

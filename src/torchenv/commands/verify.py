@@ -33,10 +33,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..flows.verifyenv import verify_project
     from ..i18n import _
-    from ..install.verifyenv import verify_project
     from ..ui import Ui, escape_markup
-    from ..verify.report import render_report, shown
+    from ..verification.report import render_report, shown
 
     ui = Ui(quiet=args.quiet, json_mode=args.json)
 
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         if path is not None:
             ui.info(f"[dim]{escape_markup(_('report saved to {path}').format(path=path))}[/]")
     if path is None:
-        from ..verify.report import report_path
+        from ..verification.report import report_path
 
         ui.warn(escape_markup(_("the report could not be saved to {path} (the folder is not writable); the checks "
                                 "above are the result").format(path=report_path(Path(args.project)))))
@@ -77,7 +77,7 @@ def _verifying_step(prefix: str, target: str | None, deep: bool) -> str:
 @contextmanager
 def _status(ui: Ui) -> Iterator[Callable[[str, object], None] | None]:
     """A spinner naming the running check (importing torch alone takes seconds); none off a terminal."""
-    from ..verify.report import shown
+    from ..verification.report import shown
 
     if ui.quiet or ui.json_mode or not ui.console.is_terminal:
         yield None

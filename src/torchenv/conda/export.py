@@ -15,7 +15,7 @@ from ..i18n import _
 from .channels import channel_name
 
 if TYPE_CHECKING:
-    from ..lock.model import LockedCondaPackage, Lockfile, LockTarget
+    from ..lockfile.model import LockedCondaPackage, Lockfile, LockTarget
     from .records import CondaRecord
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..lock.model import LockedCondaPackage
+    from ..lockfile.model import LockedCondaPackage
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ class CondaRecord:
         return cls(**data)
 
     def to_locked(self) -> LockedCondaPackage:
-        from ..lock.model import LockedCondaPackage
+        from ..lockfile.model import LockedCondaPackage
 
         return LockedCondaPackage(
             name=self.name, version=self.version, build=self.build, subdir=self.subdir, url=self.url,

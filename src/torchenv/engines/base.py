@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..lock.model import LockedWheel
+    from ..lockfile.model import LockedWheel
     from ..sources.model import PypiSide
 
 

@@ -37,7 +37,7 @@ from .base import WheelEngine, build_requirement_links
 from .uv import file_url, index_for, missing_python_hint, requirements_lines, run_tool, source_flags
 
 if TYPE_CHECKING:
-    from ..lock.model import LockedWheel
+    from ..lockfile.model import LockedWheel
     from ..sources.model import PypiSide
 
 KEEP = frozenset({"pip"})   # the pip engine's env keeps its installer
@@ -235,7 +235,7 @@ def _env_python_version(env: Path) -> str:
 
 def parse_report(path: Path, pypi: PypiSide) -> list[LockedWheel]:
     """Turn ``pip install --report`` (format 1) into LockedWheels."""
-    from ..lock.model import LockedWheel
+    from ..lockfile.model import LockedWheel
     from ..redaction import strip_secrets
     from .uv import filename_of
 

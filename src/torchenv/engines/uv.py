@@ -13,7 +13,7 @@ Choices made here, each for a reason:
 * ``UV_LINK_MODE=hardlink`` and torchenv's own uv cache (unless the user set
   ``UV_CACHE_DIR``/``UV_LINK_MODE``): envs share file data with the cache.
 * No ``--compile-bytecode`` by default: it costs ~6 s per install (§2d); ``up`` instead
-  lets the verify step write ``.pyc`` for what ``import torch`` touches (see install.up).
+  lets the verify step write ``.pyc`` for what ``import torch`` touches (see flows.up).
 """
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ from .base import WheelEngine, build_requirement_links
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
-    from ..lock.model import LockedWheel
+    from ..lockfile.model import LockedWheel
     from ..sources.model import PypiSide
 
 # torchenv platform key -> uv --python-platform. manylinux_2_28 is what torch >= 2.7 ships for.
@@ -414,7 +414,7 @@ def missing_python_hint(python: str) -> str:
 def parse_pylock(path: Path, pypi: PypiSide) -> list[LockedWheel]:
     """Turn uv's pylock.toml into LockedWheels (name, version, file, URL, sha256, index)."""
     from ..fileio import tomllib_module
-    from ..lock.model import LockedWheel
+    from ..lockfile.model import LockedWheel
     from ..redaction import strip_secrets
 
     data = tomllib_module().loads(path.read_text())

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from .base import cuda_version
 
 if TYPE_CHECKING:
-    from ..lock.model import LockTarget
+    from ..lockfile.model import LockTarget
     from .base import ExportRequest
 
 HOSTED = {("linux", "x86_64"): "ubuntu-22.04", ("linux", "aarch64"): "ubuntu-22.04-arm",

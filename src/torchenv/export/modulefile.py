@@ -44,8 +44,8 @@ def matching_toolkit(cuda: str | None, toolkits: list[CudaToolkit]) -> tuple[str
 
 
 def _toolkits() -> list[CudaToolkit]:
-    from ..probe import make_context
-    from ..probe.cuda_toolkits import probe_cuda_toolkits
+    from ..probing import make_context
+    from ..probing.cuda_toolkits import probe_cuda_toolkits
 
     return probe_cuda_toolkits(make_context())
 

@@ -12,7 +12,7 @@ from .. import tomltext
 from .base import environment_marker, local_file, relative_to_output
 
 if TYPE_CHECKING:
-    from ..lock.model import LockedWheel
+    from ..lockfile.model import LockedWheel
     from .base import ExportRequest
 
 

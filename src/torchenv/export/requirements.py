@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from .base import index_lines, relative_to_output
 
 if TYPE_CHECKING:
-    from ..lock.model import LockedWheel
+    from ..lockfile.model import LockedWheel
     from .base import ExportRequest
 
 

@@ -13,7 +13,7 @@ from .. import tomltext
 from .base import PLATFORM_MARKERS, relative_to_output, torch_family_wheels
 
 if TYPE_CHECKING:
-    from ..lock.model import LockTarget
+    from ..lockfile.model import LockTarget
     from .base import ExportRequest
 
 

@@ -2,7 +2,7 @@
 
 Why here, with the requirements: the answer adds ``ipykernel`` to what is locked, so the no-op
 ``up`` must reach the same answer from the same files (standard library only, no ``packaging``).
-The walk lists folders with ``os.scandir``, which the no-op stamp watches (``install.noop``):
+The walk lists folders with ``os.scandir``, which the no-op stamp watches (``flows.noop``):
 a notebook added or removed changes its folder, and the full check runs again. It stops at the
 first notebook and skips what holds no project notebooks (environments, VCS folders,
 ``node_modules``, hidden folders such as ``.ipynb_checkpoints``), within a bounded number of

@@ -3,7 +3,7 @@
 One reader for both verbs: ``up`` locks what it finds here and ``init`` (``intent.evidence``) reads its
 torch and Python pins from the same ``SetupPy``/``SetupCfg``, so the two cannot disagree about a file.
 
-Why: the project itself is installed with ``--no-deps`` (``install.project_install``), so what
+Why: the project itself is installed with ``--no-deps`` (``flows.project_install``), so what
 it declares in ``install_requires`` must be locked with the rest, as ``[project].dependencies``
 of a pyproject is. ``setup.py`` is parsed (``ast``), never executed: a string list given to
 ``install_requires`` (directly or through a module-level name) is taken, and ``.txt`` names in

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
     from ..intent.model import Intent
     from ..intent.requirements_file import ReqLine
-    from ..lock.model import Lockfile
+    from ..lockfile.model import Lockfile
     from ..resolve.plan import Plan
     from .jupyter import KernelWanted
 

@@ -27,7 +27,7 @@ from ..i18n import _
 
 if TYPE_CHECKING:
     from ..activation import EnvInfo
-    from ..lock.model import LockTarget
+    from ..lockfile.model import LockTarget
 
 MARKER = "torchenv"
 SCHEMA = 1

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..activation import EnvInfo
-    from ..lock.model import LockTarget
+    from ..lockfile.model import LockTarget
     from .kernelspec import Kernel, Registered
 
 # conda packages whose presence makes the prefix itself a CUDA toolkit (nvcc in <prefix>/bin)
@@ -30,8 +30,8 @@ def cuda_home(env: EnvInfo, target: LockTarget) -> str | None:
     if cuda is None:
         return None
     from ..export.modulefile import matching_toolkit
-    from ..probe import make_context
-    from ..probe.cuda_toolkits import probe_cuda_toolkits
+    from ..probing import make_context
+    from ..probing.cuda_toolkits import probe_cuda_toolkits
 
     return matching_toolkit(cuda, probe_cuda_toolkits(make_context()))[0]
 

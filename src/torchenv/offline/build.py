@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 
     from ..intent.model import Intent
-    from ..lock.model import LockedCondaPackage, LockTarget
+    from ..lockfile.model import LockedCondaPackage, LockTarget
     from ..options import BundleOptions, SourceOverrides
     from ..sources.model import Sources
     from ..ui import Ui
@@ -168,7 +168,7 @@ def _sha_size(path: Path) -> tuple[str, int]:
 def project_files(project_dir: Path, intent: Any) -> list[tuple[str, Path]]:
     """torchenv.toml, torchenv.lock and the requirement files the intent reads, relative to the project."""
     from ..intent.project_requirements import gather
-    from ..lock.model import LOCK_FILE
+    from ..lockfile.model import LOCK_FILE
 
     out = [(n, project_dir / n) for n in ("torchenv.toml", LOCK_FILE) if (project_dir / n).is_file()]
     try:
@@ -201,8 +201,8 @@ def _without_logins(path: Path, copy: Path) -> Path:
 
 def _read_lock_to_bundle(project_dir: Path) -> tuple[Path, Any]:
     """The project's lock path and lock; a clear error when there is none to bundle."""
-    from ..lock.io import read_lock
-    from ..lock.model import LOCK_FILE
+    from ..lockfile.io import read_lock
+    from ..lockfile.model import LOCK_FILE
 
     lock_path = project_dir / LOCK_FILE
     if not lock_path.is_file():
@@ -270,7 +270,7 @@ def _tool_members(stage: Path, targets: list[LockTarget], sources: dict[str, Sou
 def make_bundle(project_dir: Path, intent: Intent, options: BundleOptions, ui: Ui) -> BundleResult:
     """Pack every file of the lock's targets (``options.targets``, default all) into one tar.
 
-    ``intent``: the project's, as ``up`` reads it (the caller loads it: ``install.stages.load_intent``).
+    ``intent``: the project's, as ``up`` reads it (the caller loads it: ``flows.stages.load_intent``).
     """
     import json
 

@@ -5,7 +5,7 @@ later, so every file of the target is found and hash-checked (cache, bundle, loo
 *before* the env, the lock or the project is touched; the user gets the full list of what
 is missing or different, each with the target that needs it.
 
-``torchenv up --offline`` is the normal ``up`` orchestration (``install.up.run_up``), forced
+``torchenv up --offline`` is the normal ``up`` orchestration (``flows.up.run_up``), forced
 frozen; it calls in here for the offline steps:
 * ``prepare_offline(target, from_path=, plan_sources=, ui=)``: the check, and the restricted
   ``Sources`` (local folders only, no torch index, no PyPI) plus a target whose conda URLs
@@ -30,7 +30,7 @@ from ..errors import LockError
 from ..i18n import _
 
 if TYPE_CHECKING:
-    from ..lock.model import LockTarget
+    from ..lockfile.model import LockTarget
     from ..sources.model import Sources
     from ..ui import Ui
 
@@ -168,7 +168,7 @@ _PROJECT_FILES_MAX = 64
 
 def borrowed_project(project_dir: Path, from_path: Path | None, tmp: Path) -> Path | None:
     """A folder with the bundle's torchenv.toml/lock/requirements when the project has neither file."""
-    from ..lock.model import LOCK_FILE
+    from ..lockfile.model import LOCK_FILE
     from .layout import CONDA, FILES, MANIFEST, SIMPLE, TOOL, Bundle
 
     if (project_dir / LOCK_FILE).exists() or (project_dir / "torchenv.toml").exists() or from_path is None:
@@ -189,7 +189,7 @@ def borrowed_project(project_dir: Path, from_path: Path | None, tmp: Path) -> Pa
 
 
 def adopt_project_files(src: Path, project_dir: Path, ui: Ui) -> None:
-    from ..lock.io import write_text_atomic
+    from ..lockfile.io import write_text_atomic
 
     for f in sorted(p for p in src.rglob("*") if p.is_file()):
         rel = f.relative_to(src)

@@ -23,7 +23,7 @@ from ..i18n import _
 from .layout import CONDA, FILES, Bundle
 
 if TYPE_CHECKING:
-    from ..lock.model import LockTarget
+    from ..lockfile.model import LockTarget
     from ..resolve.plan import Plan
 
 ARTIFACT_SUFFIXES = (".whl", ".conda", ".tar.bz2")

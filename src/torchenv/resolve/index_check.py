@@ -317,7 +317,7 @@ def check(intent: Intent, cons: Constraints, mv: MachineView, overrides: Any = N
 def variant_lines(index: IndexView, found: Any, machine: Any) -> tuple[list[Reason], list[Reason]]:
     """(reasons, warnings) from the ``torch-<version>-variants.json`` the chosen tier's page links, if any."""
     from ..errors import SourceError
-    from ..probe.variants import supported_properties
+    from ..probing.variants import supported_properties
     from ..sources.variants import find_variants_link, fits_ranked, read_variants
 
     listing = index.listings.get(found.tier)

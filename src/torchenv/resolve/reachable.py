@@ -70,7 +70,7 @@ class Candidate:
 def reachable_plan(intent: Intent, machine: Machine, overrides: SourceOverrides | None = None,
                    *, offline: bool = False, also_needed: frozenset[str] = frozenset()) -> Plan:
     """Resolved (the tier index checked when it answers), then narrowed to what can be fetched from here
-    (``available_plan``); ``install.planning.plan_reachable``, the planner of ``plan``, ``up`` and ``lock``,
+    (``available_plan``); ``flows.planning.plan_reachable``, the planner of ``plan``, ``up`` and ``lock``,
     asks it."""
     from .resolver import resolve
 

@@ -22,7 +22,7 @@ from ..errors import HashMismatch, SourceError
 from .deadhosts import SourceMemory, host_of
 
 if TYPE_CHECKING:
-    from ..lock.model import LockedWheel
+    from ..lockfile.model import LockedWheel
     from .model import Sources
 
 def _get(filename: str, sha256: str | None, urls: list[str], memory: SourceMemory, ui: Any) -> tuple[Path, str]:

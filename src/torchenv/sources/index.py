@@ -162,7 +162,7 @@ def local_path(url: str) -> Path | None:
     return None
 
 
-_local_path = local_path   # older name, used by install/ and engines/
+_local_path = local_path   # older name, used by flows/ and engines/
 
 
 def _list_dir(directory: Path) -> list[IndexFile]:

@@ -21,7 +21,7 @@ from .wheelfit import target_tags
 if TYPE_CHECKING:
     from packaging.tags import Tag
 
-    from ..lock.model import LockedWheel
+    from ..lockfile.model import LockedWheel
     from .model import Sources
 
 FROM_TORCH_INDEX = "torch-index"
@@ -117,7 +117,7 @@ def locate(sources: Sources, name: str, version: str, *, source: str, tier: str,
     ``memory`` (an ``sources.deadhosts.SourceMemory``) skips hosts that already failed in this run.
     ``glibc``: the target's (``sources.wheelfit.target_glibc``); None keeps the tags of an unknown glibc.
     """
-    from ..lock.model import LockedWheel
+    from ..lockfile.model import LockedWheel
     from .index import list_project_files, local_path
 
     tags = target_tags(python, platform, glibc)

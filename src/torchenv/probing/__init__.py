@@ -5,7 +5,7 @@ Why each source is its own module and wrapped here: a missing or broken driver, 
 an odd file must never stop the probe; it becomes a line in ``Machine.findings`` and the rest
 of the machine is still reported. ``root``, ``environ`` and ``run`` are injectable so tests run
 against fake sysfs/proc trees and recorded command outputs. Sources are imported lazily so
-``import torchenv.probe`` (e.g. for ``--assume-*``) costs nothing.
+``import torchenv.probing`` (e.g. for ``--assume-*``) costs nothing.
 """
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ from .env_create import create_env, create_while_fetching, moved_aside
 
 if TYPE_CHECKING:
     from ..backends.base import Backend
-    from ..lock.model import LockTarget
+    from ..lockfile.model import LockTarget
     from ..resolve.plan import Plan
     from ..safety import EnvClaim
     from ..ui import Ui

@@ -17,7 +17,7 @@ from ..i18n import _
 
 if TYPE_CHECKING:
     from ..backends.base import Backend
-    from ..lock.model import LockTarget
+    from ..lockfile.model import LockTarget
     from ..safety import EnvClaim
     from ..ui import Ui
 

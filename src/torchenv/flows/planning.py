@@ -18,7 +18,7 @@ from ..options import MachineSpec, SourceOverrides
 if TYPE_CHECKING:
     from ..errors import PulledInFamily
     from ..intent.model import Intent
-    from ..lock.model import Lockfile, LockTarget
+    from ..lockfile.model import Lockfile, LockTarget
     from ..machine import Machine
     from ..resolve.plan import Plan
 
@@ -65,7 +65,7 @@ def plan_reachable(request: PlanRequest) -> Plan:
 
 
 def _probed(spec: MachineSpec) -> Machine:
-    from ..probe.assume import machine_for
+    from ..probing.assume import machine_for
 
     return machine_for(spec, toolkits=False)   # `nvcc --version` is no input to a plan
 

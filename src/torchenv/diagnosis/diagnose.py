@@ -59,7 +59,7 @@ def diagnose(machine: Machine, prefix: Path | None, ctx: Context, *, import_chec
 
 def _probe_note(note: str) -> Finding:
     """A probe finding as a doctor finding; shown in the user's language (the probe keeps it English)."""
-    from ..probe.texts import translate_finding
+    from ..probing.texts import translate_finding
 
     shown = translate_finding(note)
     return Finding("info", _("probe: {note}").format(note=shown), shown, None, "probe-note")

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from ..safety import remove_scratch
 
 if TYPE_CHECKING:
-    from ..lock.model import LockTarget
+    from ..lockfile.model import LockTarget
 
 PYCACHE = "__pycache__"
 

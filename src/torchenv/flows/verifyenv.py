@@ -1,7 +1,7 @@
 """``torchenv verify`` for a project: find its env, read what the lock promises, run the checks, keep the result.
 
-Why here and not in ``verify/``: this step reads the env's state and marker (``backends.state``,
-``safety``), which sit above the checks themselves; ``verify/`` stays the floor that only runs
+Why here and not in ``verification/``: this step reads the env's state and marker (``backends.state``,
+``safety``), which sit above the checks themselves; ``verification/`` stays the floor that only runs
 checks in an interpreter and reports.
 """
 from __future__ import annotations
@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..verify.expect import Expectations
-    from ..verify.report import VerifyReport
+    from ..verification.expect import Expectations
+    from ..verification.report import VerifyReport
 
 
 def verify_project(project: Path, *, env: str | Path | None = None, deep: bool = False, timeout: float = 600,
@@ -25,9 +25,9 @@ def verify_project(project: Path, *, env: str | Path | None = None, deep: bool =
     ``on_start(prefix, expectations)``: called before the checks run (the CLI prints what it verifies).
     """
     from ..activation import find_env, project_env_path
-    from ..verify.expect import expectations, gpu_expected
-    from ..verify.report import write_report
-    from ..verify.runner import run_verify
+    from ..verification.expect import expectations, gpu_expected
+    from ..verification.report import write_report
+    from ..verification.runner import run_verify
 
     project = Path(project).absolute()
     found = find_env(project_env_path(project, str(env) if env is not None else None))

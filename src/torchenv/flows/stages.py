@@ -2,7 +2,7 @@
 
 Why stages (as virtualenv's ``Session.run``): each stage takes what the one before produced and
 nothing else, so ``up`` reads as a list (load → decide → sources → sync → record → verify), ``lock``
-reuses the first two, and a test can stop after any of them. The planner (``install.planning``) is
+reuses the first two, and a test can stop after any of them. The planner (``flows.planning``) is
 handed in by the caller, so a test hands in one that returns a fixed Plan.
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from ..backends.base import Backend
     from ..intent.model import Intent
     from ..intent.project_requirements import ProjectRequirement
-    from ..lock.model import Lockfile, LockTarget
+    from ..lockfile.model import Lockfile, LockTarget
     from ..offline.build import BundleResult
     from ..options import BundleOptions, IntentOverrides, UpOptions
     from ..resolve.plan import Plan
@@ -66,14 +66,14 @@ def load_project(project_dir: Path, overrides: IntentOverrides, ui: Ui | None = 
                  source: Path | None = None, up: UpOptions | None = None) -> Project:
     """Read everything once. ``source``: where torchenv.toml/lock are read, when not ``project_dir``.
 
-    ``up``: the request of a ``torchenv up``, whose remembered flags (``install.overrides``) apply
+    ``up``: the request of a ``torchenv up``, whose remembered flags (``flows.overrides``) apply
     when it gives none, and whose ``save`` writes its flags into torchenv.toml; ``lock`` plans from
     torchenv.toml and its own flags alone.
     """
     from ..intent import project_requirements as reqmod
     from ..intent.load import apply_overrides
-    from ..lock.io import read_lock
-    from ..lock.model import LOCK_FILE
+    from ..lockfile.io import read_lock
+    from ..lockfile.model import LOCK_FILE
     from . import noop, project_install
 
     src = source or project_dir
@@ -116,7 +116,7 @@ def refuse_stale_lock(project_dir: Path) -> None:
     machine's ``--target``), so a bundle never re-resolves it quietly.
     """
     from ..errors import LockError
-    from ..lock.model import LOCK_FILE
+    from ..lockfile.model import LOCK_FILE
     from ..options import IntentOverrides, UpOptions
 
     if not (project_dir / LOCK_FILE).is_file():

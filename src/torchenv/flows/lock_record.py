@@ -13,7 +13,7 @@ from ..i18n import _
 if TYPE_CHECKING:
     from ..intent.model import Intent
     from ..intent.project_requirements import ProjectRequirement
-    from ..lock.model import Lockfile, LockTarget
+    from ..lockfile.model import Lockfile, LockTarget
     from ..resolve.plan import Plan
     from ..ui import Ui
     from .choose_target import TargetChoice
@@ -33,7 +33,7 @@ def new_lockfile(old: Lockfile | None, intent: Intent, reqs: list[ProjectRequire
                  ui: Ui, project: dict[str, Any] | None = None, overrides: dict[str, Any] | None = None) -> Lockfile:
     """The lock with ``target`` added/replaced; targets made for another intent are dropped (with a warning)."""
     from ..intent.project_requirements import lock_is_current, requirements_digest
-    from ..lock.model import Lockfile
+    from ..lockfile.model import Lockfile
     from ..version import __version__
 
     keep: tuple[LockTarget, ...] = ()
@@ -58,7 +58,7 @@ def record_lock(project: Project, choice: TargetChoice, ui: Ui) -> None:
     """Write the lock only now: a lock that names files no install ever succeeded with helps nobody."""
     if not choice.fresh:
         return
-    from ..lock.io import write_lock
+    from ..lockfile.io import write_lock
     from .project_install import lock_entry
 
     write_lock(project.lock_path, new_lockfile(project.lock, project.intent, list(project.reqs), choice.target,

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from ..lock.model import LockTarget
+    from ..lockfile.model import LockTarget
     from ..machine import Machine
-    from ..probe.context import ProbeContext
+    from ..probing.context import ProbeContext
 
 TORCH_FAMILY = ("torch", "torchvision", "torchaudio")
 CONDA_NAMES = {"pytorch": "torch"}   # conda package name -> import/dist name
@@ -79,13 +79,13 @@ def _this_platform() -> tuple[str, str]:
 
 def expectations(project_dir: Path, env_prefix: Path) -> Expectations:
     """Expectations from ``<project>/torchenv.lock``; empty (with a note) when there is none."""
-    from ..lock.model import LOCK_FILE
+    from ..lockfile.model import LOCK_FILE
 
     lock_path = Path(project_dir) / LOCK_FILE
     if not lock_path.is_file():
         return Expectations(notes=(f"no {LOCK_FILE}: versions are reported, not compared",))
     try:
-        from ..lock.io import read_lock
+        from ..lockfile.io import read_lock
     except ImportError:
         return Expectations(notes=("this torchenv cannot read lock files; versions are not compared",))
     lock = read_lock(lock_path)   # a malformed lock is the user's to fix: LockError names it
@@ -139,12 +139,12 @@ def _gpu_facts(tier: str, machine: Machine | None) -> object:
     if machine is not None:
         return machine.rocm if rocm else machine.nvidia
     try:
-        from ..probe import make_context
+        from ..probing import make_context
         probe: Callable[[ProbeContext], object]
         if rocm:
-            from ..probe.rocm import probe_rocm as probe
+            from ..probing.rocm import probe_rocm as probe
         else:
-            from ..probe.nvidia.detect import probe_nvidia as probe
+            from ..probing.nvidia.detect import probe_nvidia as probe
     except ImportError:   # no probe in this build
         return _UNKNOWN
     try:

@@ -27,7 +27,7 @@ from ..i18n import _
 
 if TYPE_CHECKING:
     from ..errors import BuildFailed
-    from ..lock.model import LockedWheel, Lockfile
+    from ..lockfile.model import LockedWheel, Lockfile
     from ..resolve.plan import Plan
 
 BUILD_FILES = ("pyproject.toml", "setup.py", "setup.cfg")

@@ -95,8 +95,8 @@ def _check(project_dir: Path, options: UpOptions) -> UpToDate | None:
     from ..backends.state import in_progress, read_state
     from ..intent.load import apply_overrides, load_project_intent
     from ..intent.project_requirements import gather, lock_is_current
-    from ..lock.io import read_lock
-    from ..lock.model import LOCK_FILE
+    from ..lockfile.io import read_lock
+    from ..lockfile.model import LOCK_FILE
     from .overrides import remembered, said
     from .project_install import lock_agrees
 

@@ -103,8 +103,8 @@ class LockResult:
 
     @classmethod
     def read(cls, project_dir: Path, written: tuple[str, ...]) -> LockResult:
-        from ..lock.io import read_lock
-        from ..lock.model import LOCK_FILE
+        from ..lockfile.io import read_lock
+        from ..lockfile.model import LOCK_FILE
 
         path = project_dir / LOCK_FILE
         return cls(path, written, tuple(t.name for t in read_lock(path).targets))
@@ -113,7 +113,7 @@ class LockResult:
 def run_lock(project_dir: Path, options: LockOptions, ui: Ui, *, planner: Planner = plan_reachable) -> list[str]:
     """Resolve and write targets into torchenv.lock; returns the names of the targets written.
 
-    ``planner``: this machine's plan comes from the one ``up`` and ``torchenv plan`` ask (``install.planning``).
+    ``planner``: this machine's plan comes from the one ``up`` and ``torchenv plan`` ask (``flows.planning``).
     """
     from .projectlock import project_lock
 
@@ -125,8 +125,8 @@ def run_lock(project_dir: Path, options: LockOptions, ui: Ui, *, planner: Planne
 def _run_locked(project_dir: Path, options: LockOptions, ui: Ui, planner: Planner) -> list[str]:
     """``up``'s first stages (load the project, plan), then lock each target; the lock is written once."""
     from ..backends import make_backend
-    from ..lock.diff import diff_targets
-    from ..lock.io import write_lock
+    from ..lockfile.diff import diff_targets
+    from ..lockfile.io import write_lock
     from ..options import UpOptions
     from .lock_record import new_lockfile
     from .project_install import lock_entry
@@ -173,7 +173,7 @@ def _machine_plans(project: Project, options: LockOptions, ui: Ui, planner: Plan
 def _target_plans(project: Project, options: LockOptions, specs: list[TargetSpec], ui: Ui) -> list[Plan]:
     """One plan per ``--target``, each for an assumed machine that runs that tier."""
     from ..intent import project_requirements as reqmod
-    from ..probe.assume import machine_for
+    from ..probing.assume import machine_for
     from ..resolve.resolver import resolve
 
     intent, lock = project.intent, project.lock

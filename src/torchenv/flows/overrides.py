@@ -23,7 +23,7 @@ from ..intent.load import INTENT_FLAG_KEYS
 
 if TYPE_CHECKING:
     from ..intent.model import Intent
-    from ..lock.model import Lockfile
+    from ..lockfile.model import Lockfile
     from ..options import IntentOverrides
 
 # (IntentOverrides field, flag, torchenv.toml section, key): the flags that change the intent's meaning

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from ..i18n import _
 
 if TYPE_CHECKING:
-    from ..lock.model import LockTarget
+    from ..lockfile.model import LockTarget
     from ..resolve.plan import Plan
     from ..ui import Ui
     from .up import UpStatus
@@ -41,7 +41,7 @@ def verify_if_needed(status: UpStatus, env: Path, python: Path, target: LockTarg
             return status, None
         ui.step(_("{env}: its last verify {problem}; verifying again").format(env=env, problem=_(last)))
         status = "verified"
-    from ..verify import bytecode
+    from ..verification import bytecode
 
     st.begin_verify(env)               # before the script starts: an interrupted verify leaves it behind
     site = st.site_packages(env, target.python)
@@ -91,9 +91,9 @@ def verify_env(python: Path, target: LockTarget, plan: Plan, project_dir: Path, 
     report is rendered with) meanwhile takes that work off the wall clock. Whatever
     ``meanwhile`` raises stops the script: no verify outlives the run it belongs to.
     """
-    from ..verify import render_report, write_report
-    from ..verify.expect import expected_from_target, gpu_expected
-    from ..verify.runner import start_verify
+    from ..verification import render_report, write_report
+    from ..verification.expect import expected_from_target, gpu_expected
+    from ..verification.runner import start_verify
 
     # one rule for "expects a GPU", shared with `torchenv verify`: a GPU tier, and a GPU on the planned machine
     expects_gpu = gpu_expected(target.tier, target.os, plan.machine)

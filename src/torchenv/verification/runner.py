@@ -55,7 +55,7 @@ def script_argv(env_python: Path, config: ScriptConfig) -> list[str]:
     else:  # zipped install: ship the source instead of a path
         from importlib.resources import files
 
-        argv += ["-c", files("torchenv.verify").joinpath("checks_script.py").read_text(encoding="utf-8"), "-"]
+        argv += ["-c", files("torchenv.verification").joinpath("checks_script.py").read_text(encoding="utf-8"), "-"]
     return argv + [json.dumps(config)]
 
 

@@ -17,7 +17,7 @@ from .planning import Planner, PlanRequest, plan_reachable, replan_pulled_in
 
 if TYPE_CHECKING:
     from ..backends.base import Backend
-    from ..lock.model import Lockfile, LockTarget
+    from ..lockfile.model import Lockfile, LockTarget
     from ..options import UpOptions
     from ..resolve.plan import Plan
     from ..ui import Ui
@@ -80,7 +80,7 @@ def _announce_changes(old: Lockfile | None, target: LockTarget, ui: Ui) -> tuple
     """What the new target changes against the old lock's target for this machine (or its os/arch)."""
     if old is None:
         return ()
-    from ..lock.diff import diff_targets
+    from ..lockfile.diff import diff_targets
 
     previous = old.target(target.name) or next(
         (t for t in old.targets if t.os == target.os and t.arch == target.arch), None)

@@ -1,6 +1,6 @@
 """``torchenv up``: make the project's env exactly what the plan and lock say, safely, then verify it.
 
-Why this order: the cheap no-op check runs first (``install.noop``); everything else runs
+Why this order: the cheap no-op check runs first (``flows.noop``); everything else runs
 under the project lock, as stages each in its own module: load the project (``stages``),
 decide the target (``choose_target``, asking the planner of ``planning``), the sources
 strategy (``source_strategy``), sync the env (``env_sync``, which creates or replaces an env
@@ -22,7 +22,7 @@ from .source_strategy import sources_strategy
 from .verify_step import verify_if_needed
 
 if TYPE_CHECKING:
-    from ..lock.model import LockTarget
+    from ..lockfile.model import LockTarget
     from ..options import UpOptions
     from ..ui import Ui
     from .source_strategy import OnlineSources
@@ -52,7 +52,7 @@ class UpResult:
 def run_up(project_dir: Path, options: UpOptions, ui: Ui, *, planner: Planner = plan_reachable) -> UpResult:
     """Carry out ``torchenv up`` (``--offline`` included) for the project in ``project_dir``.
 
-    ``planner``: the one ``torchenv plan`` asks too (``install.planning``); a caller may hand in another.
+    ``planner``: the one ``torchenv plan`` asks too (``flows.planning``); a caller may hand in another.
     """
     from . import noop
 

@@ -3,5 +3,5 @@
 Why a package apart from ``backends``: a backend knows how to build one env kind; this
 package decides *when* to build (no-op, repair, rebuild beside), keeps the user's env
 safe, and ties plan, lock, install and verify together. The no-op check
-(``install.noop``) imports only the standard library.
+(``flows.noop``) imports only the standard library.
 """

@@ -83,10 +83,10 @@ class Lockfile:
     # the project requirements (``intent.project_requirements.requirements_digest``); None in locks
     # written before the key existed, whose intent-hash folded the requirements in
     requirements_hash: str | None = None
-    # the project itself when it is a package (``install.project_install.lock_entry``): an editable
+    # the project itself when it is a package (``flows.project_install.lock_entry``): an editable
     # path entry, without a hash because its files are the working tree
     project: dict[str, Any] = field(default_factory=dict)
-    # the intent flags of the ``up`` that wrote it (``install.overrides.record``), kept by a plain ``up``
+    # the intent flags of the ``up`` that wrote it (``flows.overrides.record``), kept by a plain ``up``
     overrides: dict[str, Any] = field(default_factory=dict)
 
     def target(self, name: str) -> LockTarget | None:
