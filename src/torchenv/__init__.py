@@ -12,12 +12,12 @@ The command line is a thin layer over this API (see ``docs/api.md``)::
 Requests are frozen dataclasses (``UpOptions``, ``LockOptions``, ``BundleOptions``, ``MachineSpec``,
 ``IntentOverrides``, ``SourceOverrides``); each call returns a result object and raises a
 ``torchenv.errors.TorchenvError`` subclass for bad input. Imports are lazy so that ``import torchenv``
-stays cheap for other tools.
+stays cheap for other tools. Every verb is a plain function: no subpackage shares a verb's name
+(``lockfile``, ``probing``, ``verification`` and ``diagnosis`` hold their code), so importing one
+never replaces a verb in this namespace.
 """
 from __future__ import annotations
 
-import sys as _sys
-import types as _types
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -145,31 +145,6 @@ def doctor(project: str | Path = ".", *, env: str | Path | None = None, machine:
     return diagnose(machine_for(machine or MachineSpec()), prefix, Context(environ=dict(os.environ)),
                     import_check=import_check)
 
-
-# -- verbs that share their name with a subpackage ------------------------------------------------------------
-# Why: ``torchenv.lock`` is both the verb and the package ``torchenv/lockfile/``. Importing a submodule sets the
-# package as an attribute of ``torchenv`` and would hide the function; instead the package becomes callable
-# and calls the verb, so ``torchenv.lock(...)`` and ``torchenv.lockfile.model`` both keep working in any order.
-_VERBS: dict[str, Any] = {"probe": probe, "lock": lock, "verify": verify, "doctor": doctor}
-
-
-class _CallablePackage(_types.ModuleType):
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return _VERBS[self.__name__.rpartition(".")[2]](*args, **kwargs)
-
-
-class _Api(_types.ModuleType):
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name in _VERBS and isinstance(value, _types.ModuleType) and value.__name__ == f"{__name__}.{name}":
-            value.__class__ = _CallablePackage
-        super().__setattr__(name, value)
-
-
-for _name in _VERBS:   # a subpackage imported before this point (there is none today) is made callable too
-    if isinstance(_sys.modules.get(f"{__name__}.{_name}"), _types.ModuleType):
-        _sys.modules[f"{__name__}.{_name}"].__class__ = _CallablePackage
-        globals()[_name] = _sys.modules[f"{__name__}.{_name}"]
-_sys.modules[__name__].__class__ = _Api
 
 __all__ = ["BundleOptions", "IntentOverrides", "LockOptions", "MachineSpec", "SourceOverrides", "UpOptions",
            "__version__", "bundle", "doctor", "lock", "plan", "probe", "up", "verify"]

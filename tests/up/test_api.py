@@ -110,3 +110,71 @@ def test_no_module_imports_a_private_name_of_another():
                               if a.name.startswith("_") and not a.name.startswith("__")
                               and a.name not in ("_options", "_")]   # `_`: gettext, by convention
     assert offenders == []
+
+
+VERBS = ("probe", "plan", "up", "lock", "bundle", "verify", "doctor")
+FIRST_IMPORTS = ("torchenv.lockfile.model", "torchenv.probing.assume", "torchenv.verification.report",
+                 "torchenv.diagnosis.model", "torchenv.install.up", "torchenv.cli", "every module")
+
+
+@pytest.mark.parametrize("first", FIRST_IMPORTS)
+def test_the_verbs_are_plain_functions_whatever_was_imported_first(first):
+    """``torchenv.lock`` is the function, with its own signature and docstring, in any import order.
+
+    Why a fresh interpreter per order: an import order is a property of a process; a subpackage named
+    like a verb would replace the verb in ``torchenv``'s namespace when imported, whichever came first.
+    """
+    import json
+    import subprocess
+    import sys
+
+    script = f"""
+import importlib, inspect, json, pkgutil
+first = {first!r}
+if first == "every module":
+    import torchenv
+    for info in pkgutil.walk_packages(torchenv.__path__, "torchenv."):
+        if info.name.endswith(("__main__", "checks_script")):   # scripts: importing one runs it
+            continue
+        try:
+            importlib.import_module(info.name)
+        except ImportError:      # an optional dependency this machine lacks
+            pass
+else:
+    importlib.import_module(first)
+import ast, torchenv
+defs = {{n.name: ast.get_docstring(n) for n in ast.parse(open(torchenv.__file__).read()).body
+        if isinstance(n, ast.FunctionDef)}}
+print(json.dumps({{v: [type(getattr(torchenv, v)).__name__, inspect.isfunction(getattr(torchenv, v)),
+                      inspect.getdoc(getattr(torchenv, v)) == defs[v]]     # the docstring written for the verb
+                  for v in {VERBS!r}}}))
+"""
+    ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 0, ran.stderr
+    seen = json.loads(ran.stdout.splitlines()[-1])
+    assert seen == {v: ["function", True, True] for v in VERBS}, seen
+
+
+def test_probe_and_plan_take_the_request_dataclasses_and_nothing_for_tests():
+    import inspect
+
+    probe = inspect.signature(torchenv.probe)
+    assert list(probe.parameters) == ["machine"], probe          # no environ/root/run/nvml of the probe's tests
+    assert "MachineSpec" in str(probe.parameters["machine"].annotation)
+    plan = inspect.signature(torchenv.plan)
+    assert list(plan.parameters) == ["intent", "machine", "project_dir", "sources"], plan
+    assert all(p.kind is not inspect.Parameter.VAR_KEYWORD for p in (*probe.parameters.values(),
+                                                                     *plan.parameters.values()))
+    assert "SourceOverrides" in str(plan.parameters["sources"].annotation)
+
+
+def test_the_up_status_is_one_of_the_documented_words():
+    import typing
+
+    from torchenv.install.up import UpResult, UpStatus
+
+    words = typing.get_args(UpStatus)
+    assert words == ("up-to-date", "installed", "synced", "repaired", "rebuilt", "verified")
+    assert UpResult.__annotations__["status"] == "UpStatus"
+    api = (Path(__file__).parents[2] / "docs" / "api.md").read_text(encoding="utf-8")
+    assert ", ".join(f"`{w}`" for w in words) in api, "docs/api.md lists the same words"
