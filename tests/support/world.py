@@ -3,8 +3,9 @@
 Two ways to drive it, both on the same ``World``:
 
 * **in-process** (``world.run_up()``, ``world.args()``, ``world.options()``): file:// PEP 503 indexes
-  (``file_world``) and ``make_plan`` replaced by ``world.plan`` (``fake_plan``), so a test pins down what
-  ``up`` does with a plan, not what the resolver decides;
+  (``file_world``) and ``world.fake_plan`` handed to ``run_up``/``run_lock`` as their planner (answering
+  with ``world.plan``, or ``world.planner`` when a test sets one), so a test pins down what ``up`` does
+  with a plan, not what the resolver decides;
 * **the real CLI in a subprocess** (``world.up()``, ``world.popen()``, ``world.cli()``): two loopback
   mirrors (``build_mirrors`` + ``new_world``, torch index + PyPI side) and a fake ``$HOME`` holding the
   user's pip.conf/.condarc. Why a subprocess: a kill -9 or Ctrl-C must hit ``python -m torchenv up`` as a
