@@ -1,12 +1,7 @@
 """What `up` remembers about a conda prefix: its Python, its packages, the fast no-op.
 
-<<<<<<< HEAD
-These pin down behaviour that lives in ``install/state.py`` and ``flows/noop.py`` (owned by the
-=======
-These pin down behaviour that lives in ``backends/state.py`` and ``install/noop.py`` (owned by the
->>>>>>> b438a70 (tests: the world's docstring says its planner is handed in; test_up_state names backends/state.py)
-up/lock engineer): a conda prefix has no pyvenv.cfg and keeps most packages in ``conda-meta``, not
-in dist-infos, and its engine is not ``[env] installer``.
+These pin down behaviour that lives in ``backends/state.py`` and ``flows/noop.py``: a conda prefix has no
+pyvenv.cfg and keeps most packages in ``conda-meta``, not in dist-infos, and its engine is not ``[env] installer``.
 """
 from __future__ import annotations
 

@@ -114,7 +114,7 @@ def test_no_module_imports_a_private_name_of_another():
 
 VERBS = ("probe", "plan", "up", "lock", "bundle", "verify", "doctor")
 FIRST_IMPORTS = ("torchenv.lockfile.model", "torchenv.probing.assume", "torchenv.verification.report",
-                 "torchenv.diagnosis.model", "torchenv.install.up", "torchenv.cli", "every module")
+                 "torchenv.diagnosis.model", "torchenv.flows.up", "torchenv.cli", "every module")
 
 
 @pytest.mark.parametrize("first", FIRST_IMPORTS)
@@ -171,7 +171,7 @@ def test_probe_and_plan_take_the_request_dataclasses_and_nothing_for_tests():
 def test_the_up_status_is_one_of_the_documented_words():
     import typing
 
-    from torchenv.install.up import UpResult, UpStatus
+    from torchenv.flows.up import UpResult, UpStatus
 
     words = typing.get_args(UpStatus)
     assert words == ("up-to-date", "installed", "synced", "repaired", "rebuilt", "verified")
