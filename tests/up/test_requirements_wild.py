@@ -157,10 +157,10 @@ def test_the_import_need_left_out_reads_in_chinese_with_no_english_sentence(worl
     """A Chinese ``up`` says the same from the warning's data (an English sentence here was a drifted template)."""
     from torchenv import i18n
 
-    def make_plan(intent, args):
-        return dataclasses.replace(world.plan(intent), import_requirements=("numpy",))
+    def make_plan(request):
+        return dataclasses.replace(world.plan(request.intent), import_requirements=("numpy",))
 
-    monkeypatch.setattr("torchenv.flows.up.make_plan", make_plan)
+    world.planner = make_plan
     monkeypatch.setenv("COLUMNS", "1000")
     from torchenv.commands._options import up_options
     from torchenv.flows.up import run_up
@@ -168,7 +168,7 @@ def test_the_import_need_left_out_reads_in_chinese_with_no_english_sentence(worl
 
     i18n.activate({"LANG": "zh_CN.UTF-8"})
     try:
-        run_up(world.project, up_options(world.args()), Ui())
+        run_up(world.project, up_options(world.args()), Ui(), planner=world.fake_plan)
     finally:
         i18n.deactivate()
     err = capsys.readouterr().err.replace("\n", " ")

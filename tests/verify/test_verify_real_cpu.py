@@ -78,7 +78,9 @@ def test_deep_trains_a_cnn_and_loss_falls(cpu_env):
     assert report.ok and train.ok, train.detail
     first, last = (float(x) for x in train.detail.split("loss ")[1].split(" in ")[0].split(" -> "))
     assert last < 0.5 * first
-    assert took < 40, f"--deep took {took:.1f} CPU seconds"
+    # ~25-42 CPU s seen on 2 shared cores (torch's threads spin while they wait for a busy core): 60 still
+    # catches a --deep that grew its model or steps severalfold
+    assert took < 60, f"--deep took {took:.1f} CPU seconds"
 
 
 @pytest.mark.timeout(1800)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..envlayout import dist_name
 from ..i18n import _
 
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ def read_pyproject(project_dir: Path) -> dict[str, Any]:
 
 
 def _req_name(spec: str) -> str:
-    return re.sub(r"[-_.]+", "-", re.split(r"[<>=!~;\[ @]", spec.strip(), maxsplit=1)[0]).lower()
+    return dist_name(re.split(r"[<>=!~;\[ @]", spec.strip(), maxsplit=1)[0])
 
 
 def _recipe_row(name: str) -> dict[str, Any] | None:

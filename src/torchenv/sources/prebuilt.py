@@ -16,6 +16,7 @@ import urllib.parse
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..envlayout import dist_name
 from ..i18n import _
 
 if TYPE_CHECKING:
@@ -43,16 +44,12 @@ class PrebuiltMatch:
         return f"{self.package}=={self.version}"
 
 
-def _norm(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
 def sources() -> list[PrebuiltSource]:
     """The user's overlay rows first (their mirrors), then the shipped recipe's."""
     from ..kb.load import overlay, recipe
 
     rows = [*overlay().get("prebuilt", {}).get("source", []), *recipe("prebuilt").get("source", [])]
-    return [PrebuiltSource(str(r["name"]), frozenset(_norm(p) for p in r.get("packages", [])),
+    return [PrebuiltSource(str(r["name"]), frozenset(dist_name(p) for p in r.get("packages", [])),
                            (str(r["url"]), *map(str, r.get("mirrors", [])))) for r in rows if r.get("url")]
 
 
@@ -89,7 +86,7 @@ def best_wheel(files: list[str], requirement: str, plan: Plan) -> tuple[str, str
     fitting = []
     for filename in files:
         wheel = read_or_none(filename)
-        if wheel is None or wheel.name != _norm(req.name):
+        if wheel is None or wheel.name != dist_name(req.name):
             continue
         if not req.specifier.contains(wheel.version, prereleases=True):
             continue
@@ -109,7 +106,7 @@ def _requirement_names(requirements: list[str]) -> dict[str, str]:
     for line in requirements:
         m = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", line)
         if m and "@" not in line:
-            out.setdefault(_norm(m.group(1)), line.split(";")[0].strip())
+            out.setdefault(dist_name(m.group(1)), line.split(";")[0].strip())
     return out
 
 
