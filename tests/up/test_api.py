@@ -159,7 +159,7 @@ def test_probe_and_plan_take_the_request_dataclasses_and_nothing_for_tests():
     import inspect
 
     probe = inspect.signature(torchenv.probe)
-    assert list(probe.parameters) == ["machine"], probe          # no environ/root/run/nvml of the probe's tests
+    assert list(probe.parameters) == ["machine"], probe        # no environ, root, run or nvml (test-only)
     assert "MachineSpec" in str(probe.parameters["machine"].annotation)
     plan = inspect.signature(torchenv.plan)
     assert list(plan.parameters) == ["intent", "machine", "project_dir", "sources"], plan
