@@ -177,6 +177,20 @@ def test_a_pulled_in_package_no_other_build_serves_leaves_the_error_as_it_is(her
     assert exc.value is pulled
 
 
+def test_the_names_a_resolve_pulled_in_are_an_argument_of_the_check(here):
+    """What a reachability check asks for travels in its arguments (no module state): the local +cpu torch's
+    folder serves torch, not torchvision, so a check told that torchvision is needed names it, and the same
+    check without it finds nothing missing."""
+    from torchenv.resolve.reachable import LocalOnly, missing_file
+
+    machine, args, folder = here
+    make_wheel(folder, "torch", "2.13.0+cpu", tag=TAG)
+    plan = _plan(Intent(torch=TorchIntent()), machine, args)
+    assert missing_file(plan, LocalOnly()) is None
+    why = missing_file(plan, LocalOnly(), frozenset({"torchvision"}))
+    assert why is not None and "torchvision" in str(why)
+
+
 def test_the_replan_after_a_pulled_in_package_asks_the_planner_it_is_handed(here):
     """``up`` re-plans through the same planner it planned with, the pulled-in name added to the request."""
     import dataclasses

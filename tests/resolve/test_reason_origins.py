@@ -34,10 +34,10 @@ def test_a_flag_is_the_users(tmp_path):
 def test_a_fallback_says_it_is_torchenvs_rule_not_the_projects(tmp_path, monkeypatch):
     from torchenv.resolve import reachable
 
-    monkeypatch.setattr(reachable, "missing_file", lambda plan, memory: None)
+    monkeypatch.setattr(reachable, "missing_file", lambda plan, memory, also_needed=frozenset(): None)
     intent = project(tmp_path, "[env]\n")            # states no version, tier or Python
     cand = reachable.Candidate("==2.8.0", "cu126", "3.11", "PyPI's own build of torch 2.8.0")
-    plan = reachable._try(cand, intent, machine(**GPU), None, None)
+    plan = reachable._try(cand, intent, machine(**GPU), None, reachable.Lookup(reachable.LocalOnly()))
     assert not isinstance(plan, str)
     text = "\n".join(plan.reasons)
     assert "asked for" not in text and "set by the project" not in text

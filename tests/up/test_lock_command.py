@@ -17,16 +17,22 @@ def _run_lock(world, *extra):
 
 
 @pytest.fixture
-def cross(world, monkeypatch):
-    """The resolver for an assumed machine: the same fake plan, for the target's platform and tier."""
+def cross(world):
+    """The planner handed to ``lock``, which for an assumed machine answers the same fake plan, for the
+    target's platform and tier (nothing patched: ``--target`` must ask the planner it is handed)."""
+    from torchenv.machine import Machine
+
     seen = []
 
-    def fake_resolve(intent, machine, **kw):
-        seen.append((intent.torch.cuda, machine))
-        tier = intent.torch.cuda
-        return world.plan(intent, tier=tier, platform=f"{machine.os}-{machine.arch}", version=f"2.4.1+{tier}")
+    def planner(request):
+        machine = request.machine
+        if not (isinstance(machine, Machine) and machine.assumed):
+            return world.plan(request.intent, torch_url=world.torch_source_url or None)
+        seen.append((request.intent.torch.cuda, machine))
+        tier = request.intent.torch.cuda
+        return world.plan(request.intent, tier=tier, platform=f"{machine.os}-{machine.arch}", version=f"2.4.1+{tier}")
 
-    monkeypatch.setattr("torchenv.resolve.resolver.resolve", fake_resolve)
+    world.planner = planner
     world.seen = seen
     return world
 
@@ -48,6 +54,16 @@ def test_lock_target_adds_another_platform_and_keeps_the_first(cross):
     assert lock.machine.get("assumed") is None, "the real machine's facts stay in [machine]"
     tier, machine = cross.seen[-1]
     assert tier == "cpu" and machine.os == "windows" and machine.assumed and not machine.gpus
+
+
+def test_lock_target_asks_the_planner_it_is_handed(cross):
+    """``lock --target`` and ``torchenv plan --assume-*`` give one answer: both ask the one planner (before,
+    ``--target`` called the bare resolver, and the index check and any planner handed in were left out)."""
+    _run_lock(cross, "--target", "windows-x86_64-cpu")
+    assert len(cross.seen) == 1 and len(cross.plan_calls) == 1, cross.plan_calls
+    tier, machine = cross.seen[0]
+    assert (tier, machine.os, machine.arch, machine.assumed) == ("cpu", "windows", "x86_64", True)
+    assert cross.read_lock().target("windows-x86_64-cpu") is not None
 
 
 def test_lock_target_for_a_cuda_tier_assumes_a_gpu_and_driver_that_run_it(cross):

@@ -138,7 +138,7 @@ def _run_locked(project_dir: Path, options: LockOptions, ui: Ui, planner: Planne
     for w in project.warnings:
         ui.warn(w)
     specs = [parse_target(t) for t in options.targets]
-    plans = _target_plans(project, options, specs, ui) if specs else _machine_plans(project, options, ui, planner)
+    plans = _target_plans(project, options, specs, planner) if specs else _machine_plans(project, options, ui, planner)
     lock, written = project.lock, []
     for plan in plans:
         target = lock_with(make_backend(plan=plan, env_path=project.env, ui=ui), plan, project, ui)
@@ -170,11 +170,16 @@ def _machine_plans(project: Project, options: LockOptions, ui: Ui, planner: Plan
     return plans
 
 
-def _target_plans(project: Project, options: LockOptions, specs: list[TargetSpec], ui: Ui) -> list[Plan]:
-    """One plan per ``--target``, each for an assumed machine that runs that tier."""
+def _target_plans(project: Project, options: LockOptions, specs: list[TargetSpec], planner: Planner) -> list[Plan]:
+    """One plan per ``--target``, each for an assumed machine that runs that tier.
+
+    Asked of the same ``planner`` as this machine's plan, so ``lock --target`` locks what ``torchenv plan``
+    shows for that machine (``--assume-*``): an assumed machine is planned from the recipes and the tier
+    index, and no file is looked up for it.
+    """
     from ..intent import project_requirements as reqmod
     from ..probing.assume import machine_for
-    from ..resolve.resolver import resolve
+    from .planning import PlanRequest
 
     intent, lock = project.intent, project.lock
     pythons = [intent.torch.python] if intent.torch.python else sorted(
@@ -183,7 +188,7 @@ def _target_plans(project: Project, options: LockOptions, specs: list[TargetSpec
         pythons = machine_for(options.machine).python_versions()
     plans = []
     for spec in specs:
-        plan = resolve(_target_intent(intent, spec), assumed_machine(spec, pythons), sources_overrides=options.sources)
+        plan = planner(PlanRequest(_target_intent(intent, spec), assumed_machine(spec, pythons), options.sources))
         if plan.target_name != spec.name:
             raise IntentError(f"target {spec.name} resolved to {plan.target_name}", key="--target",
                               hint="the knowledge base maps this OS/arch/tier to another build; "

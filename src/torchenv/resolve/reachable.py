@@ -19,7 +19,6 @@ that tier). ``plan``, ``up`` and ``lock`` on the probed machine check (so ``plan
 """
 from __future__ import annotations
 
-import contextvars
 import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -36,8 +35,6 @@ if TYPE_CHECKING:
     from .plan import Plan
 
 MAX_CANDIDATES = 12
-_ALSO_NEEDED: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar("also_needed",
-                                                                             default=frozenset())
 FALLBACK = "fallback."      # the start of the ids of the warnings ``up`` prints for a fallback plan
 
 
@@ -90,17 +87,31 @@ def available_plan(plan: Plan, intent: Intent, machine: Machine, overrides: Sour
     from ..sources.deadhosts import SourceMemory
 
     memory = SourceMemory.recent()            # hosts that failed in the last minutes are not asked again
-    token = _ALSO_NEEDED.set(also_needed)
     try:
-        return _available(plan, intent, machine, overrides, memory)
+        return _available(plan, intent, machine, overrides, Lookup(memory, also_needed))
     finally:
-        _ALSO_NEEDED.reset(token)
         memory.remember()
 
 
+@dataclass(frozen=True)
+class Lookup:
+    """What one reachability check asks with: the hosts' recent record (``memory``, or ``LocalOnly``) and the
+    torch-family names a resolve pulled in, which must come from the same source as the plan's own.
+
+    Why one value handed down rather than module state: every plan tried (the first, each candidate,
+    each mirror alternative) must be checked for the same names, and a value in the arguments is
+    visible to the reader and to a test.
+    """
+    memory: Any
+    also_needed: frozenset[str] = frozenset()
+
+    def where(self, memory: Any) -> Lookup:
+        return dataclasses.replace(self, memory=memory)
+
+
 def _available(plan: Plan, intent: Intent, machine: Machine, overrides: SourceOverrides | None,
-               memory: Any) -> Plan:
-    missing = missing_file(plan, memory)
+               lookup: Lookup) -> Plan:
+    missing = missing_file(plan, lookup.memory, lookup.also_needed)
     if missing is None:
         return plan
     skipped = [reason("fallback.planned_missing", SOURCES, version=plan.torch_version, tier=plan.tier,
@@ -108,9 +119,9 @@ def _available(plan: Plan, intent: Intent, machine: Machine, overrides: SourceOv
     explicit = _explicit(intent)
     tried: list[tuple[Candidate, Plan]] = []
     candidates = list(_candidates(plan, intent))
-    for where in (LocalOnly(), memory):     # files already on this machine first, then any reachable source
+    for where in (LocalOnly(), lookup.memory):   # files already on this machine first, then any reachable source
         for cand in candidates:
-            found = _try(cand, intent, machine, overrides, where)
+            found = _try(cand, intent, machine, overrides, lookup.where(where))
             if isinstance(found, str):
                 skipped.append(reason("fallback.candidate_failed", SOURCES, flags=cand.flags(), candidate=cand.why,
                                       why=found))
@@ -120,7 +131,7 @@ def _available(plan: Plan, intent: Intent, machine: Machine, overrides: SourceOv
             if all((p.torch_version, p.tier) != (found.torch_version, found.tier) for _c, p in tried):
                 tried.append((cand, found))
     if explicit:
-        raise _refusal(plan, explicit, missing, tried, memory)
+        raise _refusal(plan, explicit, missing, tried, lookup)
     raise PlanRefused(reason("fallback.none_fetchable", SOURCES, tier=plan.tier, why=missing),
                       reasons=[*plan.reasons, reason("fallback.skipped_colon", SOURCES, what=Joined(tuple(skipped), "; "))],
                       hint=reason("hint.fetch"), fits=fits(plan, missing))
@@ -153,7 +164,7 @@ def _sources(plan: Plan) -> Sources:
     return plan.sources
 
 
-def missing_file(plan: Plan, memory: Any) -> str | None:
+def missing_file(plan: Plan, memory: Any, also_needed: frozenset[str] = frozenset()) -> str | None:
     """Why one of the plan's torch-family files cannot be had from its sources, or ``None`` when all can.
 
     Besides the planned packages: torch-family names the project's own requirements ask for
@@ -178,7 +189,7 @@ def missing_file(plan: Plan, memory: Any) -> str | None:
         except SourceError as exc:
             return exc.message
     planned = {normalize(p.name) for p in plan.packages}
-    for name in sorted((_required_family(plan) | _ALSO_NEEDED.get()) - planned):
+    for name in sorted((_required_family(plan) | also_needed) - planned):
         why = _unlisted(plan, name, memory)
         if why:
             return why
@@ -326,7 +337,7 @@ def _pypi_candidates(plan: Plan, intent: Intent, pythons: list[str]) -> Iterator
 
 
 def _try(cand: Candidate, intent: Intent, machine: Machine, overrides: SourceOverrides | None,
-         memory: Any) -> Plan | Reason | str:
+         lookup: Lookup) -> Plan | Reason | str:
     """The candidate's plan when the resolver accepts it and its files can be had, else why not."""
     from ..errors import IntentError
     from .resolver import resolve
@@ -341,7 +352,7 @@ def _try(cand: Candidate, intent: Intent, machine: Machine, overrides: SourceOve
         plan = resolve(trial, machine, sources_overrides=overrides)
     except (PlanRefused, IntentError) as exc:
         return reason("fallback.does_not_fit", why=exc.message)
-    missing = missing_file(plan, memory)
+    missing = missing_file(plan, lookup.memory, lookup.also_needed)
     return plan if missing is None else missing
 
 
@@ -368,11 +379,11 @@ def _with_fallback(plan: Plan, skipped: list[Reason], cand: Candidate, *, local:
 
 
 def _refusal(plan: Plan, explicit: list[str], missing: str, tried: list[tuple[Candidate, Plan]],
-             memory: Any) -> PlanRefused:
+             lookup: Lookup) -> PlanRefused:
     """An explicit choice whose files cannot be fetched: refused, with what is reachable instead."""
     alts = [{"kind": "reachable", "torch": p.torch_version, "tier": p.tier, "python": p.python,
              "why": c.why, "flags": c.flags()} for c, p in tried[:4]]
-    alts += _mirror_alternatives(plan, memory)
+    alts += _mirror_alternatives(plan, lookup)
     words = Joined(tuple(reason("fallback.alternative", flags=a["flags"], why=a["why"]) for a in alts), "; ") \
         if alts else reason("words.none_found")
     return PlanRefused(reason("fallback.explicit_unfetchable", SOURCES, version=plan.torch_version, tier=plan.tier,
@@ -381,7 +392,7 @@ def _refusal(plan: Plan, explicit: list[str], missing: str, tried: list[tuple[Ca
                        fits=fits(plan, missing))
 
 
-def _mirror_alternatives(plan: Plan, memory: Any) -> list[dict[str, Any]]:
+def _mirror_alternatives(plan: Plan, lookup: Lookup) -> list[dict[str, Any]]:
     """Mirror presets carrying the plan's tier whose listing has its files."""
     from ..sources.mirrors import presets
     from ..sources.model import TorchSource
@@ -392,7 +403,7 @@ def _mirror_alternatives(plan: Plan, memory: Any) -> list[dict[str, Any]]:
             continue
         source = TorchSource(url=f"{preset.torch.rstrip('/')}/{plan.tier}", layout=preset.torch_layout, name=name)
         trial = dataclasses.replace(plan, sources=dataclasses.replace(_sources(plan), torch=(source,), wheelhouses=()))
-        if missing_file(trial, memory) is None:
+        if missing_file(trial, lookup.memory, lookup.also_needed) is None:
             out.append({"kind": "mirror", "torch": plan.torch_version, "tier": plan.tier, "python": plan.python,
                         "why": reason("fallback.mirror_carries", SOURCES, name=name, tier=plan.tier),
                         "flags": f"--mirror {name}"})
