@@ -6,7 +6,8 @@
 
 Why stdlib only: the .mo writer is CPython's ``Tools/i18n/msgfmt.py`` logic (GNU .mo, sorted ids,
 no hash table), so building a catalogue needs no Babel or gettext tools on the machine. Ids are
-found with ``ast``: the first argument of every ``_("...")`` and ``N_("...")`` call under src/,
+found with ``ast``: the first argument of every ``_("...")`` and ``N_("...")`` call under src/, and of
+every ``T("...")``/``Text("...")`` (verify's sentences as data, ``verification/checks_script.Text``),
 plus each ``cause``/``fix`` of recipes/errors.toml (doctor --explain shows those).
 """
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src" / "torchenv"
 LOCALE = SRC / "locale"
-MARKERS = {"_", "N_"}
+MARKERS = {"_", "N_", "T", "Text"}
 
 
 def code_ids() -> dict[str, str]:

@@ -130,3 +130,53 @@ def test_lock_cuda_level_is_checked_and_pypi_tag_accepted(fake_env):
 def test_missing_interpreter_is_a_failed_check(tmp_path):
     report = run_verify(tmp_path / "nope" / "bin" / "python")
     assert not report.ok and "no Python interpreter" in report.checks[0].detail
+
+
+def _shown_in_chinese(report) -> str:
+    """``report`` as ``torchenv verify`` prints it under ``LANG=zh_CN``, un-wrapped."""
+    import io
+
+    from rich.console import Console
+    from tests.support.console import unwrapped
+
+    from torchenv import i18n
+    from torchenv.ui import Ui
+    from torchenv.verification import render_report
+
+    ui = Ui()
+    out = io.StringIO()
+    ui._console = Console(file=out, width=200, no_color=True)
+    i18n.activate({"TORCHENV_LANG": "zh_CN"})
+    try:
+        render_report(ui, report)
+    finally:
+        i18n.deactivate()
+    return unwrapped(out.getvalue())
+
+
+def test_every_sentence_of_a_report_reads_in_chinese_and_the_saved_report_stays_english(fake_env):
+    """The checks' words are data (a template and values) made in the env's interpreter, so a Chinese report has
+    no English sentence left; before, the "no visible CUDA device" line and others had no template torchenv
+    could match back and were shown in English."""
+    import json
+
+    from torchenv.verification.report import VerifyReport
+
+    report = run_verify(fake_env(cuda="13.0", gpus=()), expects_gpu=False)
+    again = VerifyReport.from_json(json.loads(json.dumps(report.to_json())))    # as doctor reads verify.json
+    for shown in (_shown_in_chinese(report), _shown_in_chinese(again)):
+        assert "没有可见的 CUDA 设备" in shown and "计划并不要求这里有 GPU" in shown, shown
+        for english in ("no visible CUDA device", "the plan does not expect", "imported in", "verify failed",
+                        "skipped:"):
+            assert english not in shown, (english, shown)
+    saved = json.dumps(report.to_json(), ensure_ascii=False)
+    assert "no visible CUDA device" in saved and not any("\u4e00" <= ch <= "\u9fff" for ch in saved)
+
+
+def test_a_timeout_names_the_running_check_in_chinese(fake_env):
+    """The check that was running when the interpreter hung is named from the script's begin line, which
+    carries the name as data too, so the failed line and the verdict read in Chinese."""
+    report = run_verify(fake_env(source=FAKE_HANG), timeout=2)
+    assert report.failures[-1].name == "accelerator"
+    shown = _shown_in_chinese(report)
+    assert "加速器" in shown and "超时" in shown and "timed out" not in shown, shown

@@ -34,9 +34,39 @@ if TYPE_CHECKING:
 
 BEGIN = "@@torchenv-begin "
 CHECK = "@@torchenv-check "
-NO_DEVICE = ("CUDA {cuda} build, no visible CUDA device "
-             "(driver not loaded or CUDA_VISIBLE_DEVICES hides them)")
 TORCH_FAMILY_MODULES = {"torchvision": "torchvision", "torchaudio": "torchaudio"}
+TEXT_FIELDS = ("name", "detail", "hint")
+
+
+class Text(str):
+    """A sentence as data: its English template (the message catalogue's id) and its values; as a string, English.
+
+    Why: torchenv shows these words in the user's language, but reads them from another process (this
+    script's JSON). A template and values can be translated and filled in there; an English sentence could
+    only be matched back against copies of the templates, and copies drift. Values are plain (numbers and
+    names already formatted) or themselves ``Text``; every template is listed in ``verification/texts.py``.
+    """
+
+    msg: str
+    values: dict[str, Any]
+
+    def __new__(cls, msg: str, **values: Any) -> Text:
+        self = str.__new__(cls, msg.format(**values) if values else msg)
+        self.msg, self.values = msg, values
+        return self
+
+    def data(self) -> dict[str, Any]:
+        return {"msg": self.msg, "values": {k: v.data() if isinstance(v, Text) else v for k, v in self.values.items()}}
+
+    @classmethod
+    def from_data(cls, data: Any) -> Any:
+        """The ``Text`` that ``data()`` wrote (a value that is not such data comes back as it is)."""
+        if isinstance(data, dict) and isinstance(data.get("msg"), str) and isinstance(data.get("values"), dict):
+            return cls(data["msg"], **{str(k): cls.from_data(v) for k, v in data["values"].items()})
+        return data
+
+
+T = Text
 
 
 class Skip(Exception):
@@ -48,7 +78,7 @@ class Failed(Exception):
 
     def __init__(self, message: str, hint: str | None = None) -> None:
         Exception.__init__(self, message)
-        self.hint = hint
+        self.message, self.hint = message, hint
 
 
 class Runner(object):
@@ -57,11 +87,14 @@ class Runner(object):
         self.failed_layer: tuple[str, str] | None = None    # (layer, check name) of the first failure
 
     def _emit(self, record: dict[str, Any]) -> None:
+        texts = {k: record[k].data() for k in TEXT_FIELDS if isinstance(record.get(k), Text)}
+        if texts:
+            record["texts"] = texts
         self.checks.append(record)
         sys.stderr.write(CHECK + json.dumps(record) + "\n")
         sys.stderr.flush()
 
-    def skip_all(self, names: list[str]) -> None:
+    def skip_all(self, names: list[Text]) -> None:
         for name in names:
             self.skipped(name)
 
@@ -69,14 +102,14 @@ class Runner(object):
         assert self.failed_layer is not None, "a check is skipped only after one failed"
         layer, check = self.failed_layer
         self._emit({"name": name, "ok": False, "severity": "skipped",
-                    "detail": "skipped: %s failed" % check})
+                    "detail": T("skipped: {check} failed", check=check)})
 
     def run(self, layer: str, name: str, fn: Callable[..., Outcome | None], *args: object) -> dict[str, Any] | None:
         """Run one check. ``fn`` returns a detail string or (detail, severity, ok)."""
         if self.failed_layer is not None and self.failed_layer[0] != layer:
             self.skipped(name)
             return None
-        sys.stderr.write(BEGIN + name + "\n")
+        sys.stderr.write(BEGIN + json.dumps(name.data() if isinstance(name, Text) else name) + "\n")
         sys.stderr.flush()
         start = time.perf_counter()
         record: dict[str, Any] = {"name": name, "ok": True, "severity": "info", "detail": ""}
@@ -87,9 +120,9 @@ class Runner(object):
             else:
                 record["detail"] = result or ""
         except Skip as exc:
-            record["detail"] = "not applicable: %s" % exc
+            record["detail"] = T("not applicable: {why}", why=exc.args[0] if exc.args else "")
         except Failed as exc:
-            record.update(ok=False, severity="error", detail=str(exc))
+            record.update(ok=False, severity="error", detail=exc.message)
             if exc.hint:
                 record["hint"] = exc.hint
         except Exception as exc:  # the check itself broke: that is the finding
@@ -211,21 +244,22 @@ def arch_coverage(cc: tuple[int, int], arch_list: list[str]) -> str | None:
     sass = _best_sass(major, minor, arch_list)
     if sass is not None:
         if sass == exact:
-            return "%s is in the build's arch list" % exact
-        return "%s runs the build's %s code (same major, lower minor)" % (exact, sass)
+            return T("{sm} is in the build's arch list", sm=exact)
+        return T("{sm} runs the build's {code} code (same major, lower minor)", sm=exact, code=sass)
     ptx = _best_ptx(major, minor, arch_list)
     if ptx is not None:
-        return ("%s is not compiled in, but PTX %s JIT-compiles for it "
-                "(slow first run; needs a driver as new as the build's CUDA)" % (exact, ptx))
+        return T("{sm} is not compiled in, but PTX {ptx} JIT-compiles for it "
+                 "(slow first run; needs a driver as new as the build's CUDA)", sm=exact, ptx=ptx)
     return None
 
 
 def _build_text(cuda: str | None, hip: str | None, cudnn: str | None) -> str:
     if cuda:
-        return "CUDA %s build" % cuda + (", cuDNN %s" % cudnn if cudnn else ", no cuDNN")
+        return T("CUDA {cuda} build, cuDNN {cudnn}", cuda=cuda, cudnn=cudnn) if cudnn else \
+            T("CUDA {cuda} build, no cuDNN", cuda=cuda)
     if hip:
-        return "ROCm/HIP %s build" % hip
-    return "CPU-only build (no CUDA)"
+        return T("ROCm/HIP {version} build", version=hip)
+    return T("CPU-only build (no CUDA)")
 
 
 def _against_locked_cuda(text: str, cuda: str | None, want: str | None) -> str:
@@ -234,15 +268,15 @@ def _against_locked_cuda(text: str, cuda: str | None, want: str | None) -> str:
         return text
     if want.lower() in ("none", "cpu", ""):
         if cuda:
-            raise Failed("%s, but the lock's target is CPU-only" % text)
+            raise Failed(T("{build}, but the lock's target is CPU-only", build=text))
         return text
     if not cuda:
-        raise Failed("%s, but the lock expects CUDA %s" % (text, want),
-                     "the CPU wheel was installed instead of the CUDA one; run `torchenv up`")
+        raise Failed(T("{build}, but the lock expects CUDA {want}", build=text, want=want),
+                     T("the CPU wheel was installed instead of the CUDA one; run `torchenv up`"))
     if _mm(cuda) != _mm(want):
-        raise Failed("torch is a CUDA %s build, lock expects CUDA %s" % (cuda, want),
-                     "reinstall the locked build with `torchenv up`")
-    return text + " (lock: CUDA %s)" % want
+        raise Failed(T("torch is a CUDA {cuda} build, lock expects CUDA {want}", cuda=cuda, want=want),
+                     T("reinstall the locked build with `torchenv up`"))
+    return T("{build} (lock: CUDA {want})", build=text, want=want)
 
 
 # -- the checks -----------------------------------------------------------------------------
@@ -272,31 +306,31 @@ class Verify(object):
             hint = None
             text = str(exc)
             if ".so" in text or ".dll" in text or "DLL load failed" in text:
-                hint = ("a CUDA library torch needs is missing or from another CUDA major; "
-                        "reinstall with `torchenv up` (or run `torchenv doctor`)")
-            raise Failed("import torch failed: %s" % _describe(exc), hint)
+                hint = T("a CUDA library torch needs is missing or from another CUDA major; "
+                         "reinstall with `torchenv up` (or run `torchenv doctor`)")
+            raise Failed(T("import torch failed: {error}", error=_describe(exc)), hint)
         took = time.perf_counter() - start
         self.torch = torch
         self.facts["torch"] = torch.__version__
         self.facts["import_s"] = round(took, 3)
-        text = "torch %s imported in %.2f s from %s" % (
-            torch.__version__, took, os.path.dirname(os.path.dirname(torch.__file__)))
+        text = T("torch {version} imported in {seconds} s from {folder}", version=torch.__version__,
+                 seconds="%.2f" % took, folder=os.path.dirname(os.path.dirname(torch.__file__)))
         printed = _import_warnings(said)
         if not printed:
             return text
         self.facts["import_warnings"] = printed
-        return ("%s, but the import printed: %s" % (text, "; ".join(printed)), "warning", True)
+        return (T("{text}, but the import printed: {printed}", text=text, printed="; ".join(printed)), "warning", True)
 
     # layer: versions
     def check_torch_version(self) -> str:
         actual = self.torch.__version__
         want = self.expected.get("torch")
         if want is None:
-            return "%s (no lock version to compare)" % actual
+            return T("{version} (no lock version to compare)", version=actual)
         if not version_matches(want, actual):
-            raise Failed("installed torch %s, lock expects %s" % (actual, want),
-                         "reinstall the locked versions with `torchenv up`")
-        return "%s (lock: %s)" % (actual, want)
+            raise Failed(T("installed torch {version}, lock expects {want}", version=actual, want=want),
+                         T("reinstall the locked versions with `torchenv up`"))
+        return T("{version} (lock: {want})", version=actual, want=want)
 
     def check_build(self) -> str:
         torch = self.torch
@@ -306,8 +340,8 @@ class Verify(object):
         try:
             cudnn = _cudnn_text(torch.backends.cudnn.version()) if cuda else None
         except Exception as exc:
-            raise Failed("cuDNN could not be loaded: %s" % _describe(exc),
-                         "the nvidia-cudnn wheel is missing or mismatched; reinstall with `torchenv up`")
+            raise Failed(T("cuDNN could not be loaded: {error}", error=_describe(exc)),
+                         T("the nvidia-cudnn wheel is missing or mismatched; reinstall with `torchenv up`"))
         self.facts.update(cuda=cuda, hip=hip, cudnn=cudnn)
         if cuda:
             try:   # known without a device: lets doctor compare it with the GPUs later
@@ -318,7 +352,7 @@ class Verify(object):
         text = _against_locked_cuda(text, cuda, self.expected.get("cuda"))
         want_hip = self.expected.get("hip")
         if want_hip is not None and (not hip or _mm(hip) != _mm(want_hip)):
-            raise Failed("%s, lock expects ROCm %s" % (text, want_hip))
+            raise Failed(T("{build}, lock expects ROCm {want}", build=text, want=want_hip))
         return text
 
     def check_companion(self, name: str) -> str:
@@ -328,25 +362,25 @@ class Verify(object):
         try:
             mod = importlib.import_module(module)
         except BaseException as exc:
-            raise Failed("import %s failed: %s" % (module, _describe(exc)),
-                         "%s must be the build made for torch %s; reinstall with `torchenv up`"
-                         % (name, self.torch.__version__))
+            raise Failed(T("import {module} failed: {error}", module=module, error=_describe(exc)),
+                         T("{name} must be the build made for torch {version}; reinstall with `torchenv up`",
+                           name=name, version=self.torch.__version__))
         actual = getattr(mod, "__version__", None) or _dist_version(name)
         self.facts.setdefault("companions", {})[name] = actual
         want = self.expected.get(name)
         if want is not None and not version_matches(want, actual or ""):
-            raise Failed("installed %s %s, lock expects %s" % (name, actual, want),
-                         "reinstall the locked versions with `torchenv up`")
-        return "%s%s" % (actual, " (lock: %s)" % want if want else "")
+            raise Failed(T("installed {name} {version}, lock expects {want}", name=name, version=actual, want=want),
+                         T("reinstall the locked versions with `torchenv up`"))
+        return T("{version} (lock: {want})", version=actual, want=want) if want else str(actual)
 
     def check_dist(self, name: str) -> str:
         actual = _dist_version(name)
         want = self.expected[name]
         if actual is None:
-            raise Failed("%s is not installed, lock expects %s" % (name, want))
+            raise Failed(T("{name} is not installed, lock expects {want}", name=name, want=want))
         if not version_matches(want, actual):
-            raise Failed("installed %s %s, lock expects %s" % (name, actual, want))
-        return "%s (lock: %s)" % (actual, want)
+            raise Failed(T("installed {name} {version}, lock expects {want}", name=name, version=actual, want=want))
+        return T("{version} (lock: {want})", version=actual, want=want)
 
     def check_nms(self) -> str:
         import torchvision
@@ -357,12 +391,12 @@ class Verify(object):
         try:
             keep = torchvision.ops.nms(boxes, scores, 0.5)
         except Exception as exc:
-            raise Failed("torchvision.ops.nms failed: %s" % _describe(exc),
-                         "torchvision's compiled ops do not match this torch (a mismatched pair); "
-                         "reinstall both from the lock with `torchenv up`")
+            raise Failed(T("torchvision.ops.nms failed: {error}", error=_describe(exc)),
+                         T("torchvision's compiled ops do not match this torch (a mismatched pair); "
+                           "reinstall both from the lock with `torchenv up`"))
         if keep.tolist() != [0, 2]:
-            raise Failed("torchvision.ops.nms returned %s, expected [0, 2]" % keep.tolist())
-        return "torchvision.ops.nms works (compiled ops match torch)"
+            raise Failed(T("torchvision.ops.nms returned {kept}, expected [0, 2]", kept=str(keep.tolist())))
+        return T("torchvision.ops.nms works (compiled ops match torch)")
 
     # layer: devices
     def check_accelerator(self) -> Outcome:
@@ -373,28 +407,33 @@ class Verify(object):
             if torch.cuda.is_available():
                 n = torch.cuda.device_count()
                 self.devices = ["cuda:%d" % i for i in range(n)]
-                return "%d %s device%s visible" % (n, "CUDA" if cuda else "ROCm", "" if n == 1 else "s")
-            text = NO_DEVICE.format(cuda=cuda) if cuda else \
-                "ROCm %s build, no visible GPU (driver not loaded or HIP_VISIBLE_DEVICES hides them)" % hip
+                if cuda:
+                    return T("{count} CUDA device visible", count=n) if n == 1 else \
+                        T("{count} CUDA devices visible", count=n)
+                return T("{count} ROCm device visible", count=n) if n == 1 else T("{count} ROCm devices visible", count=n)
+            text = T("CUDA {cuda} build, no visible CUDA device (driver not loaded or CUDA_VISIBLE_DEVICES hides them)",
+                     cuda=cuda) if cuda else \
+                T("ROCm {version} build, no visible GPU (driver not loaded or HIP_VISIBLE_DEVICES hides them)",
+                  version=hip)
             if self.expects_gpu:
-                raise Failed(text, "check `nvidia-smi` and CUDA_VISIBLE_DEVICES; `torchenv doctor` explains more")
-            return text + "; the plan does not expect a GPU here", "warning", True
+                raise Failed(text, T("check `nvidia-smi` and CUDA_VISIBLE_DEVICES; `torchenv doctor` explains more"))
+            return T("{text}; the plan does not expect a GPU here", text=text), "warning", True
         mps = getattr(getattr(torch.backends, "mps", None), "is_available", None)
         if mps is not None and mps():
             self.devices = ["mps"]
-            return "Apple MPS device available"
+            return T("Apple MPS device available")
         if self.expects_gpu and sys.platform == "darwin":
-            raise Failed("no MPS device available (torch %s; MPS needs Apple silicon and macOS 12.3+)"
-                         % torch.__version__, "check `sw_vers`; a VM or Rosetta Python hides MPS")
+            raise Failed(T("no MPS device available (torch {version}; MPS needs Apple silicon and macOS 12.3+)",
+                           version=torch.__version__), T("check `sw_vers`; a VM or Rosetta Python hides MPS"))
         if self.expects_gpu:
-            raise Failed("CPU-only build of torch, but the plan expects a GPU",
-                         "the CPU wheel was installed; reinstall with `torchenv up`")
-        return "CPU only (no CUDA/ROCm/MPS in this build)"
+            raise Failed(T("CPU-only build of torch, but the plan expects a GPU"),
+                         T("the CPU wheel was installed; reinstall with `torchenv up`"))
+        return T("CPU only (no CUDA/ROCm/MPS in this build)")
 
     def check_devices(self) -> str:
         torch = self.torch
         if not self.devices or self.devices == ["mps"]:
-            raise Skip("no CUDA devices")
+            raise Skip(T("no CUDA devices"))
         out = []
         info = []
         for i in range(len(self.devices)):
@@ -409,18 +448,19 @@ class Verify(object):
     def check_arch(self, index: int) -> str:
         torch = self.torch
         if getattr(torch.version, "hip", None):
-            raise Skip("ROCm build (gfx targets are not in get_arch_list)")
+            raise Skip(T("ROCm build (gfx targets are not in get_arch_list)"))
         major, minor = torch.cuda.get_device_capability(index)
         archs = list(torch.cuda.get_arch_list())
         self.facts["arch_list"] = archs
         name = torch.cuda.get_device_name(index)
         how = arch_coverage((major, minor), archs)
         if how is None:
-            raise Failed("cuda:%d %s is sm_%d%d; this torch build carries %s and no PTX that covers it"
-                         % (index, name, major, minor, " ".join(archs) or "no CUDA archs"),
-                         "choose a build that includes sm_%d%d (`torchenv plan` shows which tiers do)"
-                         % (major, minor))
-        return "cuda:%d %s: %s" % (index, name, how)
+            raise Failed(T("{device} {name} is sm_{sm}; this torch build carries {archs} and no PTX that covers it",
+                           device="cuda:%d" % index, name=name, sm="%d%d" % (major, minor),
+                           archs=" ".join(archs) or T("no CUDA archs")),
+                         T("choose a build that includes sm_{sm} (`torchenv plan` shows which tiers do)",
+                           sm="%d%d" % (major, minor)))
+        return T("{device} {name}: {how}", device="cuda:%d" % index, name=name, how=how)
 
     # layer: compute
     def _sync(self, device: str) -> None:
@@ -442,8 +482,10 @@ class Verify(object):
         took = time.perf_counter() - start
         err = ((out.cpu().double() - ref).abs().max() / ref.abs().max()).item()
         if not err < 1e-2:   # loose enough for TF32
-            raise Failed("matmul on %s differs from the CPU result (max relative error %.3g)" % (device, err))
-        return "256x256 float32 matmul on %s matches the float64 CPU result (rel. err %.1e, %.1f ms)" % (device, err, took * 1e3)
+            raise Failed(T("matmul on {device} differs from the CPU result (max relative error {error})",
+                           device=device, error="%.3g" % err))
+        return T("256x256 float32 matmul on {device} matches the float64 CPU result (rel. err {error}, {ms} ms)",
+                 device=device, error="%.1e" % err, ms="%.1f" % (took * 1e3))
 
     def check_backward(self, device: str) -> str:
         torch = self.torch
@@ -454,8 +496,8 @@ class Verify(object):
         self._sync(device)
         want = w.sum(1).expand(64, 32)
         if not torch.allclose(x.grad, want, rtol=1e-3, atol=1e-3):
-            raise Failed("backward on %s gave a wrong gradient" % device)
-        return "autograd backward on %s gives the right gradient" % device
+            raise Failed(T("backward on {device} gave a wrong gradient", device=device))
+        return T("autograd backward on {device} gives the right gradient", device=device)
 
     def check_autocast(self, device: str) -> str:
         torch = self.torch
@@ -474,12 +516,15 @@ class Verify(object):
             out = a @ b
         self._sync(device)
         if out.dtype != dtype:
-            raise Failed("autocast on %s produced %s, expected %s" % (device, out.dtype, dtype))
+            raise Failed(T("autocast on {device} produced {dtype}, expected {want}", device=device, dtype=str(out.dtype),
+                           want=str(dtype)))
         ref = (a @ b).float()
         err = ((out.float() - ref).abs().max() / ref.abs().max()).item()
         if not err < 5e-2:
-            raise Failed("autocast %s matmul on %s is off by %.3g (relative)" % (dtype, device, err))
-        return "autocast %s matmul on %s (rel. err %.1e)" % (str(dtype).replace("torch.", ""), device, err)
+            raise Failed(T("autocast {dtype} matmul on {device} is off by {error} (relative)", dtype=str(dtype),
+                           device=device, error="%.3g" % err))
+        return T("autocast {dtype} matmul on {device} (rel. err {error})", dtype=str(dtype).replace("torch.", ""),
+                 device=device, error="%.1e" % err)
 
     def check_conv(self, device: str) -> str:
         torch = self.torch
@@ -496,16 +541,17 @@ class Verify(object):
         self._sync(device)
         err = ((out.detach().cpu().double() - ref).abs().max() / ref.abs().max()).item()
         if not err < 1e-2:
-            raise Failed("conv2d on %s differs from the CPU result (max relative error %.3g)" % (device, err))
+            raise Failed(T("conv2d on {device} differs from the CPU result (max relative error {error})",
+                           device=device, error="%.3g" % err))
         if xd.grad is None or wd.grad is None or xd.grad.shape != x.shape:
-            raise Failed("conv2d backward on %s produced no gradient" % device)
-        how = "conv2d forward+backward on %s" % device
+            raise Failed(T("conv2d backward on {device} produced no gradient", device=device))
         if device.startswith("cuda") and getattr(torch.version, "cuda", None):
             cudnn = torch.backends.cudnn
             if not (cudnn.enabled and cudnn.is_available()):
-                raise Failed("cuDNN is not available on %s (conv fell back to slow kernels)" % device)
-            how += " via cuDNN %s" % _cudnn_text(cudnn.version())
-        return how
+                raise Failed(T("cuDNN is not available on {device} (conv fell back to slow kernels)", device=device))
+            return T("conv2d forward+backward on {device} via cuDNN {cudnn}", device=device,
+                     cudnn=_cudnn_text(cudnn.version()))
+        return T("conv2d forward+backward on {device}", device=device)
 
     # layer: deep
     def check_train(self, device: str) -> str:
@@ -543,16 +589,17 @@ class Verify(object):
         first = sum(losses[:10]) / 10
         last = sum(losses[-10:]) / 10
         if not last < 0.5 * first:
-            raise Failed("training a small CNN on %s did not learn: loss %.3f -> %.3f over %d steps"
-                         % (device, first, last, steps))
-        return "small CNN on %s: loss %.3f -> %.3f in %d steps (%.1f s)" % (device, first, last, steps, took)
+            raise Failed(T("training a small CNN on {device} did not learn: loss {first} -> {last} over {steps} steps",
+                           device=device, first="%.3f" % first, last="%.3f" % last, steps=steps))
+        return T("small CNN on {device}: loss {first} -> {last} in {steps} steps ({seconds} s)", device=device,
+                 first="%.3f" % first, last="%.3f" % last, steps=steps, seconds="%.1f" % took)
 
     # -- orchestration ------------------------------------------------------------------
     def main(self) -> None:
         r = self.r
-        r.run("import", "import torch", self.check_import)
+        r.run("import", T("import torch"), self.check_import)
         if self.torch is None:
-            r.skip_all(["versions", "accelerator", "compute"] + (["train"] if self.deep else []))
+            r.skip_all([T("versions"), T("accelerator"), T("compute")] + ([T("train")] if self.deep else []))
             return
         self._versions()
         self._devices()
@@ -560,42 +607,42 @@ class Verify(object):
         self._compute(compute)
         if self.deep:
             for device in compute:
-                r.run("deep", "train %s" % device, self.check_train, device)
+                r.run("deep", T("train {device}", device=device), self.check_train, device)
 
     def _versions(self) -> None:
         """torch, its build, the companions present or locked, then every other locked distribution."""
         r = self.r
-        r.run("versions", "torch version", self.check_torch_version)
-        r.run("versions", "torch build", self.check_build)
+        r.run("versions", T("torch version"), self.check_torch_version)
+        r.run("versions", T("torch build"), self.check_build)
         names = [n for n in TORCH_FAMILY_MODULES if n in self.expected or _installed(n)]
         for name in names:
             r.run("versions", name, self.check_companion, name)
         if "torchvision" in names:
-            r.run("versions", "torchvision ops", self.check_nms)
+            r.run("versions", T("torchvision ops"), self.check_nms)
         for name in sorted(self.expected):
             if name not in ("torch", "cuda", "hip") and name not in TORCH_FAMILY_MODULES:
                 r.run("versions", name, self.check_dist, name)
 
     def _devices(self) -> None:
         r = self.r
-        r.run("devices", "accelerator", self.check_accelerator)
+        r.run("devices", T("accelerator"), self.check_accelerator)
         cuda_devices = [d for d in self.devices if d.startswith("cuda")]
         if cuda_devices:
-            r.run("devices", "devices", self.check_devices)
+            r.run("devices", T("devices"), self.check_devices)
             for i in range(len(cuda_devices)):
-                r.run("devices", "arch cuda:%d" % i, self.check_arch, i)
+                r.run("devices", T("arch {device}", device="cuda:%d" % i), self.check_arch, i)
 
     def _compute(self, compute: list[str]) -> None:
         """matmul on every device; backward, autocast and conv2d on the first (and conv2d on the CPU too)."""
         r = self.r
         for device in compute:
-            r.run("compute", "matmul %s" % device, self.check_matmul, device)
+            r.run("compute", T("matmul {device}", device=device), self.check_matmul, device)
         primary = compute[0]
-        r.run("compute", "backward %s" % primary, self.check_backward, primary)
-        r.run("compute", "autocast %s" % primary, self.check_autocast, primary)
-        r.run("compute", "conv2d %s" % primary, self.check_conv, primary)
+        r.run("compute", T("backward {device}", device=primary), self.check_backward, primary)
+        r.run("compute", T("autocast {device}", device=primary), self.check_autocast, primary)
+        r.run("compute", T("conv2d {device}", device=primary), self.check_conv, primary)
         if primary != "cpu":
-            r.run("compute", "conv2d cpu", self.check_conv, "cpu")
+            r.run("compute", T("conv2d {device}", device="cpu"), self.check_conv, "cpu")
 
 
 def _import_warnings(records: list[WarningMessage]) -> list[str]:

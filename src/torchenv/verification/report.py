@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .checks_script import TEXT_FIELDS, Text
+
 if TYPE_CHECKING:
     from ..ui import Ui
 
@@ -22,6 +24,9 @@ SEVERITIES = ("error", "warning", "info", "skipped")
 
 @dataclass(frozen=True)
 class Check:
+    """One check's outcome. ``name``, ``detail`` and ``hint`` are ``Text`` (a template and its values, shown
+    in the user's language by ``shown``) when the check script or the runner made them; plain English
+    when read from a report saved before they were data."""
     name: str
     ok: bool
     detail: str
@@ -40,14 +45,23 @@ class Check:
             out["hint"] = self.hint
         if self.duration_s is not None:
             out["duration_s"] = self.duration_s
+        texts = {k: v.data() for k in TEXT_FIELDS if isinstance(v := getattr(self, k), Text)}
+        if texts:
+            out["texts"] = texts
         return out
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Check:
         sev = data.get("severity") or ("info" if data.get("ok") else "error")
-        return cls(name=str(data.get("name", "?")), ok=bool(data.get("ok")),
-                   detail=str(data.get("detail", "")), severity=sev if sev in SEVERITIES else "error",
-                   hint=data.get("hint"), duration_s=data.get("duration_s"))
+        texts = data.get("texts") if isinstance(data.get("texts"), dict) else {}
+        hint = data.get("hint")
+
+        def text(key: str, plain: Any) -> Any:
+            made = Text.from_data(texts.get(key))
+            return made if isinstance(made, Text) and str(made) == plain else plain
+        return cls(name=text("name", str(data.get("name", "?"))), ok=bool(data.get("ok")),
+                   detail=text("detail", str(data.get("detail", ""))), severity=sev if sev in SEVERITIES else "error",
+                   hint=text("hint", hint) if hint else hint, duration_s=data.get("duration_s"))
 
 
 @dataclass(frozen=True)
@@ -75,19 +89,21 @@ class VerifyReport:
     def check(self, name: str) -> Check | None:
         return next((c for c in self.checks if c.name == name), None)
 
-    def verdict(self) -> str:
+    def verdict(self) -> Text:
         """One line a user reads first."""
         torch = self.facts.get("torch")
         if self.ok:
             devices = [c.name.split(" ", 1)[1] for c in self.checks if c.name.startswith("matmul ")]
-            what = f"torch {torch}" if torch else "the environment"
-            extra = ", trained a small CNN" if self.deep else ""
-            return (f"verified: {what} works on {', '.join(devices) or 'cpu'} "
-                    f"(matmul, backward, autocast, conv{extra}) in {self.duration_s:.1f} s")
+            said = dict(what=f"torch {torch}" if torch else Text("the environment"),
+                        devices=", ".join(devices) or "cpu", seconds=f"{self.duration_s:.1f}")
+            if self.deep:
+                return Text("verified: {what} works on {devices} (matmul, backward, autocast, conv, trained a small "
+                            "CNN) in {seconds} s", **said)
+            return Text("verified: {what} works on {devices} (matmul, backward, autocast, conv) in {seconds} s", **said)
         first = self.failures[0] if self.failures else None
         if first is None:
-            return "verify failed: no check ran"
-        return f"verify failed: {first.name}: {first.detail}"
+            return Text("verify failed: no check ran")
+        return Text("verify failed: {check}: {detail}", check=first.name, detail=first.detail)
 
     def to_json(self) -> dict[str, Any]:
         return {"ok": self.ok, "checks": [c.to_json() for c in self.checks], "python": self.python,
@@ -150,8 +166,11 @@ def render_report(ui: Ui, report: VerifyReport) -> None:
 
 
 def shown(text: str) -> str:
-    """A check's name, detail or hint (English data) as the user reads it, in the active language."""
-    from ..i18n import translate_rendered
-    from .texts import CHECK_TEXTS
+    """A check's name, detail or hint as the user reads it, in the active language: a ``Text`` from its
+    template, translated, then filled in (a value that is a ``Text`` too); plain text from the catalogue
+    when it has the whole line, else as it is."""
+    from ..i18n import _
 
-    return translate_rendered(text, CHECK_TEXTS)
+    if isinstance(text, Text):
+        return _(text.msg).format(**{k: shown(v) if isinstance(v, Text) else v for k, v in text.values.items()})
+    return _(text) if text else text

@@ -17,11 +17,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypedDict
 
+from .checks_script import BEGIN, CHECK, Text
 from .report import Check, VerifyReport
 
 SCRIPT = Path(__file__).with_name("checks_script.py")
-BEGIN = "@@torchenv-begin "
-CHECK = "@@torchenv-check "
 STDERR_TAIL = 2000
 
 
@@ -127,8 +126,8 @@ class RunningVerify:
 def _start(env_python: Path, config: ScriptConfig) -> subprocess.Popen[bytes] | Check:
     """The check script running in the env's interpreter, or the failed ``import torch`` check saying why not."""
     if not env_python.exists():
-        return Check("import torch", False, f"no Python interpreter at {env_python}", "error",
-                     hint="create the environment with `torchenv up`")
+        return Check(Text("import torch"), False, Text("no Python interpreter at {python}", python=str(env_python)),
+                     "error", hint=Text("create the environment with `torchenv up`"))
     kwargs: _NewSession = {}
     if os.name == "posix":
         kwargs["start_new_session"] = True   # a timeout kills DataLoader workers too
@@ -138,8 +137,9 @@ def _start(env_python: Path, config: ScriptConfig) -> subprocess.Popen[bytes] | 
         return subprocess.Popen(script_argv(env_python, config), env=script_env(), stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kwargs)
     except OSError as exc:
-        return Check("import torch", False, f"could not start {env_python}: {exc}", "error",
-                     hint="the environment is broken; recreate it with `torchenv up`")
+        return Check(Text("import torch"), False,
+                     Text("could not start {python}: {error}", python=str(env_python), error=str(exc)), "error",
+                     hint=Text("the environment is broken; recreate it with `torchenv up`"))
 
 
 class _Streams:
@@ -163,7 +163,7 @@ class _Streams:
 
     def _line(self, line: str) -> None:
         if line.startswith(BEGIN):
-            self.running.append(line[len(BEGIN):])
+            self.running.append(_begun(line[len(BEGIN):]))
             if self.on_check:
                 self.on_check(self.running[-1], None)
         elif line.startswith(CHECK):
@@ -188,7 +188,15 @@ class _Streams:
     def current(self) -> str:
         """The check that began and never ended (``import torch`` when none began)."""
         done = {c.name for c in self.streamed}
-        return next((n for n in reversed(self.running) if n not in done), None) or "import torch"
+        return next((n for n in reversed(self.running) if n not in done), None) or Text("import torch")
+
+
+def _begun(said: str) -> str:
+    """The name a begin line gives: JSON, a ``Text``'s data or a plain name (text that is no JSON is the name)."""
+    try:
+        return Text.from_data(json.loads(said)) if said.startswith(("{", '"')) else said
+    except ValueError:
+        return said
 
 
 def _wait(proc: subprocess.Popen[bytes], timeout: float) -> bool:
@@ -207,12 +215,13 @@ def _wait(proc: subprocess.Popen[bytes], timeout: float) -> bool:
 def _unfinished(streams: _Streams, proc: subprocess.Popen[bytes], timed_out: bool, timeout: float, tail: str) -> Check:
     """The failed check for a script that hung or died, naming the check it was running."""
     if timed_out:
-        detail = f"timed out after {timeout:g} s while running this check"
-        hint = "a hung GPU or driver is the usual cause; `torchenv doctor` inspects without importing torch"
+        detail = Text("timed out after {seconds} s while running this check", seconds=f"{timeout:g}")
+        hint = Text("a hung GPU or driver is the usual cause; `torchenv doctor` inspects without importing torch")
     else:
-        detail = f"the interpreter died ({_describe_exit(proc.returncode)}) while running this check"
-        detail += f"; stderr tail:\n{tail}" if tail else ""
-        hint = "run `torchenv doctor` to diagnose the environment without importing torch"
+        how = _describe_exit(proc.returncode)
+        detail = Text("the interpreter died ({how}) while running this check; stderr tail:\n{tail}", how=how,
+                      tail=tail) if tail else Text("the interpreter died ({how}) while running this check", how=how)
+        hint = Text("run `torchenv doctor` to diagnose the environment without importing torch")
     return Check(streams.current(), False, detail, "error", hint=hint)
 
 
