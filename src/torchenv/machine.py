@@ -111,7 +111,11 @@ class Machine:
 
     # -- JSON ----------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
+        from .reasons import to_json
+
         data = dataclasses.asdict(self)
+        data["findings"] = [str(f) for f in self.findings]
+        data["findings_data"] = [to_json(f) for f in self.findings]   # shown in the reader's language
         data["schema"] = SCHEMA
         return data
 
@@ -134,6 +138,7 @@ class Machine:
         data["pythons"] = [PythonInstall(**p) for p in data.get("pythons", [])]
         data["conda"] = [CondaExe(**c) for c in data.get("conda", [])]
         data["cuda_toolkits"] = [CudaToolkit(**c) for c in data.get("cuda_toolkits", [])]
+        data["findings"] = _findings(data.get("findings") or [], data.pop("findings_data", None))
         known = {f.name for f in dataclasses.fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in known})
 
@@ -156,3 +161,21 @@ class Machine:
             raise MachineFileError(f"{p}: not a torchenv machine file ({exc})",
                                    hint="regenerate it with `torchenv probe --save FILE`") from None
         return dataclasses.replace(machine, assumed=True)
+
+
+def _findings(texts: list[Any], data: Any) -> list[str]:
+    """The saved findings, each made again as the ``Reason`` it was (so it is shown in the reader's language)
+    where its data was saved beside it and still reads as the same text; a file from before findings were
+    data, or edited by hand, keeps its text."""
+    from .reasons import from_json
+
+    if not isinstance(data, list) or len(data) != len(texts):
+        return [str(t) for t in texts]
+    out = []
+    for text, saved in zip(texts, data):
+        try:
+            made = from_json(saved)
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+            made = None
+        out.append(made if made is not None and str(made) == str(text) else str(text))
+    return out

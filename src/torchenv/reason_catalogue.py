@@ -322,4 +322,56 @@ CATALOGUE: dict[str, str] = {
     "fetch.local_first": N_("not on this machine; local files are tried first"),
     "fetch.pip_constraint": N_("your pip configuration's constraint file allows only {requirement} ({where}), and "
                                "pip/uv apply it to every install"),
+    # what the probe found wrong (Machine.findings; probe --save keeps them as data, doctor and probe show them)
+    "probe.crashed": N_("probing {what} failed unexpectedly ({error}); please report this with `torchenv probe --json`"),
+    "probe.wsl_no_gpu": N_("WSL2 without a usable NVIDIA GPU: install or update the NVIDIA driver on Windows (never a "
+                           "Linux driver inside WSL); WSL exposes it under /usr/lib/wsl/lib"),
+    "probe.tool_timed_out": N_("{tool} timed out after {seconds} s"),
+    "probe.tool_denied": N_("{tool} could not be run (permission denied)"),
+    "probe.tool_not_started": N_("{tool} was found but could not be started ({error})"),
+    "probe.tool_failed": N_("{tool} failed to run: {error}"),
+    "probe.apple_chip_unknown": N_("{failure}; Apple chip name unknown"),
+    "probe.hsa_override": N_("HSA_OVERRIDE_GFX_VERSION={override} is set: ROCm will run these GPUs ({gfx}) as that "
+                             "target instead"),
+    "probe.rocm_no_gpu": N_("ROCm {version} is installed but the kernel lists no AMD GPU (is the amdgpu driver "
+                            "loaded?)"),
+    "probe.reboot_pending": N_("the loaded kernel module is {version} but NVML reports driver {driver}; a driver "
+                               "update may be waiting for a reboot"),
+    "probe.nvml_then_smi": N_("NVML failed ({error}); GPUs were read with nvidia-smi instead"),
+    "probe.module_without_tools": N_("NVIDIA kernel module loaded ({version}) but {why}; GPUs and their compute "
+                                     "capability are unknown (reinstall the driver's user-space libraries, or reboot "
+                                     "after a driver update)"),
+    "probe.no_tool_listed": N_("no tool could list the GPUs"),
+    "probe.nvml_failed": N_("NVML failed: {error}"),
+    "probe.no_smi": N_("nvidia-smi was not found"),
+    "probe.no_driver": N_("no usable NVIDIA driver: {why}"),
+    "probe.pci_without_driver": N_("{count} NVIDIA GPU(s) on the PCI bus but no NVIDIA driver is loaded: install the "
+                                   "NVIDIA driver (torch's wheels bring CUDA themselves, not the driver)"),
+    "probe.driver_no_gpu": N_("NVIDIA driver {installed} is installed but reports no GPU"),
+    "probe.unknown_version": N_("(unknown version)"),
+    "probe.cc_unknown": N_("compute capability of GPU {index} ({name}) is unknown: {reason}; pass --assume-gpu CC "
+                           "to plan for it"),
+    "probe.nvml_no_cc": N_("NVML did not report it"),
+    "probe.smi_no_cc": N_("nvidia-smi did not report it"),
+    "probe.smi_old": N_("this nvidia-smi (driver {driver}) cannot report compute_cap"),
+    "probe.smi_crashed": N_("nvidia-smi crashed (signal {code}): {output}"),
+    "probe.smi_status": N_("nvidia-smi exited with status {code}: {output}"),
+    "probe.no_output": N_("no output"),
+    "probe.assumed_driver_only": N_("assumed driver {driver} with no --assume-gpu: the plan checks the driver only, "
+                                    "not whether the build carries kernels for the GPU"),
+    "probe.nvml_no_cuda": N_("NVML could not report the CUDA version driver {driver} supports: {error}"),
+    "probe.nvml_no_gpu": N_("NVML could not open GPU {index}: {error}"),
+    "probe.nvml_no_field": N_("NVML could not read the {what} of GPU {index}: {error}"),
+    "probe.smi_bad_line": N_("nvidia-smi printed a line torchenv could not read: {line}"),
+    "probe.smi_bad_cc": N_("nvidia-smi reported compute capability {cc} for GPU {index}; ignored"),
+    "probe.mig": N_("{shown} selects MIG instances; torchenv plans for their GPUs ({count} in all) without mapping "
+                    "each instance"),
+    "probe.cvd_bad_entry": N_("{shown}: entry {entry} names no GPU here; CUDA ignores it and every entry after it"),
+    "probe.cvd_hides_all": N_("{shown} hides all {count} GPU(s): torch in this shell will see no GPU (unset it to use "
+                              "them)"),
+    "probe.cvd_hides_some": N_("{shown} hides {hidden} of {count} GPUs ({names}); planning for the visible ones"),
+    "probe.sysfs_no_version": N_("{path} exists but does not hold a driver version ({raw})"),
+    "probe.procfs_unreadable": N_("{path} exists but its version line could not be read ({raw})"),
+    "probe.no_toolkit": N_("{var}={value} holds no CUDA toolkit (no bin/nvcc): extension builds that read it will "
+                           "fail"),
 }

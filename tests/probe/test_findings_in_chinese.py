@@ -1,4 +1,5 @@
-"""Probe findings stay English data, and read in Chinese where they are shown (probe, doctor)."""
+"""Probe findings are data (a catalogue id, its values, who decided), English as text, and read in Chinese where
+they are shown (probe, doctor), also after ``probe --save`` and ``--machine FILE``."""
 from __future__ import annotations
 
 import re
@@ -9,7 +10,7 @@ import pytest
 from probe_fakes import SMI_FIELDS_NO_CC, Recorded, smi_key, smi_out
 
 from torchenv import i18n
-from torchenv.probing.texts import translate_finding
+from torchenv.reasons import shown as translate_finding
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 ENGLISH_PHRASE = re.compile(r"\b[A-Za-z]+ [A-Za-z]+ [A-Za-z]+\b")
@@ -80,3 +81,28 @@ def test_an_unknown_compute_capability_reads_in_chinese(probe, tree, fields):
     finally:
         i18n.deactivate()
     assert all(CJK.search(s) and not _left_in_english(s) for s in shown), shown
+
+
+def test_a_saved_probe_keeps_its_findings_as_data(probe, tree):
+    """``probe --save`` writes each finding's id and values beside its text; ``--machine FILE`` reads them back,
+    so a machine file made in English reads in Chinese (before, only the English text was kept and matched back
+    against copies of the templates)."""
+    import json
+
+    from torchenv.machine import Machine
+
+    tree.exe("/usr/bin/nvidia-smi")
+    m = probe(run=Recorded({smi_key(): subprocess.TimeoutExpired("nvidia-smi", 5)}))
+    saved = json.loads(m.dumps())
+    ids = [d["id"] for d in saved["findings_data"]]
+    assert "probe.no_driver" in ids and saved["findings_data"][0]["decided_by"] == "machine", saved
+    again = Machine.from_json(saved)
+    assert again.findings == m.findings
+    i18n.activate({"LANG": "zh_CN.UTF-8"})
+    try:
+        shown = [translate_finding(f) for f in again.findings]
+    finally:
+        i18n.deactivate()
+    assert shown and all(CJK.search(s) for s in shown), shown
+    saved["findings"][0] = "edited by hand"
+    assert Machine.from_json(saved).findings[0] == "edited by hand", "a text that no longer matches its data wins"

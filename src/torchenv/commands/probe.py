@@ -141,7 +141,7 @@ def _render_toolchains(con: Any, machine: Machine) -> None:
 
 def render(ui: Ui, machine: Machine) -> None:
     """The probe as a person reads it: machine, GPUs by vendor, Pythons, toolchains, then what looked wrong."""
-    from ..probing.texts import translate_finding
+    from ..reasons import shown
 
     con = ui.console
     platform = f"{machine.os}-{machine.arch}"
@@ -152,4 +152,4 @@ def render(ui: Ui, machine: Machine) -> None:
     _render_pythons(con, machine)
     _render_toolchains(con, machine)
     for finding in machine.findings:
-        ui.warn(translate_finding(finding))
+        ui.warn(shown(finding))

@@ -59,10 +59,10 @@ def diagnose(machine: Machine, prefix: Path | None, ctx: Context, *, import_chec
 
 def _probe_note(note: str) -> Finding:
     """A probe finding as a doctor finding; shown in the user's language (the probe keeps it English)."""
-    from ..probing.texts import translate_finding
+    from ..reasons import shown
 
-    shown = translate_finding(note)
-    return Finding("info", _("probe: {note}").format(note=shown), shown, None, "probe-note")
+    said = shown(note)
+    return Finding("info", _("probe: {note}").format(note=said), said, None, "probe-note")
 
 
 def _with_evidence(f: Finding, runtime: dict[str, Any]) -> Finding:

@@ -14,6 +14,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ..reasons import MACHINE, reason
+
 if TYPE_CHECKING:
     from ..machine import CondaExe, CudaToolkit, Machine, PythonInstall
     from .context import ProbeContext, Runner
@@ -40,8 +42,7 @@ def _guarded(ctx: ProbeContext, what: str, fn: Callable[[], T], default: T) -> T
     try:
         return fn()
     except Exception as exc:
-        ctx.note(f"probing {what} failed unexpectedly ({type(exc).__name__}: {exc}); "
-                 "please report this with `torchenv probe --json`")
+        ctx.note(reason("probe.crashed", MACHINE, what=what, error=f"{type(exc).__name__}: {exc}"))
         return default
 
 
@@ -74,8 +75,7 @@ def probe_machine(*, environ: Mapping[str, str] | None = None, root: str | os.Pa
     found_toolkits: list[CudaToolkit] = _guarded(ctx, "CUDA toolkits", lambda: _toolkits(ctx), []) \
         if toolkits else []
     if osinfo.wsl and nvidia is None:
-        ctx.note("WSL2 without a usable NVIDIA GPU: install or update the NVIDIA driver on Windows "
-                 "(never a Linux driver inside WSL); WSL exposes it under /usr/lib/wsl/lib")
+        ctx.note(reason("probe.wsl_no_gpu", MACHINE))
     return Machine(os=osinfo.os, arch=osinfo.arch, glibc=osinfo.glibc, wsl=osinfo.wsl, nvidia=nvidia,
                    rocm=rocm, apple=apple, pythons=pythons, conda=conda, cuda_toolkits=found_toolkits,
                    cuda_visible_devices=ctx.environ.get("CUDA_VISIBLE_DEVICES"), findings=list(ctx.findings))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import subprocess
 
 from ..machine import AppleInfo
+from ..reasons import MACHINE, reason
 from .context import ProbeContext, describe_failure
 
 _TIMEOUT_S = 2.0
@@ -21,5 +22,5 @@ def probe_apple(ctx: ProbeContext, arch: str) -> AppleInfo | None:
         if proc.returncode == 0 and proc.stdout.strip():
             chip = proc.stdout.strip()
     except (OSError, subprocess.TimeoutExpired) as exc:
-        ctx.note(describe_failure("sysctl", exc, _TIMEOUT_S) + "; Apple chip name unknown")
+        ctx.note(reason("probe.apple_chip_unknown", MACHINE, failure=describe_failure("sysctl", exc, _TIMEOUT_S)))
     return AppleInfo(chip=chip, mps=True)

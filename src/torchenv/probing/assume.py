@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import MachineFileError
 from ..i18n import _
 from ..machine import AppleInfo, Gpu, Machine, NvidiaInfo, PythonInstall, RocmInfo
+from ..reasons import MACHINE, reason
 
 if TYPE_CHECKING:
     from ..options import MachineSpec
@@ -201,8 +202,7 @@ def _assumed_gpus(base: Machine, spec: MachineSpec, driver: str | None, findings
         return [_gpu_flag(value, i) for i, value in enumerate(spec.assume_gpu)]
     gpus = list(base.nvidia.gpus) if base.nvidia else []
     if not gpus:
-        findings.append(f"assumed driver {driver} with no --assume-gpu: the plan checks the driver only, "
-                        "not whether the build carries kernels for the GPU")
+        findings.append(reason("probe.assumed_driver_only", MACHINE, driver=driver))
     return gpus
 
 

@@ -11,6 +11,10 @@ import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..reasons import Reason
 
 #: ``run(argv, timeout_s)`` -> CompletedProcess with text stdout/stderr. It may raise
 #: ``FileNotFoundError``/``PermissionError``/``OSError`` or ``subprocess.TimeoutExpired``.
@@ -91,12 +95,14 @@ class ProbeContext:
             self.findings.append(finding)
 
 
-def describe_failure(tool: str, exc: BaseException, timeout_s: float) -> str:
+def describe_failure(tool: str, exc: BaseException, timeout_s: float) -> Reason:
     """One line saying why a command gave nothing, in the user's words (for findings)."""
+    from ..reasons import MACHINE, reason
+
     if isinstance(exc, subprocess.TimeoutExpired):
-        return f"{tool} timed out after {timeout_s:g} s"
+        return reason("probe.tool_timed_out", MACHINE, tool=tool, seconds=f"{timeout_s:g}")
     if isinstance(exc, PermissionError):
-        return f"{tool} could not be run (permission denied)"
+        return reason("probe.tool_denied", MACHINE, tool=tool)
     if isinstance(exc, FileNotFoundError):
-        return f"{tool} was found but could not be started ({exc.strerror or exc})"
-    return f"{tool} failed to run: {exc}"
+        return reason("probe.tool_not_started", MACHINE, tool=tool, error=str(exc.strerror or exc))
+    return reason("probe.tool_failed", MACHINE, tool=tool, error=str(exc))

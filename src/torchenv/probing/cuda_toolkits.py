@@ -15,6 +15,7 @@ import subprocess
 from pathlib import Path
 
 from ..machine import CudaToolkit
+from ..reasons import MACHINE, reason
 from .context import DEFAULT_TIMEOUT_S, ProbeContext, describe_failure
 
 _RELEASE = re.compile(r"release (\d+\.\d+)")
@@ -98,7 +99,7 @@ def probe_cuda_toolkits(ctx: ProbeContext) -> list[CudaToolkit]:
         if _nvcc_in(root):
             add(root, var)
         else:
-            ctx.note(f"{var}={value} holds no CUDA toolkit (no bin/nvcc): extension builds that read it will fail")
+            ctx.note(reason("probe.no_toolkit", MACHINE, var=var, value=value))
     bases = [(ctx.path("/usr/local"), "cuda*")] if ctx.system != "Windows" else [(ctx.path(_WINDOWS_ROOT), "v*")]
     for base, pattern in bases:
         try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from ..machine import RocmInfo
+from ..reasons import MACHINE, reason
 from .context import ProbeContext
 
 NODES = "/sys/class/kfd/kfd/topology/nodes"
@@ -57,8 +58,7 @@ def probe_rocm(ctx: ProbeContext) -> RocmInfo | None:
         return None
     override = ctx.environ.get("HSA_OVERRIDE_GFX_VERSION")
     if gfx and override:
-        ctx.note(f"HSA_OVERRIDE_GFX_VERSION={override} is set: ROCm will run these GPUs ({', '.join(gfx)}) "
-                 "as that target instead")
+        ctx.note(reason("probe.hsa_override", MACHINE, override=override, gfx=", ".join(gfx)))
     if version and not gfx:
-        ctx.note(f"ROCm {version} is installed but the kernel lists no AMD GPU (is the amdgpu driver loaded?)")
+        ctx.note(reason("probe.rocm_no_gpu", MACHINE, version=version))
     return RocmInfo(version=version, gfx=gfx)

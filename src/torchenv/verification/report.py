@@ -53,7 +53,8 @@ class Check:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Check:
         sev = data.get("severity") or ("info" if data.get("ok") else "error")
-        texts = data.get("texts") if isinstance(data.get("texts"), dict) else {}
+        found = data.get("texts")
+        texts: dict[str, Any] = found if isinstance(found, dict) else {}
         hint = data.get("hint")
 
         def text(key: str, plain: Any) -> Any:

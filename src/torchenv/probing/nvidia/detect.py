@@ -11,6 +11,7 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from ...machine import Gpu, NvidiaInfo
+from ...reasons import MACHINE, Joined, Reason, reason
 from ..context import ProbeContext
 from .driver_cuda import cuda_for_driver
 from .kernel import KernelModule, probe_kernel_module
@@ -56,23 +57,20 @@ def _no_usable_driver(ctx: ProbeContext, kmod: KernelModule | None, nvml_error: 
                       smi_error: str | None, os_name: str) -> NvidiaInfo | None:
     """Neither NVML nor nvidia-smi listed the GPUs: the kernel module's driver version alone, else notes on why
     (and on NVIDIA GPUs the PCI bus shows without a driver)."""
-    why = "; ".join(filter(None, [
-        f"NVML failed: {nvml_error}" if nvml_error else None,
-        f"{smi_error}" if smi_error else ("nvidia-smi was not found" if kmod else None),
-    ]))
+    said = [reason("probe.nvml_failed", MACHINE, error=nvml_error) if nvml_error else None,
+            smi_error if smi_error else (reason("probe.no_smi", MACHINE) if kmod else None)]
+    why = Joined(tuple(w for w in said if w), "; ")
     if kmod:
-        ctx.note(f"NVIDIA kernel module loaded ({kmod.version}) but {why or 'no tool could list the GPUs'}; "
-                 "GPUs and their compute capability are unknown (reinstall the driver's user-space "
-                 "libraries, or reboot after a driver update)")
+        ctx.note(reason("probe.module_without_tools", MACHINE, version=kmod.version,
+                        why=why if why.items else reason("probe.no_tool_listed", MACHINE)))
         return NvidiaInfo(driver=kmod.version, cuda_driver_version=cuda_for_driver(kmod.version, os_name),
                           gpus=[], source=kmod.source)
-    if why:
-        ctx.note(f"no usable NVIDIA driver: {why}")
+    if why.items:
+        ctx.note(reason("probe.no_driver", MACHINE, why=why))
     from .pci import count_nvidia_display_devices
 
     if ctx.system == "Linux" and (n := count_nvidia_display_devices(ctx)):
-        ctx.note(f"{n} NVIDIA GPU(s) on the PCI bus but no NVIDIA driver is loaded: install the NVIDIA driver "
-                 "(torch's wheels bring CUDA themselves, not the driver)")
+        ctx.note(reason("probe.pci_without_driver", MACHINE, count=n))
     return None
 
 
@@ -94,10 +92,9 @@ def _from_nvml(ctx: ProbeContext, nvml_module: object, kmod: KernelModule | None
     for problem in report.problems:
         ctx.note(problem)
     if kmod and report.driver and kmod.version != report.driver:
-        ctx.note(f"the loaded kernel module is {kmod.version} but NVML reports driver {report.driver}; "
-                 "a driver update may be waiting for a reboot")
+        ctx.note(reason("probe.reboot_pending", MACHINE, version=kmod.version, driver=report.driver))
     cuda = report.cuda_driver_version or cuda_for_driver(report.driver, os_name)
-    return _finish(ctx, report.driver, cuda, report.gpus, "nvml", missing_cc_reason="NVML did not report it"), None
+    return _finish(ctx, report.driver, cuda, report.gpus, "nvml", missing_cc_reason=reason("probe.nvml_no_cc", MACHINE)), None
 
 
 def _from_smi(ctx: ProbeContext, smi_path: Path, kmod: KernelModule | None, os_name: str,
@@ -112,22 +109,22 @@ def _from_smi(ctx: ProbeContext, smi_path: Path, kmod: KernelModule | None, os_n
     for problem in smi.problems:
         ctx.note(problem)
     if nvml_error:
-        ctx.note(f"NVML failed ({nvml_error}); GPUs were read with nvidia-smi instead")
+        ctx.note(reason("probe.nvml_then_smi", MACHINE, error=nvml_error))
     driver = smi.driver or (kmod.version if kmod else None)
-    reason = (f"this nvidia-smi (driver {driver}) cannot report compute_cap"
-              if "compute_cap" in smi.missing_fields else "nvidia-smi did not report it")
+    no_cc = reason("probe.smi_old", MACHINE, driver=driver) if "compute_cap" in smi.missing_fields \
+        else reason("probe.smi_no_cc", MACHINE)
     return _finish(ctx, driver, cuda_for_driver(driver, os_name), smi.gpus, "nvidia-smi",
-                   missing_cc_reason=reason), None
+                   missing_cc_reason=no_cc), None
 
 
 def _finish(ctx: ProbeContext, driver: str | None, cuda: str | None, gpus: list[Gpu], source: str, *,
-            missing_cc_reason: str) -> NvidiaInfo:
+            missing_cc_reason: Reason) -> NvidiaInfo:
     """Fill unknown compute capabilities from the GPU name table, apply CUDA_VISIBLE_DEVICES,
     and note what is still unknown."""
     from .visible import apply_visible_devices
 
     if not gpus:
-        ctx.note(f"NVIDIA driver {driver or '(unknown version)'} is installed but reports no GPU")
+        ctx.note(reason("probe.driver_no_gpu", MACHINE, installed=driver or reason("probe.unknown_version", MACHINE)))
     filled: list[Gpu] = []
     for gpu in gpus:
         if gpu.compute_capability is None:
@@ -137,8 +134,7 @@ def _finish(ctx: ProbeContext, driver: str | None, cuda: str | None, gpus: list[
             if cc:
                 gpu = dataclasses.replace(gpu, compute_capability=cc)
         if gpu.compute_capability is None:
-            ctx.note(f"compute capability of GPU {gpu.index} ({gpu.name}) is unknown: {missing_cc_reason}; "
-                     "pass --assume-gpu CC to plan for it")
+            ctx.note(reason("probe.cc_unknown", MACHINE, index=gpu.index, name=gpu.name, reason=missing_cc_reason))
         filled.append(gpu)
     visibility = apply_visible_devices(filled, ctx.environ.get("CUDA_VISIBLE_DEVICES"))
     for note in visibility.notes:

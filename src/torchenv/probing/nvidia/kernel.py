@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ...reasons import MACHINE, reason
 from ..context import ProbeContext
 
 SYSFS = "/sys/module/nvidia/version"
@@ -50,12 +51,12 @@ def probe_kernel_module(ctx: ProbeContext) -> KernelModule | None:
         version = parse_sysfs_version(raw)
         if version:
             return KernelModule(version, "sysfs")
-        ctx.note(f"{SYSFS} exists but does not hold a driver version ({raw.strip()[:60]!r})")
+        ctx.note(reason("probe.sysfs_no_version", MACHINE, path=SYSFS, raw=repr(raw.strip()[:60])))
     raw = ctx.read_text(PROCFS)
     if raw is not None:
         version = parse_proc_version(raw)
         if version:
             return KernelModule(version, "proc")
         first = raw.strip().splitlines()[0][:80] if raw.strip() else ""
-        ctx.note(f"{PROCFS} exists but its version line could not be read ({first!r})")
+        ctx.note(reason("probe.procfs_unreadable", MACHINE, path=PROCFS, raw=repr(first)))
     return None

@@ -11,6 +11,7 @@ from types import ModuleType
 from typing import Any, cast
 
 from ...machine import Gpu
+from ...reasons import MACHINE, reason
 from .driver_cuda import format_nvml_cuda
 
 
@@ -80,7 +81,7 @@ def _read_initialised(nvml: Any) -> NvmlReport:
         cuda: str | None = format_nvml_cuda(int(nvml.nvmlSystemGetCudaDriverVersion()))
     except Exception as exc:
         cuda = None
-        problems.append(f"NVML could not report the CUDA version driver {driver} supports: {_text(exc)}")
+        problems.append(reason("probe.nvml_no_cuda", MACHINE, driver=driver, error=_text(exc)))
     try:
         count = int(nvml.nvmlDeviceGetCount())
     except Exception as exc:
@@ -93,14 +94,14 @@ def _read_gpu(nvml: Any, index: int, problems: list[str]) -> Gpu:
     try:
         handle = nvml.nvmlDeviceGetHandleByIndex(index)
     except Exception as exc:
-        problems.append(f"NVML could not open GPU {index}: {_text(exc)}")
+        problems.append(reason("probe.nvml_no_gpu", MACHINE, index=index, error=_text(exc)))
         return Gpu(name=f"GPU {index} (unreadable)", compute_capability=None, index=index)
 
     def ask(what: str, fn_name: str, *args: Any) -> Any:
         try:
             return getattr(nvml, fn_name)(handle, *args)
         except Exception as exc:
-            problems.append(f"NVML could not read the {what} of GPU {index}: {_text(exc)}")
+            problems.append(reason("probe.nvml_no_field", MACHINE, what=what, index=index, error=_text(exc)))
             return None
 
     name = ask("name", "nvmlDeviceGetName")

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...machine import Gpu
+from ...reasons import MACHINE, Reason, reason
 from ..context import DEFAULT_TIMEOUT_S, ProbeContext, describe_failure
 
 FIELDS = ("index", "name", "compute_cap", "memory.total", "uuid", "driver_version")
@@ -36,7 +37,7 @@ class SmiReport:
 
 
 class SmiFailed(Exception):
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: Reason) -> None:
         super().__init__(reason)
         self.reason = reason
 
@@ -73,10 +74,10 @@ def query_gpus(ctx: ProbeContext, smi: Path, *, timeout_s: float = DEFAULT_TIMEO
             continue
         if "No devices were found" in output:
             return SmiReport(driver=None, gpus=[], missing_fields=missing)
-        first = next((ln.strip() for ln in output.splitlines() if ln.strip()), "no output")
+        first = next((ln.strip() for ln in output.splitlines() if ln.strip()), None) or reason("probe.no_output", MACHINE)
         if proc.returncode < 0:
-            raise SmiFailed(f"nvidia-smi crashed (signal {-proc.returncode}): {first}")
-        raise SmiFailed(f"nvidia-smi exited with status {proc.returncode}: {first}")
+            raise SmiFailed(reason("probe.smi_crashed", MACHINE, code=-proc.returncode, output=first))
+        raise SmiFailed(reason("probe.smi_status", MACHINE, code=proc.returncode, output=first))
 
 
 def _value(raw: str) -> str | None:
@@ -94,14 +95,14 @@ def _parse(stdout: str, fields: list[str], missing: list[str]) -> SmiReport:
     lines = [ln for ln in stdout.splitlines() if ln.strip()]
     for position, row in enumerate(csv.reader(lines, skipinitialspace=True)):
         if len(row) != len(fields):
-            problems.append(f"nvidia-smi printed a line torchenv could not read: {','.join(row)[:80]!r}")
+            problems.append(reason("probe.smi_bad_line", MACHINE, line=repr(",".join(row)[:80])))
             continue
         rec = {name: _value(raw) for name, raw in zip(fields, row)}
         raw_index = rec.get("index")
         index = int(raw_index) if raw_index and raw_index.isdigit() else position
         cc = rec.get("compute_cap")
         if cc is not None and not _CC.match(cc):
-            problems.append(f"nvidia-smi reported compute capability {cc!r} for GPU {index}; ignored")
+            problems.append(reason("probe.smi_bad_cc", MACHINE, cc=repr(cc), index=index))
             cc = None
         memory = rec.get("memory.total")
         gpus.append(Gpu(name=rec.get("name") or f"GPU {index}", compute_capability=cc, index=index,

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ...machine import Gpu
+from ...reasons import MACHINE, reason
 
 
 @dataclass
@@ -38,7 +39,7 @@ def _listed(tokens: list[str], gpus: list[Gpu], shown: str, notes: list[str]) ->
         gpu = _match(token, gpus)
         if gpu is None:
             if gpus and token not in ("", "-1"):
-                notes.append(f"{shown}: entry {token!r} names no GPU here; CUDA ignores it and every entry after it")
+                notes.append(reason("probe.cvd_bad_entry", MACHINE, shown=shown, entry=repr(token)))
             break
         if gpu not in visible:
             visible.append(gpu)
@@ -48,10 +49,10 @@ def _listed(tokens: list[str], gpus: list[Gpu], shown: str, notes: list[str]) ->
 def _hidden_note(gpus: list[Gpu], visible: list[Gpu], shown: str) -> str | None:
     hidden = len(gpus) - len(visible)
     if gpus and not visible:
-        return f"{shown} hides all {len(gpus)} GPU(s): torch in this shell will see no GPU (unset it to use them)"
+        return reason("probe.cvd_hides_all", MACHINE, shown=shown, count=len(gpus))
     if hidden:
         names = ", ".join(f"{g.index}: {g.name}" for g in gpus if g not in visible)
-        return f"{shown} hides {hidden} of {len(gpus)} GPUs ({names}); planning for the visible ones"
+        return reason("probe.cvd_hides_some", MACHINE, shown=shown, hidden=hidden, count=len(gpus), names=names)
     return None
 
 
@@ -61,8 +62,7 @@ def apply_visible_devices(gpus: list[Gpu], value: str | None) -> Visibility:
     shown = f"CUDA_VISIBLE_DEVICES={value!r}" if not value.strip() else f"CUDA_VISIBLE_DEVICES={value}"
     tokens = [t.strip() for t in value.split(",")]
     if any(t.upper().startswith("MIG-") for t in tokens):
-        return Visibility(list(gpus), 0, [f"{shown} selects MIG instances; torchenv plans for their "
-                                          f"GPUs ({len(gpus)} in all) without mapping each instance"])
+        return Visibility(list(gpus), 0, [reason("probe.mig", MACHINE, shown=shown, count=len(gpus))])
     notes: list[str] = []
     visible = _listed(tokens, gpus, shown, notes)
     note = _hidden_note(gpus, visible, shown)
