@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from torchenv.engines.uv import listed_alone, requirements_lines
 
 
@@ -39,7 +41,32 @@ def test_files_elsewhere_skipped_projects_and_remote_links_keep_the_path(tmp_pat
 
 
 def test_a_listed_file_is_named_by_version_and_keeps_its_hash(tmp_path):
+    """A listed file keeps its hash for uv to check against its resolve's record; a file named by its path has
+    none (torchenv checked it, ``check_again``): uv unpacks an unhashed local file on every core."""
     idna, six = _touch(tmp_path, "idna-3.20-py3-none-any.whl", "six-1.17.0-py2.py3-none-any.whl")
     text = requirements_lines([idna, six], {idna.name: "a" * 64, six.name: "b" * 64}, {idna.name: str(tmp_path)})
-    assert text.splitlines() == [f"idna==3.20 --hash=sha256:{'a' * 64}",
-                                 f"six @ {six.resolve().as_uri()} --hash=sha256:{'b' * 64}"]
+    assert text.splitlines() == [f"idna==3.20 --hash=sha256:{'a' * 64}", f"six @ {six.resolve().as_uri()}"]
+
+
+def test_a_file_swapped_after_its_check_is_refused_before_uv_reads_it(tmp_path, monkeypatch):
+    """The same size and mtime, other bytes, put in place by a rename (another inode): hashed again, refused."""
+    import hashlib
+    import os
+
+    from torchenv.engines.uv import check_again
+    from torchenv.errors import HashMismatch
+    from torchenv.sources.fetch import verified_sha256
+
+    monkeypatch.setenv("TORCHENV_HOME", str(tmp_path / "home"))
+    wheel = tmp_path / "six-1.17.0-py2.py3-none-any.whl"
+    wheel.write_bytes(b"good bytes")
+    good = hashlib.sha256(b"good bytes").hexdigest()
+    assert verified_sha256(wheel) == good
+    check_again([wheel], {wheel.name: good})                      # unchanged: passes (one stat)
+    stat = wheel.stat()
+    other = tmp_path / "other"
+    other.write_bytes(b"evil bytes")
+    os.utime(other, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    os.replace(other, wheel)
+    with pytest.raises(HashMismatch, match="no longer matches the lock"):
+        check_again([wheel], {wheel.name: good})

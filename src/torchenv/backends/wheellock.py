@@ -85,6 +85,7 @@ class WheelLocker:
         self._pool: Any = None
         self.hashing: dict[str, Any] = {}   # file name -> Future of a local file's sha256 (``_hash_in_background``)
         self.unchecked: dict[str, WheelMetadata] = {}   # file name -> METADATA resolved from, not hash-covered
+        self.warmable: list[Path] = []   # local torch-family files the engine may unpack early (``_warm_if_waiting``)
 
     # -- locking --------------------------------------------------------------------------------
     def _locate(self, name: str, version: str, source: str) -> _Pinned:
@@ -109,7 +110,7 @@ class WheelLocker:
         self._hash_in_background(found)
         local = local_path(found.found_url)
         if local is not None and local.is_file() and not plan.machine.assumed:   # an install here may follow
-            self.engine.warm_cache([local], python_version=plan.python, platform=plan.platform)
+            self.warmable.append(local)
         stub = self._stub(found)
         if stub is None:
             wheel, path = self._download(found.wheel, source)
@@ -341,9 +342,32 @@ class WheelLocker:
 
     def fetch(self, wheels: Sequence[LockedWheel]) -> list[Path]:
         """A hash-checked local file for every wheel (cache, local folders, then the plan's sources, lazily)."""
+        self._warm_if_waiting(wheels)
         files = self._fetch(list(wheels))
         self._check_resolved_metadata(files)
         return files
+
+    def _warm_if_waiting(self, wheels: Sequence[LockedWheel]) -> None:
+        """Have the engine unpack the local torch-family files while other files download, if any must.
+
+        Why only then: the early unpack (``warm_cache``) is work of its own (uv installs the file into a
+        scratch folder, removed after), which pays only when the install would otherwise wait for
+        downloads; with every file on this machine the install unpacks them all at once, on every core
+        (the CPU stack from local folders: 9.2-9.4 s without, 9.9-10.7 s with it, four runs each).
+        """
+        warmable, self.warmable = self.warmable, []
+        if warmable and not all(self._at_hand(w) for w in wheels):
+            self.engine.warm_cache(warmable, python_version=self.plan.python, platform=self.plan.platform)
+
+    def _at_hand(self, wheel: LockedWheel) -> bool:
+        """Is ``wheel`` on this machine already: in torchenv's cache, or in a local folder of the plan's sources?"""
+        from ..paths import wheel_cache
+        from ..sources.index import local_path
+        from ..sources.locate import local_candidates
+
+        if (wheel_cache() / wheel.sha256[:2] / wheel.sha256 / wheel.filename).is_file():
+            return True
+        return any(p is not None and p.is_file() for p in map(local_path, local_candidates(plan_sources(self.plan), wheel)))
 
     def _check_resolved_metadata(self, files: list[Path]) -> None:
         """Refuse files whose METADATA differs from what this run resolved from (read without a hash).

@@ -46,8 +46,10 @@ class WheelEngine(ABC):
         file of its project): files the engine may ask for by name and version from that folder, as the
         resolve found them (uv then reuses what the resolve unpacked instead of unpacking them again).
 
-        ``hashes`` (file name -> sha256): the engine checks them again where it can (uv's
-        ``--require-hashes``), so a file swapped after torchenv's check is still refused.
+        ``hashes`` (file name -> sha256): the engine checks them again right before it installs, so a file
+        swapped after torchenv's check is still refused (pip: ``--require-hashes``; uv: torchenv's own
+        check by the file's size, mtime and inode, ``engines.uv.check_again``, then uv's own hash check for
+        the ``listed`` files only; uv unpacks an unhashed local file on every core).
         ``reinstall``: re-install every file even if the same version is present (``up``
         repairing an interrupted or hand-changed env). ``keep_extra``: packages not among ``files`` (added
         by hand) stay; otherwise they are removed.

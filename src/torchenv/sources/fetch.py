@@ -46,7 +46,10 @@ def _label(url: str) -> str:
 
 
 class _VerifiedLocal:
-    """Known-good hashes of local files, keyed by (path, size, mtime_ns).
+    """Known-good hashes of local files, keyed by path and checked against (size, mtime_ns, inode).
+
+    Why the inode too: a file replaced by another (a rename onto the path, its size and mtime made
+    the same) is another inode; it is hashed again instead of taking the old file's digest.
 
     A lost update (two torchenv runs writing at once) only costs a re-hash later.
     """
@@ -70,30 +73,32 @@ class _VerifiedLocal:
             self.data = {}
 
     @staticmethod
-    def _key(path: Path) -> tuple[str, int, int]:
+    def _key(path: Path) -> tuple[str, list[int]]:
         st = path.stat()
-        return str(path.resolve()), st.st_size, st.st_mtime_ns
+        return str(path.resolve()), [st.st_size, st.st_mtime_ns, st.st_ino]
 
     def sha256(self, path: Path) -> str:
-        key, size, mtime = self._key(path)
+        key, facts = self._key(path)
         known = self.data.get(key)
-        if known and known[0] == size and known[1] == mtime:
+        if known and len(known) == 4 and [known[0], known[1], known[3]] == facts:
             return cast(str, known[2])
         return self.remember(path, sha256_file(path))
 
     def remember(self, path: Path, digest: str) -> str:
         """Record ``digest`` for ``path`` (just hashed, or just downloaded and checked): no second hash later."""
-        key, size, mtime = self._key(path)
-        self.data[key] = [size, mtime, digest]
+        self._record(path, digest)
         self._save()
         return digest
 
     def remember_all(self, hashed: dict[Path, str]) -> None:
         """Take hashes computed elsewhere over these very files (an engine's ``--generate-hashes``); one save."""
         for path, digest in hashed.items():
-            key, size, mtime = self._key(path)
-            self.data[key] = [size, mtime, digest]
+            self._record(path, digest)
         self._save()
+
+    def _record(self, path: Path, digest: str) -> None:
+        key, (size, mtime, inode) = self._key(path)
+        self.data[key] = [size, mtime, digest, inode]
 
     def _save(self) -> None:
         try:
