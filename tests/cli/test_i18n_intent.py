@@ -81,3 +81,19 @@ def test_an_unknown_mirror_preset_reads_in_chinese(sh, tmp_path):
     ran = sh.torchenv("plan", cwd=tmp_path, env=ZH)
     assert ran.rc == 2
     assert "未知的镜像预设 'tunaa'" in ran.err and "已知的预设：" in ran.err and "tuna" in ran.err
+
+
+def test_every_line_init_writes_about_a_project_reads_in_chinese_and_json_carries_its_data(sh, tmp_path):
+    """What init found is data (``init.*`` of the reason catalogue): the README's extras line, which had no
+    template to match back and stayed English, reads in Chinese; ``init --json`` carries each sentence's id."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "demo"\nversion = "0.1"\n'
+                                             'dependencies = ["torch==2.4.1"]\n'
+                                             '[project.optional-dependencies]\nall = ["scipy"]\n')
+    (tmp_path / "README.md").write_text('Install:\n\n```\npip install -e ".[all]"\n```\n')
+    ran = sh.torchenv("init", cwd=tmp_path, env=ZH)
+    assert ran.rc == 0, ran.text
+    assert "extras = ['all']：项目自己的可选依赖，随项目一起锁定并安装" in ran.out, ran.out
+    assert "optional dependencies" not in ran.out
+    data = json.loads(sh.torchenv("init", "--force", "--json", cwd=tmp_path, env=ZH).out)
+    ids = {d["id"] for f in data["found"] for d in f.get("data", {}).values()}
+    assert "init.extras_taken" in ids and "init.setting_by" in ids, data["found"]

@@ -59,14 +59,14 @@ def _intent_of(project: Path, found: Detected, args: argparse.Namespace) -> Inte
 def _show(ui: Ui, found: Detected, target: Path, backup: Path | None, outer: Path | None) -> None:
     """What init read and wrote, as a person reads it."""
     from ..intent.model import INTENT_FILE
-    from ..intent.texts import translate_found
+    from ..reasons import shown
 
     if not found.findings:
         ui.step(_("No torch pin found in the project's files (requirement files, pyproject.toml, pixi.toml, "
                   "conda env files, setup.py/setup.cfg, lock files, README install commands, installer scripts, "
                   "Dockerfiles): torchenv will choose the newest torch that fits each machine (cuda = \"auto\")"))
     for f in found.findings:                 # Ui.step escapes markup: "[env]" prints as text
-        ui.step(f"{f.where}: {translate_found(f.seen)}  ->  {translate_found(f.meaning)}")
+        ui.step(f"{shown(f.where)}: {shown(f.seen)}  ->  {shown(f.meaning)}")
     if backup:
         ui.step(_("Kept the previous {file} as {backup}").format(file=INTENT_FILE, backup=backup.name))
     if outer:
@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         ui.emit_json({"file": str(target), "backup": str(backup) if backup else None,
                       "inside_project": str(outer) if outer else None,
-                      "found": [f.__dict__ for f in found.findings],
+                      "found": [f.to_json() for f in found.findings],
                       "records": [r.to_json() for r in found.records],
                       "decisions": {k: d.to_json() for k, d in found.decisions.items()},
                       "skipped": [{"file": f, "why": why} for f, why in found.skipped],

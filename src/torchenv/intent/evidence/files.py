@@ -12,7 +12,7 @@ import re
 import sys
 from pathlib import Path
 
-from .model import ANY
+from .model import ANY, said
 
 # name word -> the target it serves
 _TARGET_WORDS = {
@@ -59,11 +59,11 @@ def keep_for_target(names: list[str], wanted: frozenset[str]) -> tuple[list[str]
         elif target == "cpu":
             skipped.append((name, "the CPU alternative of a CUDA file (cuda = \"auto\" picks the build per machine)"))
         elif target in _OS:
-            skipped.append((name, f"meant for {target}, not {host_os()}"))
+            skipped.append((name, said("init.meant_for_host", target=target, host=host_os())))
         elif target in ("jax", "tensorflow"):
-            skipped.append((name, f"the {target} route, an alternative to the PyTorch one"))
+            skipped.append((name, said("init.route", target=target)))
         else:
-            skipped.append((name, f"meant for another accelerator ({target})"))
+            skipped.append((name, said("init.other_accelerator", target=target)))
     return kept, skipped
 
 

@@ -8,14 +8,27 @@ that a package is used.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ...reasons import Reason
 
 # kind -> strength (higher wins); "tag" is a local version tag (+cu121) in a file the project installs,
 # which names the build exactly and so beats that file's index URL
 # "ignored" is a statement read and not counted (its ``why`` says why): it never decides
 STRENGTH = {"ignored": 0, "lock": 7, "tag": 6, "pin": 5, "command": 4, "range": 3, "image": 2, "import": 1}
 # how init says each kind to a person (texts.py holds the same words for translation)
-KIND_WORDS = {"ignored": "not counted", "lock": "lock file", "tag": "local tag", "pin": "exact pin",
-              "command": "install command", "range": "a range", "image": "Dockerfile base", "import": "an import"}
+def said(id: str, **params: Any) -> Reason:
+    """A sentence of what ``init`` found (``reason_catalogue``, ``init.*``): English as text, shown in the user's
+    language, carried as data by ``init --json``; decided by the project's files."""
+    from ...reasons import PROJECT, reason
+
+    return reason(id, PROJECT, **params)
+
+
+def kind_words(kind: str) -> Reason:
+    """What kind of evidence a record is ("exact pin"), as a sentence: ``init.kind_<kind>`` of the catalogue."""
+    return said(f"init.kind_{kind}")
 FIELDS = ("version", "cuda", "python", "with", "requirements")
 ANY = "any"
 

@@ -13,13 +13,15 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import files, rank
-from .model import ANY, KIND_WORDS, Decision, Record
+from .model import ANY, Decision, Record, kind_words, said
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+
+    from ...reasons import Reason
 
 _NOT_RUNTIME = re.compile(r"doc|test|dev|lint|ci\b|style|readthedocs|bench|example|optional|mminstall|"
                           r"build|format|typing|mypy", re.IGNORECASE)
@@ -37,6 +39,14 @@ class Finding:
     where: str      # "requirements.txt:3"
     seen: str       # the text that was read
     meaning: str    # what it sets in torchenv.toml, or why it was set aside
+
+    def to_json(self) -> dict[str, Any]:
+        """The three texts, and beside them the data of those that are sentences (``init --json``)."""
+        from ...reasons import Reason, to_json
+
+        out: dict[str, Any] = {"where": str(self.where), "seen": str(self.seen), "meaning": str(self.meaning)}
+        data = {k: to_json(v) for k, v in self.__dict__.items() if isinstance(v, Reason)}
+        return {**out, "data": data} if data else out
 
 
 @dataclass
@@ -107,20 +117,20 @@ def _decide(found: Detected) -> None:
             found.note(r.where, r.seen, f'with += "{r.value}"')
     for r in found.records:
         if r.field == "with" and r not in companions and r.value not in found.with_:
-            found.note(r.where, r.seen, f"set aside: {r.why or f'meant for {r.target}, not this target'}")
+            found.note(r.where, r.seen, said("init.set_aside", why=r.why or said("init.meant_for", target=r.target)))
 
 
 def _explain(d: Decision, found: Detected) -> None:
     if d.candidates:
-        found.note("(the project)", ", ".join(d.candidates),
-                   f'cuda = "auto": the project names several tiers ({", ".join(d.candidates)}); '
-                   "each machine gets the one that fits it")
+        found.note(said("init.the_project"), ", ".join(d.candidates), said("init.auto_tiers", tiers=", ".join(d.candidates)))
     if d.by is not None:
-        found.note(d.by.where, d.by.seen, f'{d.field} = "{d.value}" ({KIND_WORDS[d.by.kind]})')
+        found.note(d.by.where, d.by.seen, said("init.setting_by", setting=f'{d.field} = "{d.value}"',
+                                               kind=kind_words(d.by.kind)))
     for r in d.agree:
-        found.note(r.where, r.seen, f'agrees: {d.field} = "{r.value}"')
+        found.note(r.where, r.seen, said("init.agrees", setting=f'{d.field} = "{r.value}"'))
     for r, why in d.set_aside:
-        found.note(r.where, r.seen, f"ignored: {why}" if r.kind == "ignored" else f"set aside: {why}")
+        found.note(r.where, r.seen, said("init.ignored_why", reason=why) if r.kind == "ignored"
+                   else said("init.set_aside", why=why))
 
 
 # --- requirement files ------------------------------------------------------------------------------------
@@ -133,23 +143,23 @@ def requirement_files(project: Path, found: Detected) -> list[tuple[str, str]]:
     named = _readme_named(project) or _script_named(project, found)
     if not named:
         if (project / "requirements.txt").is_file():
-            named = [("requirements.txt", "file exists")] + _root_variants(project)
+            named = [("requirements.txt", said("init.file_exists"))] + _root_variants(project)
         elif (project / "requirements").is_dir():
             named = [(f"requirements/{name}", why) for name, why in _runtime_files(project / "requirements")]
     kept, skipped = files.keep_for_target([n for n, _ in named], files.targets())
     for name, why in skipped:
         found.skipped.append((name, why))
-        found.note(name, "requirement file", f"skipped: {why}")
+        found.note(name, said("init.requirement_file"), said("init.skipped", why=why))
     included = _included(project, kept)
     return [(n, why) for n, why in named if n in kept and n not in included]
 
 
 def _root_variants(project: Path) -> list[tuple[str, str]]:
     """``requirements_linux.txt``, ``requirements-cuda.txt``...: per-OS/accelerator siblings of requirements.txt."""
-    out = []
+    out: list[tuple[str, str]] = []
     for path in sorted(project.glob("requirements[-_]*.txt")):
         if files.target_of_name(path.name) != ANY and not _NOT_RUNTIME.search(path.stem):
-            out.append((path.name, "a per-OS or per-accelerator requirement file"))
+            out.append((path.name, said("init.per_os_file")))
     return out
 
 
@@ -195,7 +205,7 @@ def _runtime_files(folder: Path) -> list[tuple[str, str]]:
     for name in names:
         text = _read(folder / name) or ""
         included |= {Path(e.text).name for e in parse_requirements_text(text) if e.kind in ("include", "constraint")}
-    why = "runtime file of requirements/ (docs, tests, dev and other accelerators' files left out)"
+    why = said("init.runtime_file")
     return [(n, why) for n in names if n not in included]
 
 
@@ -226,7 +236,7 @@ def _readme_named(project: Path) -> list[tuple[str, str]]:
         for m in _DASH_R.finditer(command):
             rel = _inside(project, m.group(1))
             if rel and rel not in (r for r, _ in out) and not _NOT_RUNTIME.search(Path(rel).stem):
-                out.append((rel, f"{doc} says `{command}`"))
+                out.append((rel, said("init.doc_says", doc=doc, command=command)))
     return out
 
 
@@ -254,12 +264,11 @@ def scan_requirements(path: Path, project: Path, found: Detected, seen: set[Path
     found.records += reading.records
     for line, kind, name in reading.includes:
         if kind == "constraint":
-            found.note(f"{rel}:{line}", f"-c {name}", "read: its torch pins count like requirements")
+            found.note(f"{rel}:{line}", f"-c {name}", said("init.read_constraints"))
         scan_requirements(path.parent / name, project, found, seen)
     for line, target in reading.editables:
         itself = is_the_project_itself(target, path.parent, project)
-        found.note(f"{rel}:{line}", f"-e {target}", "the project itself, not a dependency" if itself
-                   else "editable install: not locked by torchenv")
+        found.note(f"{rel}:{line}", f"-e {target}", said("init.itself" if itself else "init.editable"))
 
 
 def _rel(path: Path, project: Path) -> str:
@@ -280,7 +289,7 @@ def _scan_pyproject(project: Path, found: Detected) -> None:
             continue
         records = reader(text, name)
         if records is None:
-            found.note(name, "could not be parsed", "ignored")
+            found.note(name, said("init.unparsable"), said("init.ignored"))
         else:
             found.records += records
 
@@ -311,16 +320,15 @@ def _scan_conda_envs(project: Path, found: Detected, seen: set[Path]) -> None:
             continue
         reading = read_conda_env(text, name)
         if not reading.ok:
-            found.note(name, "could not be parsed as YAML", "ignored")
+            found.note(name, said("init.unparsable_yaml"), said("init.ignored"))
             continue
         if not found.requirements and reading.pip_lines:   # its pip: list is then what `up` installs
             found.requirements.append(name)
-            found.note(name, "conda environment file", f'[env] requirements += ["{name}"] (its pip: list)')
+            found.note(name, said("init.conda_file"), said("init.pip_list", setting=f'[env] requirements += ["{name}"]'))
         found.records += reading.records
         _conda_pip_lines(reading.pip_lines, project / name, project, found, seen)
         if reading.not_installed:
-            found.note(name, ", ".join(reading.not_installed), "conda packages not installed: add the ones the "
-                       "code needs to a requirements file (torchenv installs the pip: list and wheels)")
+            found.note(name, ", ".join(reading.not_installed), said("init.conda_not_installed"))
 
 
 def _conda_pip_lines(lines: tuple[str, ...], path: Path, project: Path, found: Detected, seen: set[Path]) -> None:
@@ -335,8 +343,7 @@ def _conda_pip_lines(lines: tuple[str, ...], path: Path, project: Path, found: D
             scan_requirements(path.parent / name, project, found, seen)
     for _line, target in reading.editables:
         itself = is_the_project_itself(target, path.parent, project)
-        found.note(where, f"-e {target}", "the project itself, not a dependency" if itself
-                   else "editable install: not locked by torchenv")
+        found.note(where, f"-e {target}", said("init.itself" if itself else "init.editable"))
 
 
 def _scan_setup(project: Path, found: Detected, seen: set[Path]) -> None:
@@ -347,18 +354,18 @@ def _scan_setup(project: Path, found: Detected, seen: set[Path]) -> None:
     if text is not None:
         parsed = declared(text)
         if parsed is None:
-            found.note("setup.py", "could not be parsed", "ignored")
+            found.note("setup.py", said("init.unparsable"), said("init.ignored"))
         else:
             for name in parsed.named_files:
                 if (project / name).is_file():
-                    found.note("setup.py", f"install_requires reads {name}", "read")
+                    found.note("setup.py", said("init.install_requires", text=name), said("init.read"))
                     scan_requirements(project / name, project, found, seen)
             found.records += read_setup_py(text)
     text = _read(project / "setup.cfg")
     if text is not None:
         records = read_setup_cfg(text)
         if records is None:
-            found.note("setup.cfg", "could not be parsed", "ignored")
+            found.note("setup.cfg", said("init.unparsable"), said("init.ignored"))
         else:
             found.records += records
 
@@ -373,7 +380,7 @@ def _scan_python_version(project: Path, found: Detected) -> None:
         return
     records = python_records(m.group(1), ".python-version", 1, "pin", first)
     if not records:
-        found.note(".python-version", first, "ignored: outside the Python versions torch supports")
+        found.note(".python-version", first, said("init.ignored_python"))
     found.records += records
 
 
@@ -422,13 +429,13 @@ def _extras_pattern(name: str) -> re.Pattern[str]:
     return re.compile(r"(?:^|[\s'\"])(?:" + names + r")\[([A-Za-z0-9_,\s-]+)\]", re.IGNORECASE)
 
 
-def _set_aside_why(asked: list[str], optional: bool) -> str | None:
+def _set_aside_why(asked: list[str], optional: bool) -> Reason | None:
     """Why a README command's extras are not taken: the README marks it optional, or an extra names a build."""
     if optional:
-        return "the README gives it as optional or as an example"
+        return said("init.readme_optional")
     builds = [e for e in asked if _TIER_EXTRA.search(e)]
     if builds:
-        return f"{', '.join(builds)} names a torch build (version, tier): torchenv picks it per machine"
+        return said("init.extras_build", extras=", ".join(builds))
     return None
 
 
@@ -451,13 +458,12 @@ def scan_readme_extras(project: Path, found: Detected) -> None:
         asked = [e.strip().lower() for e in m.group(1).split(",") if e.strip()]
         why = _set_aside_why(asked, optional)
         if why:
-            found.note(doc, f"`{command}`", f"set aside: {why}")
+            found.note(doc, f"`{command}`", said("init.set_aside", why=why))
             continue
         kept = [e for e in asked if e in groups and not _NOT_RUNTIME.search(e)]
         if kept:
             found.extras.extend(kept)
-            found.note(doc, f"`{command}`", f"extras = {kept}: the project's own "
-                       "optional dependencies, locked and installed with it")
+            found.note(doc, f"`{command}`", said("init.extras_taken", setting=f"extras = {kept}"))
             return
 
 
@@ -488,11 +494,10 @@ def scan_imports(project: Path, found: Detected) -> None:
             wanted.discard(name)
             found.with_.append(name)
             found.records.append(Record(rel, line, "with", name, "import", seen))
-            found.note(f"{rel}:{line}", seen, f'with += "{name}" (the code imports it; no dependency file names it)')
+            found.note(f"{rel}:{line}", seen, said("init.imported", setting=f'with += "{name}"'))
     for name in sorted(wanted & set(optional)):
         where, seen = optional[name]
-        found.note(where, seen, f"optional: {name} not added to with (the code runs without it: "
-                                "the import is guarded by except ImportError or if TYPE_CHECKING)")
+        found.note(where, seen, said("init.optional_import", name=name))
 
 
 def _python_files(project: Path) -> Iterator[Path]:

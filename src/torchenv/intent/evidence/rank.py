@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from .model import ANY, KIND_WORDS, Decision, Record
+from .model import ANY, Decision, Record, kind_words, said
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -31,7 +31,7 @@ def _tier_candidates(field: str, usable: list[Record], top: int,
     tiers = list(dict.fromkeys(r.value for r in usable if r.strength == top))
     if len(tiers) < 2:
         return None
-    aside = [(r, f"one of the project's tiers ({', '.join(tiers)}): the machine picks")
+    aside = [(r, said("init.tier_candidate", tiers=", ".join(tiers)))
              for r in usable if r.strength == top] + away
     return Decision(field, "auto", None, set_aside=tuple(aside), candidates=tuple(tiers))
 
@@ -42,8 +42,8 @@ def _agrees(field: str, best: Record, r: Record) -> bool:
 
 def _why_beaten(best: Record, r: Record, top: int) -> str:
     if r.strength == top:
-        return f"conflicts with {best.where} ({best.value}); the first one read wins"
-    return f"{best.where} ({KIND_WORDS[best.kind]}) is stronger evidence than this ({KIND_WORDS[r.kind]})"
+        return said("init.conflicts", where=best.where, value=best.value)
+    return said("init.stronger", where=best.where, kind=kind_words(best.kind), other=kind_words(r.kind))
 
 
 def _usable(records: Iterable[Record], field: str,
@@ -51,7 +51,7 @@ def _usable(records: Iterable[Record], field: str,
     """The field's records that may decide, and the others with why they may not."""
     mine = [r for r in records if r.field == field]
     usable = [r for r in mine if _applies(r, targets)]
-    away = [(r, r.why if r.strength == 0 else f"meant for {r.target}, not this target") for r in mine
+    away = [(r, r.why if r.strength == 0 else said("init.meant_for", target=r.target)) for r in mine
             if r not in usable]
     return usable, away
 
@@ -116,7 +116,7 @@ def decide_python(records: Iterable[Record], targets: frozenset[str] = frozenset
     Python inside ``requires-python``.
     """
     fits, ranges, outside = _python_records(records, targets)
-    aside = tuple((r, f"outside {rng.where} ({rng.value})") for r, rng in outside)
+    aside = tuple((r, said("init.outside", where=rng.where, spec=rng.value)) for r, rng in outside)
     if fits:
         decided = decide(fits, "python", targets)
         inside = tuple(r for r in ranges if decided.value and _python_in(decided.value, r.value))

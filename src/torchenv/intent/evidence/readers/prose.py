@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ..model import ANY, Record
+from ..model import ANY, Record, said
 from .commands import INSTALL, TORCH_BACKEND_VAR, read_command
 from .specs import python_records, requirement_records
 
@@ -77,7 +77,7 @@ def _stated(line: str, file: str, no: int, target: str) -> list[Record]:
 
 def _set_aside(r: Record) -> Record:
     return Record(r.file, r.line, r.field, r.value, "ignored", r.seen, r.target,
-                  why="the README gives it as optional or as an example")
+                  why=said("init.readme_optional"))
 
 
 _RECOMMENDED = re.compile(r"\(?(3\.\d{1,2})\s+(?:is\s+)?recommended")

@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from ..files import target_of_name
-from ..model import ANY, Record
+from ..model import ANY, Record, said
 from .specs import (
     COMPANIONS,
     CONDA_NAMES,
@@ -160,7 +160,7 @@ def _uv(uv: dict[str, Any], file: str) -> list[Record]:
             continue
         if explicit and index.get("name") not in named:
             out.append(Record(f"{file} [[tool.uv.index]]", None, "cuda", tier, "ignored", index["url"],
-                              why="an explicit index, and no torch source entry names it"))
+                              why=said("init.explicit_index")))
             continue
         out.append(Record(f"{file} [[tool.uv.index]]", None, "cuda", tier, "pin", index["url"],
                           named.get(str(index.get("name")), ANY)))
@@ -247,7 +247,7 @@ def _pixi_system_cuda(system: dict[str, Any], where: str) -> list[Record]:
     if not tier:
         return []
     return [Record(f"{where} system-requirements", None, "cuda", tier, "ignored", f"cuda = {cuda!r}",
-                   why="the driver the machine needs, not the build torch comes in")]
+                   why=said("init.driver"))]
 
 
 def _pixi_feature(table: dict[str, Any], where: str) -> list[Record]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from ... import versions
-from ..model import ANY, Record
+from ..model import ANY, Record, said
 
 TORCH_FAMILY = ("torch", "torchvision", "torchaudio")
 COMPANIONS = ("torchvision", "torchaudio")
@@ -202,4 +202,4 @@ def extra_records(group: str, deps: list[str], file: str, target: str) -> list[R
     if "torch" in names:
         return out
     return [Record(r.file, r.line, r.field, r.value, "ignored", r.seen, r.target,
-                   why=f"the extra {group!r} does not install torch") for r in out]
+                   why=said("init.extra_no_torch", group=repr(group))) for r in out]
