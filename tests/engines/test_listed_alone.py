@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from torchenv.engines.uv import listed_alone, requirements_lines
+from torchenv.engines.uv import listed_alone, requirements_lines, uv_install_lines
 
 
 def _touch(folder: Path, *names: str) -> list[Path]:
@@ -41,10 +41,17 @@ def test_files_elsewhere_skipped_projects_and_remote_links_keep_the_path(tmp_pat
 
 
 def test_a_listed_file_is_named_by_version_and_keeps_its_hash(tmp_path):
+    idna, six = _touch(tmp_path, "idna-3.20-py3-none-any.whl", "six-1.17.0-py2.py3-none-any.whl")
+    text = requirements_lines([idna, six], {idna.name: "a" * 64, six.name: "b" * 64}, {idna.name: str(tmp_path)})
+    assert text.splitlines() == [f"idna==3.20 --hash=sha256:{'a' * 64}",
+                                 f"six @ {six.resolve().as_uri()} --hash=sha256:{'b' * 64}"]
+
+
+def test_uv_gets_a_hash_only_for_a_listed_file(tmp_path):
     """A listed file keeps its hash for uv to check against its resolve's record; a file named by its path has
     none (torchenv checked it, ``check_again``): uv unpacks an unhashed local file on every core."""
     idna, six = _touch(tmp_path, "idna-3.20-py3-none-any.whl", "six-1.17.0-py2.py3-none-any.whl")
-    text = requirements_lines([idna, six], {idna.name: "a" * 64, six.name: "b" * 64}, {idna.name: str(tmp_path)})
+    text = uv_install_lines([idna, six], {idna.name: "a" * 64, six.name: "b" * 64}, {idna.name: str(tmp_path)})
     assert text.splitlines() == [f"idna==3.20 --hash=sha256:{'a' * 64}", f"six @ {six.resolve().as_uri()}"]
 
 

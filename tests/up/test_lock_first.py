@@ -211,8 +211,8 @@ def test_a_server_that_refuses_head_requests_is_read_in_ranges_all_the_same(worl
     assert mirror.sent < 256 << 10
 
 
-@uv_only
-def test_uv_unpacks_the_local_torch_file_while_torchenv_resolves_and_the_install_waits_for_it(world, monkeypatch):
+def _engine_events(monkeypatch) -> list[str]:
+    """What the uv engine is asked, in order: early unpacks, resolves, and installs (with what still unpacks)."""
     from torchenv.engines.uv import UvEngine
 
     events: list[str] = []
@@ -234,7 +234,28 @@ def test_uv_unpacks_the_local_torch_file_while_torchenv_resolves_and_the_install
     monkeypatch.setattr(UvEngine, "warm_cache", warm)
     monkeypatch.setattr(UvEngine, "resolve", resolve)
     monkeypatch.setattr(UvEngine, "install_files", install)
+    return events
+
+
+@uv_only
+def test_uv_unpacks_the_local_torch_file_while_files_download_and_the_install_waits_for_it(world, monkeypatch):
+    """A file the install must wait for (here one not on this machine): the local torch file is unpacked
+    meanwhile, and the install waits for that unpacking."""
+    import torchenv.sources.locate as locate
+
+    events = _engine_events(monkeypatch)
+    here = locate.on_this_machine
+    monkeypatch.setattr(locate, "on_this_machine", lambda sources, wheel: wheel.name != "filelock" and here(sources, wheel))
     world.run_up()
     torch = world.read_lock().targets[0].wheel("torch")
-    assert events[0] == f"warm {torch.filename}" and "resolve" in events[1:], events
+    assert events.index("resolve") < events.index(f"warm {torch.filename}"), events
     assert events[-1] == "installed, still unpacking: 0", events
+
+
+@uv_only
+def test_with_every_file_on_this_machine_uv_unpacks_them_all_in_the_install(world, monkeypatch):
+    """Nothing to wait for: no early unpack into a scratch folder (work of its own); the install unpacks every
+    file at once, on every core."""
+    events = _engine_events(monkeypatch)
+    world.run_up()
+    assert not any(e.startswith("warm") for e in events) and events[-1] == "installed, still unpacking: 0", events

@@ -303,7 +303,8 @@ def test_the_verified_hash_index_is_parsed_once_per_run_and_reread_when_another_
     index = cache / "verified-local.json"          # another run adds c
     data = real_loads(index.read_text())
     c_path, c_sha = files["c-1.0-py3-none-any.whl"]
-    data[str(c_path.resolve())] = [c_path.stat().st_size, c_path.stat().st_mtime_ns, c_sha]
+    st = c_path.stat()
+    data[str(c_path.resolve())] = [st.st_size, st.st_mtime_ns, c_sha, st.st_ino]   # [size, mtime, sha256, inode]
     index.write_text(json.dumps(data) + " ")
     assert fetch.fetch(c_path.name, c_sha, [str(c_path)], cache=cache) == c_path
     assert parsed == [1] and hashed == []

@@ -327,7 +327,8 @@ class WheelLocker:
         Why: ``materialise`` (now and in every later run) would otherwise read every local wheel
         again to hash it, a second pass over the whole stack on a project whose wheelhouse is
         local; the lock's sha256 *is* that hash, kept by (path, size, mtime) like any verified
-        local file, and the engine checks it once more when it installs (``--require-hashes``).
+        local file, and checked once more right before the install (``engines.uv.check_again``, pip's
+        ``--require-hashes``).
         """
         from ..sources.fetch import remember_verified
         from ..sources.index import local_path
@@ -355,19 +356,17 @@ class WheelLocker:
         downloads; with every file on this machine the install unpacks them all at once, on every core
         (the CPU stack from local folders: 9.2-9.4 s without, 9.9-10.7 s with it, four runs each).
         """
-        warmable, self.warmable = self.warmable, []
-        if warmable and not all(self._at_hand(w) for w in wheels):
-            self.engine.warm_cache(warmable, python_version=self.plan.python, platform=self.plan.platform)
-
-    def _at_hand(self, wheel: LockedWheel) -> bool:
-        """Is ``wheel`` on this machine already: in torchenv's cache, or in a local folder of the plan's sources?"""
-        from ..paths import wheel_cache
         from ..sources.index import local_path
-        from ..sources.locate import local_candidates
+        from ..sources.locate import on_this_machine
 
-        if (wheel_cache() / wheel.sha256[:2] / wheel.sha256 / wheel.filename).is_file():
-            return True
-        return any(p is not None and p.is_file() for p in map(local_path, local_candidates(plan_sources(self.plan), wheel)))
+        warmable, self.warmable = self.warmable, []
+        sources = plan_sources(self.plan)
+
+        def here(wheel: LockedWheel) -> bool:   # where this run's locating found it, or where a lock's file lies
+            found = local_path(self.found.get(wheel.filename, ""))
+            return (found is not None and found.is_file()) or on_this_machine(sources, wheel)
+        if warmable and not all(here(w) for w in wheels):
+            self.engine.warm_cache(warmable, python_version=self.plan.python, platform=self.plan.platform)
 
     def _check_resolved_metadata(self, files: list[Path]) -> None:
         """Refuse files whose METADATA differs from what this run resolved from (read without a hash).

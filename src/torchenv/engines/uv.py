@@ -217,28 +217,33 @@ def source_flags(pypi: PypiSide, find_links: list[str], *, tool: str = "uv") -> 
 
 
 def requirements_lines(files: list[Path], hashes: dict[str, str] | None, listed: dict[str, str] | None = None) -> str:
-    """``name @ file:///...whl`` lines for an exact, resolution-free install of files torchenv has checked.
+    """``name @ file:///...whl --hash=sha256:...`` lines for an exact, resolution-free install.
 
-    A file in ``listed`` (``install_files``) is named ``name==version --hash=sha256:...`` instead: the only
-    file of its project in a find-links folder the command is given, so it is that very file, and uv checks
-    the hash against the one its resolve recorded. A file named by its path carries no hash: torchenv has
-    checked its sha256 against the lock (``sources.fetch``, ``materialise``), and uv unpacks a file it must
-    hash as one stream, one core, where it unpacks an unhashed local file on every core (torch 2.13.0+cpu,
-    190 MB: 9.5-10.3 s hashed, 6.1-6.3 s not, three runs each on a 2-core machine).
+    A file in ``listed`` (``install_files``) is named ``name==version`` instead: the only file of its
+    project in a find-links folder the command is given, so it is that very file, and the hash is checked.
     """
     from ..sources.index import project_of
 
     lines = []
     for f in files:
         name = project_of(f.name) or f.name
-        if listed and f.name in listed:
-            line = f"{name}=={f.name.split('-')[1]}"
-            if hashes and f.name in hashes:
-                line += f" --hash=sha256:{hashes[f.name]}"
-        else:
-            line = f"{name} @ {file_url(f)}"
+        line = f"{name}=={f.name.split('-')[1]}" if listed and f.name in listed else f"{name} @ {file_url(f)}"
+        if hashes and f.name in hashes:
+            line += f" --hash=sha256:{hashes[f.name]}"
         lines.append(line)
     return "\n".join(lines) + "\n"
+
+
+def uv_install_lines(files: list[Path], hashes: dict[str, str] | None, listed: dict[str, str]) -> str:
+    """The lines the uv engine installs: hashes only on the ``listed`` files.
+
+    Why: a listed file is asked for by name from its folder, and uv checks its hash against the one its
+    resolve recorded. A file named by its path gets no hash: torchenv checked its sha256 against the lock
+    (``materialise``, then ``check_again`` right before), and uv unpacks a file it must hash as one stream
+    on one core, where it unpacks an unhashed local file on every core (torch 2.13.0+cpu, 190 MB:
+    9.5-10.3 s hashed, 6.1-6.3 s not, three runs each on a 2-core machine).
+    """
+    return requirements_lines(files, {n: h for n, h in (hashes or {}).items() if n in listed}, listed)
 
 
 class UvEngine(WheelEngine):
@@ -254,7 +259,7 @@ class UvEngine(WheelEngine):
         Why: the resolve reads a metadata-only stub of the torch file, so the unpacking of the
         real GB-sized wheel would wait for the install; started here, it runs while torchenv
         resolves and fetches, and ``install_files`` (which waits for it) only links the files.
-        Unhashed, as ``install_files`` names the file (``requirements_lines``), so both use one
+        Unhashed, as ``install_files`` names the file (``uv_install_lines``), so both use one
         cache entry and uv unpacks on every core.
         """
         from ..sources.index import project_of
@@ -329,7 +334,7 @@ class UvEngine(WheelEngine):
             links = build_requirement_links(files, Path(tmp) / "built-with")
             listed = (listed or {}) if hashes and not links else {}   # by name only where uv checks the hash
             req = Path(tmp) / "requirements.txt"
-            req.write_text(requirements_lines(files, hashes, listed))
+            req.write_text(uv_install_lines(files, hashes, listed))
             verb = ["install", "--no-deps"] if keep_extra else ["sync"]   # sync removes what the lock lacks
             folders = [part for link in dict.fromkeys(listed.values()) for part in ("--find-links", link)]
             cmd = [uv_bin(), "pip", *verb, "--no-config", "--quiet", "--no-index", "--python", str(env_python),
@@ -349,7 +354,7 @@ class UvEngine(WheelEngine):
 
 
 def check_again(files: list[Path], hashes: dict[str, str] | None) -> None:
-    """Each file's sha256 against the lock's, once more, right before uv reads it (``requirements_lines`` hands
+    """Each file's sha256 against the lock's, once more, right before uv reads it (``uv_install_lines`` hands
     uv no hash for a file named by its path).
 
     Why it costs nothing: ``sources.fetch`` remembers the digest of each file it checked by its path, size,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..options import MachineSpec, SourceOverrides
 
@@ -111,22 +111,11 @@ def locked_files_at_hand(plan: Plan, lock: Lockfile) -> bool:
     target = lock.target(plan.target_name)
     if target is None or plan.sources is None or not plan_names_target(plan, target):
         return False
-    from ..paths import wheel_cache
-    from ..sources.index import local_path
-    from ..sources.locate import local_candidates, torch_family
-    from ..sources.routing import torch_candidates
+    from ..sources.locate import on_this_machine, torch_family
 
-    sources = plan.sources
     family = torch_family()
-    cache = wheel_cache()
     locked = [w for w in target.wheels if w.name in family]
-
-    def at_hand(wheel: Any) -> bool:
-        if (cache / wheel.sha256[:2] / wheel.sha256 / wheel.filename).is_file():
-            return True
-        places = [*local_candidates(sources, wheel), *torch_candidates(sources, wheel.filename)]
-        return any(p is not None and p.is_file() for p in map(local_path, places))
-    return bool(locked) and all(at_hand(w) for w in locked)
+    return bool(locked) and all(on_this_machine(plan.sources, w) for w in locked)
 
 
 def plan_names_target(plan: Plan, target: LockTarget) -> bool:

@@ -171,6 +171,21 @@ def _file_version(filename: str) -> str:
     return parse_wheel_filename(filename)[1]
 
 
+def on_this_machine(sources: Sources, wheel: LockedWheel) -> bool:
+    """Is the file of ``wheel`` here already: in torchenv's cache, a local folder or ``file://`` index of
+    ``sources``, or a local torch source? (Whether it holds the right bytes is checked when it is used.)"""
+    from ..paths import wheel_cache
+    from .index import local_path
+    from .routing import torch_candidates
+
+    if (wheel_cache() / wheel.sha256[:2] / wheel.sha256 / wheel.filename).is_file():
+        return True
+    places = local_candidates(sources, wheel)
+    if wheel.name in torch_family():
+        places += torch_candidates(sources, wheel.filename)
+    return any(p is not None and p.is_file() for p in map(local_path, places))
+
+
 def local_candidates(sources: Sources, wheel: LockedWheel) -> list[str]:
     """Places on this machine that may hold the exact file (hash-checked by fetch)."""
     dirs = [*sources.wheelhouses]
