@@ -322,6 +322,39 @@ CATALOGUE: dict[str, str] = {
     "fetch.local_first": N_("not on this machine; local files are tried first"),
     "fetch.pip_constraint": N_("your pip configuration's constraint file allows only {requirement} ({where}), and "
                                "pip/uv apply it to every install"),
+    # where each kind of package comes from and who said so (sources.select; plan's "sources:" lines)
+    "sources.torch_explicit": N_("torch wheels ({tier}): {urls} ({layout}), set by {chooser}{more}"),
+    "sources.shared_chunks": N_("; {count} mirrors of the same files, a big file's chunks fetched from all of them"),
+    "sources.pinned": N_("; pinned without fallback, so the official index is not tried"),
+    "sources.torch_auto": N_("torch wheels ({tier}): mirror 'auto' ({chooser}): {how}"),
+    "sources.auto_ranked": N_("ranked {names} by the last `torchenv mirror test`"),
+    "sources.auto_unmeasured": N_("no recent measurement (run `torchenv mirror use auto`); official index"),
+    "sources.preset_no_torch": N_("torch wheels ({tier}): mirror {name} (chosen by {chooser}) has no PyTorch wheel "
+                                  "mirror; using the fallbacks and the official index"),
+    "sources.torch_preset": N_("torch wheels ({tier}): mirror {name} {url} ({layout}), chosen by {chooser}"),
+    "sources.torch_official": N_("torch wheels ({tier}): official index, chosen by {chooser}"),
+    "sources.torch_default": N_("torch wheels ({tier}): official index {url} (no mirror configured)"),
+    "sources.torch_order": N_("torch sources tried in order: {order}"),
+    "sources.pypi_auto_unmeasured": N_("PyPI side: mirror 'auto' has no recent measurement; using your pip config "
+                                       "(run `torchenv mirror use auto`)"),
+    "sources.pypi_preset_none": N_("PyPI side: mirror {name} has no PyPI mirror; using your pip config"),
+    "sources.pypi_dropped": N_("PyPI side: ignoring torch wheel indexes in your pip config's extra-index-url ({urls}); "
+                               "torch-family packages come from the torch sources"),
+    "sources.pypi_from_config": N_("other packages from the PyPI side: {url} ({origin})"),
+    "sources.pypi_chosen": N_("other packages from the PyPI side: {url}, {origin}{kept}"),
+    "sources.pypi_kept": N_(" (keeping extra-index-url/find-links/constraints of your pip config)"),
+    "sources.uv_explicit": N_("PyPI side: explicit uv indexes left to the packages pinned to them ({indexes}); "
+                              "torch-family packages come from the torch sources"),
+    "sources.uv_over_pip": N_("PyPI side: uv's settings name the indexes, so the indexes of your {origin} are not "
+                              "used"),
+    "sources.wheelhouses": N_("local wheel folders searched first for exact files, torch family included (your own "
+                              "files, hash-checked): {folders}"),
+    "sources.conda_from_files": N_("conda mirrors from {files}"),
+    "sources.conda_explicit": N_("conda mirrors set by {chooser}"),
+    "sources.conda_auto": N_("conda mirrors: 'auto' ({chooser})"),
+    "sources.conda_official": N_("conda channels: official ({chooser})"),
+    "sources.conda_preset": N_("conda mirrors: {name} ({chooser}){more}"),
+    "sources.conda_preset_none": N_("; {name} mirrors no conda channel"),
     # what init read in a project and what it made of it (intent.evidence; init shows them, init --json carries them)
     "init.kind_ignored": N_("not counted"),
     "init.kind_lock": N_("lock file"),

@@ -35,6 +35,14 @@ class Joined(NamedTuple):
     sep: str = ", "
 
 
+def _separators() -> tuple[str, ...]:
+    """The separator ``Joined`` is used with that reads otherwise in Chinese (a full-width semicolon), marked for the catalogue:
+    ``shown`` translates ``sep``."""
+    from .i18n import N_
+
+    return (N_("; "),)
+
+
 @dataclass(frozen=True, eq=False)
 class Reason(str):
     """One sentence of the catalogue with its values; equal (and hashed) as its English text."""
@@ -92,7 +100,7 @@ def shown(value: Any) -> str:
     if isinstance(value, Joined):
         from .i18n import _
 
-        return _(value.sep).join(shown(v) for v in value.items)
+        return (_(value.sep) if value.sep else "").join(shown(v) for v in value.items)   # _("") is the header
     if isinstance(value, str):
         from .i18n import _
 

@@ -296,3 +296,29 @@ def test_help_of_the_everyday_verbs_reads_in_chinese(verb, capsys, monkeypatch):
     out, _err = run("C.UTF-8", "--help")
     assert out.startswith(f"usage: torchenv {verb}") and "show this help message and exit" in out
     assert not CJK.search(out)
+
+
+def test_the_sources_lines_of_a_plan_read_in_chinese(sh, tmp_path):
+    """Where each kind of package comes from is data too (``sources.*``): with two torch mirrors in the project's
+    file, every "来源：" line reads in Chinese (before, each stayed an English sentence)."""
+    (tmp_path / "torchenv.toml").write_text('[mirror]\ntorch = ["https://a.example/whl", "https://b.example/whl"]\n')
+    ran = sh.torchenv("plan", *GTX_1080, cwd=tmp_path, env=ZH)
+    assert ran.rc == 0, ran.text
+    lines = [line.strip() for line in ran.out.splitlines() if "来源：" in line]
+    assert lines, ran.out
+    assert any(line.startswith("• 来源：torch wheel（cu126）：https://a.example/whl/cu126") for line in lines), lines
+    for line in lines:
+        assert not re.search(r"torch wheels|packages from|tried in order|PyPI side|local wheel folders|Project-Id",
+                             line), line
+
+
+def test_values_joined_with_nothing_between_stay_as_they_are_in_chinese():
+    """``_("")`` is the catalogue's header: a ``Joined`` with an empty separator must not ask for it."""
+    from torchenv.reasons import Joined, shown
+
+    i18n.activate(ZH)
+    try:
+        assert shown(Joined(("a", "b"), "")) == "ab"
+        assert shown(Joined(("a", "b"), "; ")) == "a；b"
+    finally:
+        i18n.deactivate()

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..reasons import SOURCES, Joined, Reason, reason
 from .model import OFFICIAL_PYPI, OFFICIAL_TORCH_BASE, PypiSide, Sources, TorchSource
 from .pipconfig import local_dirs, read_pip_config
 
@@ -27,6 +28,11 @@ if TYPE_CHECKING:
     from .mirrors import Layer, Pick
 
 
+def said(id: str, **params: object) -> Reason:
+    """A line of plan's "sources:" (``reason_catalogue``, ``sources.*``): data, shown in the user's language."""
+    return reason(id, SOURCES, **params)
+
+
 def _explicit_torch(p: Pick, layers: list[Layer], tier: str) -> tuple[list[TorchSource], list[str], bool]:
     """URLs the user gave (one or several mirrors of the same files); the official index only with a fallback."""
     from .mirrors import as_urls, torch_layout
@@ -35,11 +41,10 @@ def _explicit_torch(p: Pick, layers: list[Layer], tier: str) -> tuple[list[Torch
     chosen = [TorchSource(url=f"{base.rstrip('/')}/{tier}", layout=torch_layout(layers),
                           name="custom" if i == 0 else f"custom-{i + 1}") for i, base in enumerate(bases)]
     add_official = bool(p.fallback)
-    shared = (f"; {len(bases)} mirrors of the same files, a big file's chunks fetched from all of them"
-              if len(bases) > 1 else "")
-    pinned = "" if add_official else "; pinned without fallback, so the official index is not tried"
-    note = (f"torch wheels ({tier}): {', '.join(s.url for s in chosen)} ({chosen[0].layout}), set by "
-            f"{p.chooser}{shared}{pinned}")
+    shared = said("sources.shared_chunks", count=len(bases)) if len(bases) > 1 else ""
+    pinned = "" if add_official else said("sources.pinned")
+    note = said("sources.torch_explicit", tier=tier, urls=", ".join(s.url for s in chosen), layout=chosen[0].layout,
+                chooser=p.chooser, more=Joined((shared, pinned), ""))
     return chosen, [note], add_official
 
 
@@ -50,9 +55,9 @@ def _auto_torch(p: Pick, layers: list[Layer], tier: str) -> tuple[list[TorchSour
     ranking = (auto_choice() or {}).get("torch") or []
     chosen = [TorchSource(url=f"{entry['base'].rstrip('/')}/{tier}", layout=entry.get("layout", "index"),
                           name=entry["name"]) for entry in ranking]
-    how = (f"ranked {', '.join(s.name for s in chosen)} by the last `torchenv mirror test`" if chosen
-           else "no recent measurement (run `torchenv mirror use auto`); official index")
-    return chosen, [f"torch wheels ({tier}): mirror 'auto' ({p.chooser}): {how}"], True
+    how = said("sources.auto_ranked", names=", ".join(s.name for s in chosen)) if chosen \
+        else said("sources.auto_unmeasured")
+    return chosen, [said("sources.torch_auto", tier=tier, chooser=p.chooser, how=how)], True
 
 
 def _preset_torch(p: Pick, layers: list[Layer], tier: str) -> tuple[list[TorchSource], list[str], bool]:
@@ -61,15 +66,14 @@ def _preset_torch(p: Pick, layers: list[Layer], tier: str) -> tuple[list[TorchSo
 
     preset = presets()[p.preset or ""]
     if not preset.torch:
-        return [], [f"torch wheels ({tier}): mirror {preset.name} (chosen by {p.chooser}) has no "
-                    "PyTorch wheel mirror; using the fallbacks and the official index"], True
+        return [], [said("sources.preset_no_torch", tier=tier, name=preset.name, chooser=p.chooser)], True
     source = TorchSource(url=f"{preset.torch}/{tier}", layout=preset.torch_layout, name=preset.name)
-    return [source], [f"torch wheels ({tier}): mirror {preset.name} {source.url} ({preset.torch_layout}),"
-                      f" chosen by {p.chooser}"], True
+    return [source], [said("sources.torch_preset", tier=tier, name=preset.name, url=source.url,
+                           layout=preset.torch_layout, chooser=p.chooser)], True
 
 
 def _official_torch(p: Pick, layers: list[Layer], tier: str) -> tuple[list[TorchSource], list[str], bool]:
-    notes = [f"torch wheels ({tier}): official index, chosen by {p.chooser}"] if p.preset == "official" else []
+    notes: list[str] = [said("sources.torch_official", tier=tier, chooser=p.chooser)] if p.preset == "official" else []
     return [], notes, True
 
 
@@ -103,9 +107,9 @@ def _torch_sources(layers: list[Layer], tier: str) -> tuple[tuple[TorchSource, .
         chosen.append(official)
     unique = tuple({s.url: s for s in chosen}.values())
     if p.layer is None:
-        notes.append(f"torch wheels ({tier}): official index {official.url} (no mirror configured)")
+        notes.append(said("sources.torch_default", tier=tier, url=official.url))
     elif len(unique) > 1:
-        notes.append("torch sources tried in order: " + " -> ".join(f"{s.name} {s.url}" for s in unique))
+        notes.append(said("sources.torch_order", order=" -> ".join(f"{s.name} {s.url}" for s in unique)))
     return unique, notes
 
 
@@ -130,13 +134,12 @@ def _chosen_pypi(p: Pick) -> tuple[str | None, str, tuple[str, ...], list[str]]:
         ranking = (auto_choice() or {}).get("pypi") or []
         if ranking:
             return ranking[0]["url"], f"mirror {ranking[0]['name']} (auto, {p.chooser})", (), []
-        return None, "", (), ["PyPI side: mirror 'auto' has no recent measurement; using your pip config "
-                              "(run `torchenv mirror use auto`)"]
+        return None, "", (), [said("sources.pypi_auto_unmeasured")]
     if p.preset:
         preset = presets()[p.preset]
         if preset.pypi:
             return preset.pypi, f"mirror {preset.name} ({p.chooser})", (), []
-        return None, "", (), [f"PyPI side: mirror {preset.name} has no PyPI mirror; using your pip config"]
+        return None, "", (), [said("sources.pypi_preset_none", name=preset.name)]
     return None, "", (), []
 
 
@@ -147,18 +150,16 @@ def _pypi_side(layers: list[Layer], pip: PypiSide) -> tuple[PypiSide, list[str]]
     extras = tuple(dict.fromkeys(u for u in (*listed, *pip.extra_index_urls) if not _is_torch_index(u)))
     dropped = [u for u in pip.extra_index_urls if u not in extras]
     if dropped:
-        notes.append("PyPI side: ignoring torch wheel indexes in your pip config's extra-index-url ("
-                     + ", ".join(dropped) + "); torch-family packages come from the torch sources")
+        notes.append(said("sources.pypi_dropped", urls=", ".join(dropped)))
     if url is None:
         side = PypiSide(index_url=pip.index_url, extra_index_urls=extras, find_links=pip.find_links,
                         constraints=pip.constraints, origin=pip.origin)
-        notes.append(f"other packages from the PyPI side: {side.index_url or OFFICIAL_PYPI} ({pip.origin})")
+        notes.append(said("sources.pypi_from_config", url=side.index_url or OFFICIAL_PYPI, origin=pip.origin))
         return side, notes + [side.index_rule()]
     side = PypiSide(index_url=None if url == OFFICIAL_PYPI else url, extra_index_urls=extras,
                     find_links=pip.find_links, constraints=pip.constraints, origin=origin)
-    kept = " (keeping extra-index-url/find-links/constraints of your pip config)" \
-        if (extras or pip.find_links or pip.constraints) else ""
-    notes.append(f"other packages from the PyPI side: {url}, {origin}{kept}")
+    kept = said("sources.pypi_kept") if (extras or pip.find_links or pip.constraints) else ""
+    notes.append(said("sources.pypi_chosen", url=url, origin=origin, kept=kept))
     return side, notes + [side.index_rule()]
 
 
@@ -186,18 +187,18 @@ def _chosen_conda(p: Pick, decided: _CondaMirrorMap) -> tuple[list[str], bool, b
 
     if p.explicit:
         decided.add(dict(p.explicit))
-        return [f"conda mirrors set by {p.chooser}"], not p.fallback, False
+        return [said("sources.conda_explicit", chooser=p.chooser)], not p.fallback, False
     if p.preset == "auto":
         for entry in (auto_choice() or {}).get("conda") or []:
             decided.add(entry.get("channels") or {})
-        return [f"conda mirrors: 'auto' ({p.chooser})"], False, False
+        return [said("sources.conda_auto", chooser=p.chooser)], False, False
     if p.preset == "official":
-        return [f"conda channels: official ({p.chooser})"], False, True
+        return [said("sources.conda_official", chooser=p.chooser)], False, True
     if p.preset:
         preset = presets()[p.preset]
         decided.add(preset.conda)
-        return [f"conda mirrors: {p.preset} ({p.chooser})"
-                + ("" if preset.conda else f"; {p.preset} mirrors no conda channel")], False, False
+        more = "" if preset.conda else said("sources.conda_preset_none", name=p.preset)
+        return [said("sources.conda_preset", name=p.preset, chooser=p.chooser, more=more)], False, False
     return [], False, False
 
 
@@ -207,7 +208,7 @@ def _conda_mirrors(layers: list[Layer]) -> tuple[dict[str, tuple[str, ...]], lis
 
     cfg, files = read_condarc()
     base = mirrors_from_condarc(cfg)
-    notes = [f"conda mirrors from {', '.join(files)}"] if base else []
+    notes: list[str] = [said("sources.conda_from_files", files=", ".join(files))] if base else []
     p = pick("conda", layers)
     table = presets()
     decided = _CondaMirrorMap()
@@ -243,10 +244,9 @@ def user_package_config(intent: Any) -> tuple[PypiSide, list[str]]:
     file = getattr(intent, "file", None)
     project = file.parent if file is not None else getattr(intent, "project", None)
     uv = read_uv_config(project)
-    notes = []
+    notes: list[str] = []
     if uv.explicit:
-        notes.append("PyPI side: explicit uv indexes left to the packages pinned to them (" + ", ".join(uv.explicit)
-                     + "); torch-family packages come from the torch sources")
+        notes.append(said("sources.uv_explicit", indexes=", ".join(uv.explicit)))
     if not uv.names_an_index and not uv.find_links:
         return pip, notes
     origin = "uv settings (" + ", ".join(uv.origins) + ")"
@@ -255,7 +255,7 @@ def user_package_config(intent: Any) -> tuple[PypiSide, list[str]]:
         return PypiSide(index_url=pip.index_url, extra_index_urls=pip.extra_index_urls, find_links=links,
                         constraints=pip.constraints, origin=f"{pip.origin}; find-links from {origin}"), notes
     if pip.index_url or pip.extra_index_urls:
-        notes.append(f"PyPI side: uv's settings name the indexes, so the indexes of your {pip.origin} are not used")
+        notes.append(said("sources.uv_over_pip", origin=pip.origin))
     index = None if (uv.default or "").rstrip("/") == OFFICIAL_PYPI else uv.default
     return PypiSide(index_url=index, extra_index_urls=uv.extra, find_links=links, constraints=pip.constraints,
                     origin=origin), notes
@@ -278,8 +278,7 @@ def select_sources(intent: Any, *, tier: str, platform: str, overrides: SourceOv
     wheelhouses = tuple(str(p) for p in local_dirs(pip.find_links))
     reasons = [*torch_notes, *pypi_notes]
     if wheelhouses:
-        reasons.append("local wheel folders searched first for exact files, torch family included "
-                       "(your own files, hash-checked): " + ", ".join(wheelhouses))
+        reasons.append(said("sources.wheelhouses", folders=", ".join(wheelhouses)))
     reasons += conda_notes
     return Sources(torch=torch, pypi=pypi, wheelhouses=wheelhouses, conda_mirrors=conda,
                    canonical_torch=OFFICIAL_TORCH_BASE, reasons=tuple(reasons))
