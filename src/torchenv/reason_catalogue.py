@@ -322,6 +322,16 @@ CATALOGUE: dict[str, str] = {
     "fetch.local_first": N_("not on this machine; local files are tried first"),
     "fetch.pip_constraint": N_("your pip configuration's constraint file allows only {requirement} ({where}), and "
                                "pip/uv apply it to every install"),
+    # a companion the knowledge base has no build of (resolve.packages)
+    "refuse.no_torchaudio": N_("no torchaudio build for tier {tier}: torch {version} has no torchaudio of its own and "
+                               "the stable-ABI torchaudio 2.11.x has no build for this tier"),
+    "refuse.torchaudio_maintenance": N_("torchaudio is in maintenance mode; no torchaudio >= 2.12 exists (compat.md "
+                                        "§1c)"),
+    "refuse.without_torchaudio": N_("plan without torchaudio (torchcodec now holds its I/O)"),
+    "hint.drop_torchaudio": N_("remove torchaudio from `with`, or pick another CUDA tier"),
+    "refuse.no_companion": N_("the knowledge base has no {name} paired with torch {version}"),
+    "hint.drop_companion": N_("remove {name} from `with`, or correct recipes/releases.toml"),
+    "alt.drop_companion": N_("remove {name} from `with` in torchenv.toml"),
     # where each kind of package comes from and who said so (sources.select; plan's "sources:" lines)
     "sources.torch_explicit": N_("torch wheels ({tier}): {urls} ({layout}), set by {chooser}{more}"),
     "sources.shared_chunks": N_("; {count} mirrors of the same files, a big file's chunks fetched from all of them"),

@@ -300,7 +300,7 @@ def test_help_of_the_everyday_verbs_reads_in_chinese(verb, capsys, monkeypatch):
 
 def test_the_sources_lines_of_a_plan_read_in_chinese(sh, tmp_path):
     """Where each kind of package comes from is data too (``sources.*``): with two torch mirrors in the project's
-    file, every "来源：" line reads in Chinese (before, each stayed an English sentence)."""
+    file, every "sources:" line reads in Chinese (before, each stayed an English sentence)."""
     (tmp_path / "torchenv.toml").write_text('[mirror]\ntorch = ["https://a.example/whl", "https://b.example/whl"]\n')
     ran = sh.torchenv("plan", *GTX_1080, cwd=tmp_path, env=ZH)
     assert ran.rc == 0, ran.text
@@ -322,3 +322,16 @@ def test_values_joined_with_nothing_between_stay_as_they_are_in_chinese():
         assert shown(Joined(("a", "b"), "; ")) == "a；b"
     finally:
         i18n.deactivate()
+
+
+def test_a_torchaudio_refusal_reads_in_chinese_and_names_what_works(sh, tmp_path):
+    """torch 2.13 on cu129 with torchaudio: no build exists. The refusal, its reason and the alternative read in
+    Chinese; before, they were English, and printing the alternative (a companion to drop, no flag) crashed."""
+    (tmp_path / "torchenv.toml").write_text('[torch]\nversion = "2.13.0"\ncuda = "cu129"\nwith = ["torchaudio"]\n')
+    for env in (ZH, {"LANG": "C.UTF-8"}):
+        ran = sh.torchenv("plan", "--assume-driver", "580.95.05", "--assume-gpu", "9.0", cwd=tmp_path, env=env)
+        assert ran.rc == 2 and "unexpected" not in ran.text and "意外" not in ran.text, ran.text
+    assert "tier cu129 没有 torchaudio" in ran.text or "no torchaudio build for tier cu129" in ran.text
+    zh = " ".join(sh.torchenv("plan", "--assume-driver", "580.95.05", "--assume-gpu", "9.0", cwd=tmp_path,
+                              env=ZH).text.split())
+    assert "tier cu129 没有 torchaudio" in zh and "从 torchenv.toml 的 `with` 中去掉 torchaudio" in zh, zh

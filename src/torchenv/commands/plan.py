@@ -195,5 +195,5 @@ def show_refusal(ui: Ui, exc: PlanRefused) -> None:
         from ..resolve.alternatives import as_flags
 
         for a in exc.alternatives:
-            err.print(f"  • {reason_text(a.get('why', ''))}  ->  {a.get('flags') or as_flags(a)}", markup=False,
+            err.print(f"  • {reason_text(a.get('why', ''))}  ->  {reason_text(a.get('flags') or as_flags(a))}", markup=False,
                       highlight=False)

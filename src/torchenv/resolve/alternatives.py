@@ -105,4 +105,6 @@ def as_flags(alt: dict[str, Any]) -> str:
         return "--experimental"
     if kind == "torch":
         return f"--torch {alt['torch']} --cuda {alt['tier']}"
+    if kind == "companions":         # no flag drops a companion: the project's file says it
+        return reason("alt.drop_companion", name=alt["drop"])
     return f"--cuda {alt['tier']}" + (f" --torch {alt['torch']}" if alt.get("torch") else "")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from .. import kb
 from ..errors import PlanRefused
+from ..reasons import TORCHENV, reason
 from .plan import FROM_PYPI, FROM_TORCH_INDEX, PlannedPackage
 
 
@@ -28,13 +29,11 @@ def planned_packages(rel: kb.Release, tier: str, platform: str, with_: tuple[str
         version = pairs.get(name)
         if name == "torchaudio" and rel.torchaudio is None:
             if version is None:
-                raise PlanRefused(
-                    f"no torchaudio build for tier {tier}: torch {rel.version} has no torchaudio of its own and "
-                    "the stable-ABI torchaudio 2.11.x has no build for this tier",
-                    reasons=["torchaudio is in maintenance mode; no torchaudio >= 2.12 exists (compat.md §1c)"],
-                    alternatives=[{"kind": "companions", "drop": "torchaudio",
-                                   "why": "plan without torchaudio (torchcodec now holds its I/O)"}],
-                    hint="remove torchaudio from `with`, or pick another CUDA tier")
+                raise PlanRefused(reason("refuse.no_torchaudio", TORCHENV, tier=tier, version=rel.version),
+                                  reasons=[reason("refuse.torchaudio_maintenance")],
+                                  alternatives=[{"kind": "companions", "drop": "torchaudio",
+                                                 "why": reason("refuse.without_torchaudio")}],
+                                  hint=reason("hint.drop_torchaudio"))
             why = (f"torchaudio {version}: no torchaudio exists for torch >= 2.12; the 2.11 build uses the stable "
                    "ABI and works with every later torch (compat.md §1c)")
             audio_pypi = kb.stable_abi_torchaudio(tier, platform) if pypi else None
@@ -45,7 +44,7 @@ def planned_packages(rel: kb.Release, tier: str, platform: str, with_: tuple[str
                     name, f"{version}+{tier}", FROM_TORCH_INDEX, why + f"; {tier} build from the torch index"))
             continue
         if version is None:
-            raise PlanRefused(f"the knowledge base has no {name} paired with torch {rel.version}",
-                              hint=f"remove {name} from `with`, or correct recipes/releases.toml")
+            raise PlanRefused(reason("refuse.no_companion", TORCHENV, name=name, version=rel.version),
+                              hint=reason("hint.drop_companion", name=name))
         out.append(pin(name, version, f"{name} {version} is the release built for torch {rel.version}"))
     return tuple(out)
