@@ -259,3 +259,17 @@ def test_with_every_file_on_this_machine_uv_unpacks_them_all_in_the_install(worl
     events = _engine_events(monkeypatch)
     world.run_up()
     assert not any(e.startswith("warm") for e in events) and events[-1] == "installed, still unpacking: 0", events
+
+
+@uv_only
+def test_a_project_with_its_own_requirements_unpacks_torch_while_they_resolve(world, monkeypatch):
+    """The resolve of the project's own requirements is a wait too: the local torch file is unpacked during it
+    (the 76-package project from a local wheelhouse: its resolve unpacks every wheel it reads)."""
+    events = _engine_events(monkeypatch)
+    (world.project / "requirements.txt").write_text("six\n")
+    world.run_up()
+    torch = world.read_lock().targets[0].wheel("torch")
+    assert world.read_lock().targets[0].wheel("six") is not None
+    assert events.index(f"warm {torch.filename}") < events.index("resolve"), events
+    assert events[-1] == "installed, still unpacking: 0", events
+

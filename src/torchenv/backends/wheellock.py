@@ -250,6 +250,8 @@ class WheelLocker:
         family = torch_family()
         pinned = {normalize(pkg.name): self._locate(normalize(pkg.name), pkg.version, pkg.source)
                   for pkg in self.plan.packages if normalize(pkg.name) in family}
+        if requirements:    # the project's own requirements: their resolve takes a while, unpack torch meanwhile
+            self._warm()
         resolved = self._settle(pinned, requirements, family)
         wheels = [self._locked(w, pinned, family) for w in resolved]
         self._remember_hashed(wheels)
@@ -351,21 +353,26 @@ class WheelLocker:
     def _warm_if_waiting(self, wheels: Sequence[LockedWheel]) -> None:
         """Have the engine unpack the local torch-family files while other files download, if any must.
 
-        Why only then: the early unpack (``warm_cache``) is work of its own (uv installs the file into a
-        scratch folder, removed after), which pays only when the install would otherwise wait for
-        downloads; with every file on this machine the install unpacks them all at once, on every core
-        (the CPU stack from local folders: 9.2-9.4 s without, 9.9-10.7 s with it, four runs each).
+        Why only when there is something to wait for (a resolve of the project's own requirements,
+        ``_lock``, or downloads, here): the early unpack (``warm_cache``) is work of its own (uv installs
+        the file into a scratch folder, removed after); with only the torch stack, every file on this
+        machine, the install unpacks them all at once, on every core (the CPU stack from local folders:
+        9.2-9.4 s without, 9.9-10.7 s with it, four runs each).
         """
         from ..sources.index import local_path
         from ..sources.locate import on_this_machine
 
-        warmable, self.warmable = self.warmable, []
         sources = plan_sources(self.plan)
 
         def here(wheel: LockedWheel) -> bool:   # where this run's locating found it, or where a lock's file lies
             found = local_path(self.found.get(wheel.filename, ""))
             return (found is not None and found.is_file()) or on_this_machine(sources, wheel)
-        if warmable and not all(here(w) for w in wheels):
+        if self.warmable and not all(here(w) for w in wheels):
+            self._warm()
+
+    def _warm(self) -> None:
+        warmable, self.warmable = self.warmable, []
+        if warmable:
             self.engine.warm_cache(warmable, python_version=self.plan.python, platform=self.plan.platform)
 
     def _check_resolved_metadata(self, files: list[Path]) -> None:
