@@ -219,7 +219,7 @@ def _engine_events(monkeypatch) -> list[str]:
     real_warm, real_resolve, real_install = UvEngine.warm_cache, UvEngine.resolve, UvEngine.install_files
 
     def warm(self, files, **kw):
-        events.append("warm " + " ".join(f.name for f in files))
+        events.append("warm " + " ".join(f.name for f in files) + f" beside {kw.get('beside')}")
         return real_warm(self, files, **kw)
 
     def resolve(self, **kw):
@@ -248,7 +248,7 @@ def test_uv_unpacks_the_local_torch_file_while_files_download_and_the_install_wa
     monkeypatch.setattr(locate, "on_this_machine", lambda sources, wheel: wheel.name != "filelock" and here(sources, wheel))
     world.run_up()
     torch = world.read_lock().targets[0].wheel("torch")
-    assert events.index("resolve") < events.index(f"warm {torch.filename}"), events
+    assert events.index("resolve") < events.index(f"warm {torch.filename} beside downloads"), events
     assert events[-1] == "installed, still unpacking: 0", events
 
 
@@ -270,6 +270,6 @@ def test_a_project_with_its_own_requirements_unpacks_torch_while_they_resolve(wo
     world.run_up()
     torch = world.read_lock().targets[0].wheel("torch")
     assert world.read_lock().targets[0].wheel("six") is not None
-    assert events.index(f"warm {torch.filename}") < events.index("resolve"), events
+    assert events.index(f"warm {torch.filename} beside resolve") < events.index("resolve"), events
     assert events[-1] == "installed, still unpacking: 0", events
 

@@ -251,7 +251,7 @@ class WheelLocker:
         pinned = {normalize(pkg.name): self._locate(normalize(pkg.name), pkg.version, pkg.source)
                   for pkg in self.plan.packages if normalize(pkg.name) in family}
         if requirements:    # the project's own requirements: their resolve takes a while, unpack torch meanwhile
-            self._warm()
+            self._warm("resolve")
         resolved = self._settle(pinned, requirements, family)
         wheels = [self._locked(w, pinned, family) for w in resolved]
         self._remember_hashed(wheels)
@@ -368,12 +368,13 @@ class WheelLocker:
             found = local_path(self.found.get(wheel.filename, ""))
             return (found is not None and found.is_file()) or on_this_machine(sources, wheel)
         if self.warmable and not all(here(w) for w in wheels):
-            self._warm()
+            self._warm("downloads")
 
-    def _warm(self) -> None:
+    def _warm(self, beside: str) -> None:
         warmable, self.warmable = self.warmable, []
         if warmable:
-            self.engine.warm_cache(warmable, python_version=self.plan.python, platform=self.plan.platform)
+            self.engine.warm_cache(warmable, python_version=self.plan.python, platform=self.plan.platform,
+                                   beside=beside)
 
     def _check_resolved_metadata(self, files: list[Path]) -> None:
         """Refuse files whose METADATA differs from what this run resolved from (read without a hash).

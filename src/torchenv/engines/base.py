@@ -21,8 +21,11 @@ class WheelEngine(ABC):
     def forget_cached(self, names: list[str]) -> None:  # noqa: B027 -- an optional hook, not abstract
         """Drop ``names`` from an installer cache that hardlinks into envs; nothing for engines that copy."""
 
-    def warm_cache(self, files: list[Path], *, python_version: str, platform: str) -> None:  # noqa: B027
-        """Start readying local wheels for a later install while torchenv locks; nothing for most engines."""
+    def warm_cache(self, files: list[Path], *, python_version: str, platform: str,  # noqa: B027
+                   beside: str = "resolve") -> None:
+        """Start readying local wheels for a later install while torchenv locks; nothing for most engines.
+
+        ``beside``: what the readying runs beside, ``"resolve"`` (busy cores) or ``"downloads"`` (idle ones)."""
 
     def stop_warming(self) -> None:  # noqa: B027 -- an optional hook, not abstract
         """Stop what ``warm_cache`` started (the lock failed: no install follows)."""
