@@ -397,6 +397,7 @@ CATALOGUE: dict[str, str] = {
     "init.extra_no_torch": N_("the extra {group} does not install torch"),
     "init.per_os_file": N_("a per-OS or per-accelerator requirement file"),
     "init.requirement_file": N_("requirement file"),
+    "init.names_it": N_("{where} names it"),
     "init.the_project": N_("(the project)"),
     "init.read": N_("read"),
     "init.read_constraints": N_("read: its torch pins count like requirements"),

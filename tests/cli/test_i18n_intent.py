@@ -97,3 +97,18 @@ def test_every_line_init_writes_about_a_project_reads_in_chinese_and_json_carrie
     data = json.loads(sh.torchenv("init", "--force", "--json", cwd=tmp_path, env=ZH).out)
     ids = {d["id"] for f in data["found"] for d in f.get("data", {}).values()}
     assert "init.extras_taken" in ids and "init.setting_by" in ids, data["found"]
+
+
+def test_a_real_projects_init_reads_in_chinese(sh, tmp_path):
+    """stable-diffusion-webui (tests/intent/corpus/a1111-webui): its installer names the requirement file; that
+    line, like every other, reads in Chinese."""
+    import shutil
+    from pathlib import Path
+
+    corpus = Path(__file__).resolve().parents[1] / "intent" / "corpus" / "a1111-webui"
+    project = tmp_path / "a1111-webui"
+    shutil.copytree(corpus, project, ignore=shutil.ignore_patterns("expect.toml", "ORIGIN*"))
+    ran = sh.torchenv("init", cwd=project, env=ZH)
+    assert ran.rc == 0, ran.text
+    said = " ".join(ran.out.split())
+    assert "modules/launch_utils.py:50 指定了它" in said and "names it" not in said, said

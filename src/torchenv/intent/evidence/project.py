@@ -186,7 +186,7 @@ def _script_named(project: Path, found: Detected) -> list[tuple[str, str]]:
             continue
         rel = _inside(project, r.value) or _by_name(project, Path(r.value).name)
         if rel and rel not in (n for n, _ in out) and not _NOT_RUNTIME.search(Path(rel).stem):
-            out.append((rel, f"{r.where} names it"))
+            out.append((rel, said("init.names_it", where=r.where)))
     return out
 
 
