@@ -19,6 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from .i18n import N_
+
 # who decided what a reason says
 MACHINE = "machine"        # what the probe saw (or the --assume-* flags stand for)
 PROJECT = "project"        # torchenv.toml, the project's requirement files, its lock
@@ -35,12 +37,9 @@ class Joined(NamedTuple):
     sep: str = ", "
 
 
-def _separators() -> tuple[str, ...]:
-    """The separator ``Joined`` is used with that reads otherwise in Chinese (a full-width semicolon), marked for the catalogue:
-    ``shown`` translates ``sep``."""
-    from .i18n import N_
-
-    return (N_("; "),)
+# the separator ``Joined`` is used with that reads otherwise in Chinese (a full-width semicolon), marked for the
+# catalogue (``tools/i18n.py`` finds ids by their marker): ``shown`` translates ``sep``
+TRANSLATED_SEPARATORS = (N_("; "),)
 
 
 @dataclass(frozen=True, eq=False)

@@ -108,3 +108,15 @@ def test_report_ok_rules_and_atomic_write(tmp_path):
     assert json.loads(path.read_text())["checks"][1]["severity"] == "skipped"
     assert [p.name for p in path.parent.iterdir()] == ["verify.json"]   # no temp file left
     assert VerifyReport.from_json(json.loads(path.read_text())).checks == failed.checks
+
+
+def test_a_saved_check_whose_text_data_was_edited_reads_back_as_its_text():
+    """verify.json edited by hand: data that no longer renders (a placeholder without a value) or renders other
+    words gives way to the saved text; reading the report never fails on it."""
+    from torchenv.verification.report import Check
+
+    broken = {"name": "accelerator", "ok": True, "detail": "CPU only",
+              "texts": {"detail": {"msg": "{count} CUDA devices visible", "values": {"other": 1}},
+                        "name": {"msg": "devices", "values": {}}}}
+    check = Check.from_json(broken)
+    assert (check.name, check.detail) == ("accelerator", "CPU only")

@@ -20,7 +20,7 @@ from ..i18n import _
 if TYPE_CHECKING:
     from collections.abc import Collection, Sequence
 
-    from ..engines.base import WheelEngine
+    from ..engines.base import Beside, WheelEngine
     from ..lockfile.model import LockedWheel
     from ..resolve.plan import Plan
     from ..sources.locate import Located
@@ -370,7 +370,7 @@ class WheelLocker:
         if self.warmable and not all(here(w) for w in wheels):
             self._warm("downloads")
 
-    def _warm(self, beside: str) -> None:
+    def _warm(self, beside: Beside) -> None:
         warmable, self.warmable = self.warmable, []
         if warmable:
             self.engine.warm_cache(warmable, python_version=self.plan.python, platform=self.plan.platform,

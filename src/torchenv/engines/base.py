@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from ..lockfile.model import LockedWheel
     from ..sources.model import PypiSide
+
+Beside = Literal["resolve", "downloads"]   # what an early unpack runs beside (``WheelEngine.warm_cache``)
 
 
 class WheelEngine(ABC):
@@ -22,7 +24,7 @@ class WheelEngine(ABC):
         """Drop ``names`` from an installer cache that hardlinks into envs; nothing for engines that copy."""
 
     def warm_cache(self, files: list[Path], *, python_version: str, platform: str,  # noqa: B027
-                   beside: str = "resolve") -> None:
+                   beside: Beside = "resolve") -> None:
         """Start readying local wheels for a later install while torchenv locks; nothing for most engines.
 
         ``beside``: what the readying runs beside, ``"resolve"`` (busy cores) or ``"downloads"`` (idle ones)."""

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import BackendError, EnvError
 from ..i18n import _
-from .base import WheelEngine, build_requirement_links
+from .base import Beside, WheelEngine, build_requirement_links
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -253,7 +253,7 @@ class UvEngine(WheelEngine):
         self.ui = ui
         self._warming: list[tuple[subprocess.Popen[bytes], str]] = []
 
-    def warm_cache(self, files: list[Path], *, python_version: str, platform: str, beside: str = "resolve") -> None:
+    def warm_cache(self, files: list[Path], *, python_version: str, platform: str, beside: Beside = "resolve") -> None:
         """Unpack local wheels into uv's cache in the background.
 
         Why: the resolve reads a metadata-only stub of the torch file, so the unpacking of the

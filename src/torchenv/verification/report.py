@@ -57,8 +57,11 @@ class Check:
         texts: dict[str, Any] = found if isinstance(found, dict) else {}
         hint = data.get("hint")
 
-        def text(key: str, plain: Any) -> Any:
-            made = Text.from_data(texts.get(key))
+        def text(key: str, plain: Any) -> Any:   # data that no longer renders as the text (edited): the text
+            try:
+                made = Text.from_data(texts.get(key))
+            except (KeyError, IndexError, ValueError, TypeError):
+                return plain
             return made if isinstance(made, Text) and str(made) == plain else plain
         return cls(name=text("name", str(data.get("name", "?"))), ok=bool(data.get("ok")),
                    detail=text("detail", str(data.get("detail", ""))), severity=sev if sev in SEVERITIES else "error",

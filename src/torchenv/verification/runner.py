@@ -195,7 +195,7 @@ def _begun(said: str) -> str:
     """The name a begin line gives: JSON, a ``Text``'s data or a plain name (text that is no JSON is the name)."""
     try:
         return Text.from_data(json.loads(said)) if said.startswith(("{", '"')) else said
-    except ValueError:
+    except (ValueError, KeyError, IndexError, TypeError):
         return said
 
 
