@@ -302,6 +302,7 @@ def main() -> int:
     ap.add_argument("--write", metavar="FILE")
     ap.add_argument("--cold-only", action="store_true",
                     help="only the cold pair (--cold-runs of each, ABBA), printed as medians; nothing written")
+    ap.add_argument("--cold-stack", choices=["cpu", "cuda"], default="cpu", help="the stack --cold-only measures")
     opts = ap.parse_args()
     python = real_interpreter(shutil.which("python3.11") or sys.executable)
     work = Path(tempfile.mkdtemp(prefix="torchenv-bench-"))
@@ -311,7 +312,7 @@ def main() -> int:
                         text=True).stdout.strip()
     b = Bench(work, python, uv, env)
     if opts.cold_only:
-        return cold_only(b, opts.cold_runs, work)
+        return cold_only(b, opts.cold_runs, work, CUDA_TOML if opts.cold_stack == "cuda" else TOML)
     house = None if opts.no_project else wheelhouse(sys.executable)
 
     proj = b.project("p0")
@@ -396,11 +397,11 @@ def cuda_stack(b: Bench, opts: argparse.Namespace) -> dict:
     return out
 
 
-def cold_only(b: Bench, runs: int, work: Path) -> int:
+def cold_only(b: Bench, runs: int, work: Path, toml: str) -> int:
     """The cold pair alone: what a change to the cold path is measured with, in minutes, not the whole bench."""
-    proj = b.project("p0")
+    proj = b.project("p0", toml=toml)
     torch_args = " ".join(plan_sources(b.torchenv, proj, b.tenv)) + " " + uv_requirements(b.torchenv, proj, b.tenv)
-    ours, theirs = b.cold(runs, "", torch_args)
+    ours, theirs = b.cold(runs, "", torch_args, toml=toml)
     print(f"cold `up --no-verify`: {med(ours)} s; `uv venv` + `uv pip install`: {med(theirs)} s; "
           f"ratio of medians {ratio(ours, theirs):.2f}x")
     shutil.rmtree(work, ignore_errors=True)

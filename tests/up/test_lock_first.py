@@ -212,15 +212,21 @@ def test_a_server_that_refuses_head_requests_is_read_in_ranges_all_the_same(worl
 
 
 def _engine_events(monkeypatch) -> list[str]:
-    """What the uv engine is asked, in order: early unpacks, resolves, and installs (with what still unpacks)."""
+    """What the uv engine is asked, in order: early unpacks and installs, resolves, and installs (with what
+    still unpacks)."""
     from torchenv.engines.uv import UvEngine
 
     events: list[str] = []
     real_warm, real_resolve, real_install = UvEngine.warm_cache, UvEngine.resolve, UvEngine.install_files
+    real_early = UvEngine.install_early
 
     def warm(self, files, **kw):
         events.append("warm " + " ".join(f.name for f in files) + f" beside {kw.get('beside')}")
         return real_warm(self, files, **kw)
+
+    def early(self, **kw):
+        events.append("early " + " ".join(sorted(f.name for f in kw["files"])) + f" into {kw['env_python']}")
+        return real_early(self, **kw)
 
     def resolve(self, **kw):
         events.append("resolve")
@@ -232,24 +238,80 @@ def _engine_events(monkeypatch) -> list[str]:
         return result
 
     monkeypatch.setattr(UvEngine, "warm_cache", warm)
+    monkeypatch.setattr(UvEngine, "install_early", early)
     monkeypatch.setattr(UvEngine, "resolve", resolve)
     monkeypatch.setattr(UvEngine, "install_files", install)
     return events
 
 
-@uv_only
-def test_uv_unpacks_the_local_torch_file_while_files_download_and_the_install_waits_for_it(world, monkeypatch):
-    """A file the install must wait for (here one not on this machine): the local torch file is unpacked
-    meanwhile, and the install waits for that unpacking."""
+def _filelock_not_here(monkeypatch) -> None:
+    """filelock must be downloaded: not in any local place (the test's PyPI side is a loopback server)."""
     import torchenv.sources.locate as locate
 
-    events = _engine_events(monkeypatch)
-    here = locate.on_this_machine
+    here, candidates = locate.on_this_machine, locate.local_candidates
     monkeypatch.setattr(locate, "on_this_machine", lambda sources, wheel: wheel.name != "filelock" and here(sources, wheel))
+    monkeypatch.setattr(locate, "local_candidates",
+                        lambda sources, wheel: [] if wheel.name == "filelock" else candidates(sources, wheel))
+
+
+@uv_only
+def test_a_new_env_gets_the_files_on_this_machine_while_the_others_download(world, monkeypatch):
+    """A new env and a file to wait for: the files already here (the local torch file) are installed into the new
+    env meanwhile, not unpacked into a scratch folder, and the install after the downloads keeps them."""
+    events = _engine_events(monkeypatch)
+    _filelock_not_here(monkeypatch)
     world.run_up()
+    target = world.read_lock().targets[0]
+    torch = target.wheel("torch")
+    env_python = world.project / ".venv" / "bin" / "python"
+    assert events.index("resolve") < events.index(f"early {torch.filename} into {env_python}"), events
+    assert not any(e.startswith("warm") for e in events), events
+    assert events[-1] == "installed, still unpacking: 0", events
+    dists = world.dists()
+    assert any(d.startswith("torch-") for d in dists) and any(d.startswith("filelock-") for d in dists), dists
+
+
+@uv_only
+def test_an_env_built_in_place_of_another_gets_torch_unpacked_while_files_download(world, monkeypatch):
+    """Where an env stood (here rebuilt with ``--force``), nothing goes into the new one before every file is
+    here: the local torch file is unpacked into uv's cache meanwhile, and the install waits for that."""
+    world.run_up()
+    world.lock.unlink()   # a new lock: torch is located again
+    events = _engine_events(monkeypatch)
+    _filelock_not_here(monkeypatch)
+    world.run_up("--force")
     torch = world.read_lock().targets[0].wheel("torch")
     assert events.index("resolve") < events.index(f"warm {torch.filename} beside downloads"), events
+    assert not any(e.startswith("early") for e in events), events
     assert events[-1] == "installed, still unpacking: 0", events
+
+
+@uv_only
+def test_a_failed_download_stops_the_early_install_and_leaves_no_env(world, monkeypatch):
+    """The early install writes into the new env; a download that fails ends it before the half-made env is
+    cleared away, so nothing is left where no env stood."""
+    from torchenv.engines.uv import UvEngine
+    from torchenv.sources import getfile
+
+    events = _engine_events(monkeypatch)
+    _filelock_not_here(monkeypatch)
+    stopped: list[int] = []
+    real_stop = UvEngine.stop_warming
+
+    def stop(self):
+        stopped.append(len(self._warming))
+        real_stop(self)
+
+    def no_download(*_a, **_k):
+        raise TorchenvError("the PyPI side is down", hint="try later")
+
+    monkeypatch.setattr(UvEngine, "stop_warming", stop)
+    monkeypatch.setattr(getfile, "pypi_file", no_download)
+    with pytest.raises(TorchenvError, match="the PyPI side is down"):
+        world.run_up()
+    assert any(e.startswith("early ") for e in events), events
+    assert stopped and stopped[0] == 1, stopped   # the early install was running, and was ended
+    assert not (world.project / ".venv").exists()
 
 
 @uv_only

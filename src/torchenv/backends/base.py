@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..lockfile.model import LockTarget
     from ..resolve.plan import Plan
     from ..ui import Ui
@@ -46,8 +48,12 @@ class Backend(ABC):
         """Uninstall these distributions (``up --exact``: packages added by hand); nothing where the backend
         cannot tell its own packages from the user's."""
 
-    def materialise(self, target: LockTarget) -> list[Path] | None:
-        """Fetch and hash-check every file of ``target`` before the env is touched; ``None``: the install fetches."""
+    def materialise(self, target: LockTarget, new_env: Callable[[], None] | None = None) -> list[Path] | None:
+        """Fetch and hash-check every file of ``target`` before the env is touched; ``None``: the install fetches.
+
+        ``new_env``: waits until the env being created beside the fetch stands (raises if its creation
+        failed); a backend may start installing local files into it while the others download.
+        """
         return None
 
     @property

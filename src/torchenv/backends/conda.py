@@ -24,6 +24,8 @@ from ..i18n import _
 from .base import Backend
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..conda.engine import CondaEngine
     from ..conda.records import CondaRecord
     from ..lockfile.model import LockedWheel, LockTarget
@@ -212,7 +214,7 @@ class CondaBackend(Backend):
         (path / "conda-meta").mkdir(parents=True, exist_ok=True)
         (path / "conda-meta" / "history").touch(exist_ok=True)
 
-    def materialise(self, target: LockTarget) -> list[Path]:
+    def materialise(self, target: LockTarget, new_env: Callable[[], None] | None = None) -> list[Path]:
         """The wheel half's files, fetched and hash-checked before ``up`` touches the prefix.
 
         Why only wheels: conda packages are fetched (and sha256-checked) by the engine inside its

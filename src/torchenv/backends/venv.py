@@ -13,6 +13,8 @@ from .base import Backend
 from .wheellock import WheelLocker, make_engine
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..lockfile.model import LockedWheel, LockTarget
     from ..resolve.plan import Plan
     from ..ui import Ui
@@ -90,13 +92,17 @@ class VenvBackend(Backend):
     def create(self) -> None:
         self.engine.create_venv(python=self.plan.python_path or self.plan.python, path=self.env_path)
 
-    def materialise(self, target: LockTarget) -> list[Path]:
+    def materialise(self, target: LockTarget, new_env: Callable[[], None] | None = None) -> list[Path]:
         """A hash-checked local file for every wheel (cache, local folders, then the plan's sources, lazily).
 
-        ``up`` calls this before it creates or changes the env, so a download failure
-        leaves the env (or its absence) exactly as it was.
+        ``up`` calls this before it changes an env, so a download failure leaves it exactly as it
+        was; a new env (``new_env``) may get the local torch files early, and is cleared if this fails.
         """
-        return self.wheels.fetch(target.wheels)
+        def new_python() -> Path:
+            assert new_env is not None
+            new_env()
+            return self.python()
+        return self.wheels.fetch(target.wheels, new_python if new_env is not None else None)
 
     def install(self, *, target: LockTarget, reinstall: bool = False, files: list[Path] | None = None,
                 keep_extra: bool = False) -> None:

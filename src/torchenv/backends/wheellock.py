@@ -18,7 +18,7 @@ from ..errors import BackendError, SourceError
 from ..i18n import _
 
 if TYPE_CHECKING:
-    from collections.abc import Collection, Sequence
+    from collections.abc import Callable, Collection, Sequence
 
     from ..engines.base import Beside, WheelEngine
     from ..lockfile.model import LockedWheel
@@ -343,21 +343,31 @@ class WheelLocker:
         if hashed:
             remember_verified(hashed)
 
-    def fetch(self, wheels: Sequence[LockedWheel]) -> list[Path]:
-        """A hash-checked local file for every wheel (cache, local folders, then the plan's sources, lazily)."""
-        self._warm_if_waiting(wheels)
-        files = self._fetch(list(wheels))
-        self._check_resolved_metadata(files)
+    def fetch(self, wheels: Sequence[LockedWheel], new_env: Callable[[], Path] | None = None) -> list[Path]:
+        """A hash-checked local file for every wheel (cache, local folders, then the plan's sources, lazily).
+
+        ``new_env``: waits for the env being created beside this fetch and gives its interpreter
+        (``flows.env_create.create_while_fetching``); the local torch files may go into it early.
+        """
+        self._warm_if_waiting(wheels, new_env)
+        try:
+            files = self._fetch(list(wheels))
+            self._check_resolved_metadata(files)
+        except BaseException:
+            self.engine.stop_warming()   # no install follows, and the new env may be cleared away
+            raise
         return files
 
-    def _warm_if_waiting(self, wheels: Sequence[LockedWheel]) -> None:
-        """Have the engine unpack the local torch-family files while other files download, if any must.
+    def _warm_if_waiting(self, wheels: Sequence[LockedWheel], new_env: Callable[[], Path] | None = None) -> None:
+        """Have the engine install (into a new env) or unpack the local torch-family files while other files
+        download, if any must.
 
         Why only when there is something to wait for (a resolve of the project's own requirements,
         ``_lock``, or downloads, here): the early unpack (``warm_cache``) is work of its own (uv installs
         the file into a scratch folder, removed after); with only the torch stack, every file on this
         machine, the install unpacks them all at once, on every core (the CPU stack from local folders:
-        9.2-9.4 s without, 9.9-10.7 s with it, four runs each).
+        9.2-9.4 s without, 9.9-10.7 s with it, four runs each). Into a new env the early install is
+        no work of its own (``install_early``): the install that follows keeps what it finds there.
         """
         from ..sources.index import local_path
         from ..sources.locate import on_this_machine
@@ -367,8 +377,42 @@ class WheelLocker:
         def here(wheel: LockedWheel) -> bool:   # where this run's locating found it, or where a lock's file lies
             found = local_path(self.found.get(wheel.filename, ""))
             return (found is not None and found.is_file()) or on_this_machine(sources, wheel)
-        if self.warmable and not all(here(w) for w in wheels):
-            self._warm("downloads")
+        if not self.warmable or all(here(w) for w in wheels):
+            return
+        if new_env is not None and self._install_early(wheels, sources, new_env):
+            self.warmable = []
+            return
+        self._warm("downloads")
+
+    def _install_early(self, wheels: Sequence[LockedWheel], sources: Sources, new_env: Callable[[], Path]) -> bool:
+        early = self._on_disk(wheels, sources)
+        return bool(early) and self.engine.install_early(env_python=new_env(), files=early,
+                                                         hashes={w.filename: w.sha256 for w in wheels})
+
+    def _on_disk(self, wheels: Sequence[LockedWheel], sources: Sources) -> list[Path]:
+        """The hash-checked paths of the wheels already on this machine, as ``_fetch`` will give them.
+
+        Why every such file, not only torch: in a new env the early install takes all that need no
+        download (numpy, sympy... from a local index), so the install after the downloads has only
+        the downloaded files left; and why the same paths: uv keeps a package it finds installed from
+        the very file the install names. Sdists are left to the install (some build against torch).
+        """
+        from ..errors import HashMismatch
+        from ..sources.fetch import fetch
+        from ..sources.index import local_path
+        from ..sources.locate import local_candidates
+
+        out = []
+        for w in wheels:
+            if not w.filename.endswith(".whl") or not w.sha256 or w.filename in self.unchecked:
+                continue
+            found = local_path(self.found.get(w.filename, ""))
+            places = [*local_candidates(sources, w), *([str(found)] if found is not None else [])]
+            try:
+                out.append(fetch(w.filename, w.sha256, places))
+            except (HashMismatch, SourceError):
+                continue   # not here, or other bytes: ``_fetch`` gets it from the sources
+        return out
 
     def _warm(self, beside: Beside) -> None:
         warmable, self.warmable = self.warmable, []

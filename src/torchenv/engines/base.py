@@ -29,8 +29,16 @@ class WheelEngine(ABC):
 
         ``beside``: what the readying runs beside, ``"resolve"`` (busy cores) or ``"downloads"`` (idle ones)."""
 
+    def install_early(self, *, env_python: Path, files: list[Path], hashes: dict[str, str]) -> bool:
+        """Start installing these local files into a new env in the background, while others download;
+        ``False`` where the engine cannot (nothing started: ``warm_cache`` is the way then).
+
+        ``install_files`` waits for it, then installs the rest; ``stop_warming`` ends it."""
+        return False
+
     def stop_warming(self) -> None:  # noqa: B027 -- an optional hook, not abstract
-        """Stop what ``warm_cache`` started (the lock failed: no install follows)."""
+        """Stop what ``warm_cache`` or ``install_early`` started (the lock or a download failed: no install
+        follows)."""
 
     @abstractmethod
     def create_venv(self, *, python: str, path: Path) -> None:

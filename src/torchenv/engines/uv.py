@@ -279,7 +279,29 @@ class UvEngine(WheelEngine):
                "--no-header", *target, str(req), "-o", str(Path(tmp) / "warm.txt")] if beside == "resolve" else \
             [uv_bin(), "pip", "install", "--no-config", "--quiet", "--no-deps", "--no-index", *target,
              "--target", str(Path(tmp) / "unpacked"), "-r", str(req)]
-        proc = subprocess.Popen(cmd, env=uv_environ(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self._start(subprocess.Popen(cmd, env=uv_environ(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL),
+                    tmp)
+
+    def install_early(self, *, env_python: Path, files: list[Path], hashes: dict[str, str]) -> bool:
+        """``uv pip install --no-deps`` of the files into the new env, in the background, on every core.
+
+        Why into the env itself, not a scratch folder (``warm_cache``): uv links every file it
+        installs, and a scratch install's links (~15,000 for torch) are made, removed and made
+        again by the install; here the final sync finds torch installed from the very path it
+        names and keeps it (the CPU stack's cold ``up``: the sync after a scratch unpack took
+        1.2-3.5 s). Each file's sha256 is checked first, as ``install_files`` checks it.
+        """
+        check_again(files, hashes)
+        tmp = tempfile.mkdtemp(prefix="torchenv-early-")
+        req = Path(tmp) / "early.txt"
+        req.write_text(uv_install_lines(files, hashes, {}))   # the lines the sync names them by: one cache entry
+        cmd = [uv_bin(), "pip", "install", "--no-config", "--quiet", "--no-deps", "--no-index",
+               "--python", str(env_python), "-r", str(req)]
+        self._start(subprocess.Popen(cmd, env=uv_environ(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL),
+                    tmp)
+        return True
+
+    def _start(self, proc: subprocess.Popen[bytes], tmp: str) -> None:
         if not self._warming:
             import atexit
 

@@ -87,7 +87,8 @@ def create_while_fetching(backend: Backend, env: Path, project_dir: Path, found:
     """The target's files, fetched while the venv is created where nothing stood; neither is left if one fails.
 
     Why at once: creating the venv needs none of the files, and downloads (or hashing local
-    files) need no venv; run one after the other, each waits for the other for nothing.
+    files) need no venv; run one after the other, each waits for the other for nothing. The
+    backend may install the local files into the new venv while the others download.
     """
     from concurrent.futures import ThreadPoolExecutor
 
@@ -96,7 +97,7 @@ def create_while_fetching(backend: Backend, env: Path, project_dir: Path, found:
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="torchenv-create") as pool:
         made = pool.submit(create_env, backend, env, project_dir, found, ui)
         try:
-            files = backend.materialise(target)
+            files = backend.materialise(target, new_env=made.result)
         except BaseException:
             if made.exception() is None and (env.exists() or env.is_symlink()):   # waits for the create
                 try:
