@@ -335,3 +335,54 @@ def test_a_project_with_its_own_requirements_unpacks_torch_while_they_resolve(wo
     assert events.index(f"warm {torch.filename} beside resolve") < events.index("resolve"), events
     assert events[-1] == "installed, still unpacking: 0", events
 
+
+
+@uv_only
+def test_an_early_install_that_failed_half_way_makes_the_install_put_everything_back(world, monkeypatch):
+    """An early install that did not finish cleanly may have left a package's metadata without its files; the
+    install after it reinstalls every file instead of keeping what it finds."""
+    import subprocess
+    import sys
+    import tempfile
+
+    import torchenv.engines.uv as uv_engine
+    from torchenv.engines.uv import UvEngine
+
+    def failing_early(self, *, env_python, files, hashes):
+        proc = subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"])
+        self._start(proc, tempfile.mkdtemp(prefix="torchenv-early-"), into_env=True)
+        return True
+
+    ran: list[list[str]] = []
+    real_run = uv_engine.run_tool
+
+    def run_tool(cmd, **kw):
+        ran.append([str(c) for c in cmd])
+        return real_run(cmd, **kw)
+
+    _filelock_not_here(monkeypatch)
+    monkeypatch.setattr(UvEngine, "install_early", failing_early)
+    monkeypatch.setattr(uv_engine, "run_tool", run_tool)
+    world.run_up()
+    syncs = [c for c in ran if c[1:3] == ["pip", "sync"]]
+    assert syncs and "--reinstall" in syncs[-1], ran
+    assert any(d.startswith("torch-") for d in world.dists())
+
+
+@uv_only
+def test_an_early_install_that_finished_leaves_the_install_to_keep_what_it_installed(world, monkeypatch):
+    import torchenv.engines.uv as uv_engine
+
+    ran: list[list[str]] = []
+    real_run = uv_engine.run_tool
+
+    def run_tool(cmd, **kw):
+        ran.append([str(c) for c in cmd])
+        return real_run(cmd, **kw)
+
+    events = _engine_events(monkeypatch)
+    _filelock_not_here(monkeypatch)
+    monkeypatch.setattr(uv_engine, "run_tool", run_tool)
+    world.run_up()
+    syncs = [c for c in ran if c[1:3] == ["pip", "sync"]]
+    assert any(e.startswith("early ") for e in events) and syncs and "--reinstall" not in syncs[-1], (events, ran)

@@ -251,7 +251,7 @@ class UvEngine(WheelEngine):
 
     def __init__(self, *, ui: Any = None) -> None:
         self.ui = ui
-        self._warming: list[tuple[subprocess.Popen[bytes], str]] = []
+        self._warming: list[tuple[subprocess.Popen[bytes], str, bool]] = []   # (process, scratch, into an env)
 
     def warm_cache(self, files: list[Path], *, python_version: str, platform: str, beside: Beside = "resolve") -> None:
         """Unpack local wheels into uv's cache in the background.
@@ -289,8 +289,11 @@ class UvEngine(WheelEngine):
         installs, and a scratch install's links (~15,000 for torch) are made, removed and made
         again by the install; here the final sync finds torch installed from the very path it
         names and keeps it (the CPU stack's cold ``up``: the sync after a scratch unpack took
-        1.2-3.5 s). Each file's sha256 is checked first, as ``install_files`` checks it.
+        1.2-3.5 s). Each file's sha256 is checked first, as ``install_files`` checks it; pip's seed
+        wheel goes along, as the install would add it.
         """
+        files, seeded = with_pip_seed(env_python, files, hashes)
+        hashes = seeded or hashes
         check_again(files, hashes)
         tmp = tempfile.mkdtemp(prefix="torchenv-early-")
         req = Path(tmp) / "early.txt"
@@ -298,29 +301,36 @@ class UvEngine(WheelEngine):
         cmd = [uv_bin(), "pip", "install", "--no-config", "--quiet", "--no-deps", "--no-index",
                "--python", str(env_python), "-r", str(req)]
         self._start(subprocess.Popen(cmd, env=uv_environ(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL),
-                    tmp)
+                    tmp, into_env=True)
         return True
 
-    def _start(self, proc: subprocess.Popen[bytes], tmp: str) -> None:
+    def _start(self, proc: subprocess.Popen[bytes], tmp: str, *, into_env: bool = False) -> None:
         if not self._warming:
             import atexit
 
             atexit.register(self.stop_warming)   # `torchenv lock` installs nothing: no unpacking outlives it
-        self._warming.append((proc, tmp))
+        self._warming.append((proc, tmp, into_env))
 
     def stop_warming(self) -> None:
         self._settle(kill=True)
 
-    def _settle(self, *, kill: bool = False) -> None:
-        """Wait for (or end) the background unpacking; its outcome does not matter, the install checks everything."""
+    def _settle(self, *, kill: bool = False) -> bool:
+        """Wait for (or end) the background work; ``True`` when an early install into the env failed.
+
+        Why that matters: an unpacking that failed costs the install nothing but time, but an
+        install into the env that stopped half-way may have left a package's metadata without all
+        its files, which the install after it would take as installed (it reinstalls then).
+        """
         from ..safety import remove_scratch
 
-        for proc, tmp in self._warming:
+        unsure = False
+        for proc, tmp, into_env in self._warming:
             if kill:
                 proc.kill()
-            proc.wait()
+            unsure |= proc.wait() != 0 and into_env
             remove_scratch(Path(tmp), inside=Path(tempfile.gettempdir()))
         self._warming = []
+        return unsure
 
     def create_venv(self, *, python: str, path: Path) -> None:
         # --allow-existing: the folder already holds torchenv's owner marker, written before the env
@@ -358,7 +368,7 @@ class UvEngine(WheelEngine):
         and was unpacked a second time (~1 s of a cold ``up`` of a 74-package project)."""
         files, hashes = with_pip_seed(env_python, files, hashes)
         check_again(files, hashes)
-        self._settle()
+        reinstall = self._settle() or reinstall
         with tempfile.TemporaryDirectory(prefix="torchenv-sync-") as tmp:
             links = build_requirement_links(files, Path(tmp) / "built-with")
             listed = (listed or {}) if hashes and not links else {}   # by name only where uv checks the hash
