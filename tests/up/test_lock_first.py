@@ -386,3 +386,30 @@ def test_an_early_install_that_finished_leaves_the_install_to_keep_what_it_insta
     world.run_up()
     syncs = [c for c in ran if c[1:3] == ["pip", "sync"]]
     assert any(e.startswith("early ") for e in events) and syncs and "--reinstall" not in syncs[-1], (events, ran)
+
+
+@uv_only
+def test_a_project_cloned_with_its_lock_gets_the_files_on_disk_into_its_new_env_while_others_download(
+        world, monkeypatch):
+    """No lock is made (``--frozen``): the files already on this machine (here torch, in torchenv's cache from
+    another project) still go into the new env while the others download."""
+    import shutil
+
+    from torchenv.paths import wheel_cache
+    from torchenv.sources.index import local_path
+
+    world.run_up()
+    shutil.rmtree(world.project / ".venv")
+    torch = world.read_lock().targets[0].wheel("torch")
+    served = next(world.root.rglob(torch.filename))
+    cached = wheel_cache() / torch.sha256[:2] / torch.sha256 / torch.filename
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(served, cached)
+    assert local_path(torch.url) is None   # the lock names the torch index, not a file here
+    events = _engine_events(monkeypatch)
+    _filelock_not_here(monkeypatch)
+    world.run_up("--frozen")
+    early = [e for e in events if e.startswith("early ")]
+    assert early and torch.filename in early[0] and "resolve" not in events, events
+    assert events[-1] == "installed, still unpacking: 0", events
+    assert any(d.startswith("torch-") for d in world.dists())

@@ -367,7 +367,8 @@ class WheelLocker:
         the file into a scratch folder, removed after); with only the torch stack, every file on this
         machine, the install unpacks them all at once, on every core (the CPU stack from local folders:
         9.2-9.4 s without, 9.9-10.7 s with it, four runs each). Into a new env the early install is
-        no work of its own (``install_early``): the install that follows keeps what it finds there.
+        no work of its own (``install_early``): the install that follows keeps what it finds there; so
+        it takes every file on disk, after a lock of this run or from a lock cloned with the project.
         """
         from ..sources.index import local_path
         from ..sources.locate import on_this_machine
@@ -377,7 +378,7 @@ class WheelLocker:
         def here(wheel: LockedWheel) -> bool:   # where this run's locating found it, or where a lock's file lies
             found = local_path(self.found.get(wheel.filename, ""))
             return (found is not None and found.is_file()) or on_this_machine(sources, wheel)
-        if not self.warmable or all(here(w) for w in wheels):
+        if (not self.warmable and new_env is None) or all(here(w) for w in wheels):
             return
         if new_env is not None and self._install_early(wheels, sources, new_env):
             self.warmable = []
@@ -400,14 +401,14 @@ class WheelLocker:
         from ..errors import HashMismatch
         from ..sources.fetch import fetch
         from ..sources.index import local_path
-        from ..sources.locate import local_candidates
+        from ..sources.locate import local_places
 
         out = []
         for w in wheels:
             if not w.filename.endswith(".whl") or not w.sha256 or w.filename in self.unchecked:
                 continue
-            found = local_path(self.found.get(w.filename, ""))
-            places = [*local_candidates(sources, w), *([str(found)] if found is not None else [])]
+            found = local_path(self.found[w.filename]) if self.found.get(w.filename) else None
+            places = [*local_places(sources, w), *([str(found)] if found is not None else [])]
             try:
                 out.append(fetch(w.filename, w.sha256, places))
             except (HashMismatch, SourceError):
