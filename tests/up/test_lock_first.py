@@ -388,23 +388,29 @@ def test_an_early_install_that_finished_leaves_the_install_to_keep_what_it_insta
     assert any(e.startswith("early ") for e in events) and syncs and "--reinstall" not in syncs[-1], (events, ran)
 
 
+def _cloned_with_torch_cached(world):
+    """A locked project without its env (as cloned), torch in torchenv's cache (from another project); its entry."""
+    import shutil
+
+    from torchenv.paths import wheel_cache
+
+    world.run_up()
+    shutil.rmtree(world.project / ".venv")
+    torch = world.read_lock().targets[0].wheel("torch")
+    cached = wheel_cache() / torch.sha256[:2] / torch.sha256 / torch.filename
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(next(world.root.rglob(torch.filename)), cached)
+    return torch
+
+
 @uv_only
 def test_a_project_cloned_with_its_lock_gets_the_files_on_disk_into_its_new_env_while_others_download(
         world, monkeypatch):
     """No lock is made (``--frozen``): the files already on this machine (here torch, in torchenv's cache from
     another project) still go into the new env while the others download."""
-    import shutil
-
-    from torchenv.paths import wheel_cache
     from torchenv.sources.index import local_path
 
-    world.run_up()
-    shutil.rmtree(world.project / ".venv")
-    torch = world.read_lock().targets[0].wheel("torch")
-    served = next(world.root.rglob(torch.filename))
-    cached = wheel_cache() / torch.sha256[:2] / torch.sha256 / torch.filename
-    cached.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy(served, cached)
+    torch = _cloned_with_torch_cached(world)
     assert local_path(torch.url) is None   # the lock names the torch index, not a file here
     events = _engine_events(monkeypatch)
     _filelock_not_here(monkeypatch)
@@ -412,4 +418,24 @@ def test_a_project_cloned_with_its_lock_gets_the_files_on_disk_into_its_new_env_
     early = [e for e in events if e.startswith("early ")]
     assert early and torch.filename in early[0] and "resolve" not in events, events
     assert events[-1] == "installed, still unpacking: 0", events
+    assert any(d.startswith("torch-") for d in world.dists())
+
+
+@uv_only
+def test_a_file_the_install_asks_for_by_name_is_left_to_the_install(world, monkeypatch):
+    """A file alone in a find-links folder is asked for by name from there (``VenvBackend._listed``); installed early
+    by its path, the install would take it for another source and install it a second time."""
+    from torchenv.backends.venv import VenvBackend
+
+    _cloned_with_torch_cached(world)
+    events = _engine_events(monkeypatch)
+    _filelock_not_here(monkeypatch)
+    real_listed, asked = VenvBackend._listed, []
+
+    def listed(self, files):   # the early install's question says "all by name"; the install's own, the truth
+        asked.append(len(files))
+        return {f.name: "folder" for f in files} if len(asked) == 1 else real_listed(self, files)
+    monkeypatch.setattr(VenvBackend, "_listed", listed)
+    world.run_up("--frozen")
+    assert len(asked) == 2 and not any(e.startswith("early ") for e in events), (asked, events)
     assert any(d.startswith("torch-") for d in world.dists())

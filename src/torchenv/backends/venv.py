@@ -96,13 +96,23 @@ class VenvBackend(Backend):
         """A hash-checked local file for every wheel (cache, local folders, then the plan's sources, lazily).
 
         ``up`` calls this before it changes an env, so a download failure leaves it exactly as it
-        was; a new env (``new_env``) may get the local torch files early, and is cleared if this fails.
+        was; a new env (``new_env``) may get the files already on this machine while the others
+        download, and is cleared if this fails.
         """
-        def new_python() -> Path:
-            assert new_env is not None
-            new_env()
-            return self.python()
-        return self.wheels.fetch(target.wheels, new_python if new_env is not None else None)
+        if new_env is None:
+            return self.wheels.fetch(target.wheels)
+        made = new_env
+
+        def into_new_env(files: list[Path], hashes: dict[str, str]) -> bool:
+            """The files ``install`` names by their path, into the new env now (one it asks for by name from
+            its find-links folder, ``_listed``, is left to it: named two ways, uv would install it twice)."""
+            listed = self._listed(files)
+            by_path = [f for f in files if f.name not in listed]
+            if not by_path:
+                return False
+            made()
+            return self.engine.install_early(env_python=self.python(), files=by_path, hashes=hashes)
+        return self.wheels.fetch(target.wheels, into_new_env)
 
     def install(self, *, target: LockTarget, reinstall: bool = False, files: list[Path] | None = None,
                 keep_extra: bool = False) -> None:

@@ -20,6 +20,8 @@ from ..i18n import _
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Sequence
 
+    EarlyInstall = Callable[[list[Path], dict[str, str]], bool]   # ``WheelLocker.fetch``'s ``into_new_env``
+
     from ..engines.base import Beside, WheelEngine
     from ..lockfile.model import LockedWheel
     from ..resolve.plan import Plan
@@ -343,13 +345,14 @@ class WheelLocker:
         if hashed:
             remember_verified(hashed)
 
-    def fetch(self, wheels: Sequence[LockedWheel], new_env: Callable[[], Path] | None = None) -> list[Path]:
+    def fetch(self, wheels: Sequence[LockedWheel], into_new_env: EarlyInstall | None = None) -> list[Path]:
         """A hash-checked local file for every wheel (cache, local folders, then the plan's sources, lazily).
 
-        ``new_env``: waits for the env being created beside this fetch and gives its interpreter
-        (``flows.env_create.create_while_fetching``); the local torch files may go into it early.
+        ``into_new_env(files, hashes)``: starts installing hash-checked files already on this machine into
+        the env being created beside this fetch (``flows.env_create.create_while_fetching``); ``False``
+        where it started nothing.
         """
-        self._warm_if_waiting(wheels, new_env)
+        self._warm_if_waiting(wheels, into_new_env)
         try:
             files = self._fetch(list(wheels))
             self._check_resolved_metadata(files)
@@ -358,7 +361,7 @@ class WheelLocker:
             raise
         return files
 
-    def _warm_if_waiting(self, wheels: Sequence[LockedWheel], new_env: Callable[[], Path] | None = None) -> None:
+    def _warm_if_waiting(self, wheels: Sequence[LockedWheel], into_new_env: EarlyInstall | None = None) -> None:
         """Have the engine install (into a new env) or unpack the local torch-family files while other files
         download, if any must.
 
@@ -378,17 +381,14 @@ class WheelLocker:
         def here(wheel: LockedWheel) -> bool:   # where this run's locating found it, or where a lock's file lies
             found = local_path(self.found.get(wheel.filename, ""))
             return (found is not None and found.is_file()) or on_this_machine(sources, wheel)
-        if (not self.warmable and new_env is None) or all(here(w) for w in wheels):
+        if (not self.warmable and into_new_env is None) or all(here(w) for w in wheels):
             return
-        if new_env is not None and self._install_early(wheels, sources, new_env):
-            self.warmable = []
-            return
+        if into_new_env is not None:
+            early = self._on_disk(wheels, sources)
+            if early and into_new_env(early, {w.filename: w.sha256 for w in wheels}):
+                self.warmable = []
+                return
         self._warm("downloads")
-
-    def _install_early(self, wheels: Sequence[LockedWheel], sources: Sources, new_env: Callable[[], Path]) -> bool:
-        early = self._on_disk(wheels, sources)
-        return bool(early) and self.engine.install_early(env_python=new_env(), files=early,
-                                                         hashes={w.filename: w.sha256 for w in wheels})
 
     def _on_disk(self, wheels: Sequence[LockedWheel], sources: Sources) -> list[Path]:
         """The hash-checked paths of the wheels already on this machine, as ``_fetch`` will give them.
