@@ -352,18 +352,19 @@ class WheelLocker:
         the env being created beside this fetch (``flows.env_create.create_while_fetching``); ``False``
         where it started nothing.
         """
-        self._warm_if_waiting(wheels, into_new_env)
+        on_disk = self._warm_if_waiting(wheels, into_new_env)
         try:
-            files = self._fetch(list(wheels))
+            files = self._fetch(list(wheels), on_disk)
             self._check_resolved_metadata(files)
         except BaseException:
             self.engine.stop_warming()   # no install follows, and the new env may be cleared away
             raise
         return files
 
-    def _warm_if_waiting(self, wheels: Sequence[LockedWheel], into_new_env: EarlyInstall | None = None) -> None:
-        """Have the engine install (into a new env) or unpack the local torch-family files while other files
-        download, if any must.
+    def _warm_if_waiting(self, wheels: Sequence[LockedWheel], into_new_env: EarlyInstall | None = None
+                         ) -> OnDisk | None:
+        """Have the engine unpack the local torch-family files while other files download, if any must; or, for
+        a new env, say which files ``_fetch`` hands to ``into_new_env`` once they are checked.
 
         Why only when there is something to wait for (a resolve of the project's own requirements,
         ``_lock``, or downloads, here): the early unpack (``warm_cache``) is work of its own (uv installs
@@ -371,7 +372,8 @@ class WheelLocker:
         machine, the install unpacks them all at once, on every core (the CPU stack from local folders:
         9.2-9.4 s without, 9.9-10.7 s with it, four runs each). Into a new env the early install is
         no work of its own (``install_early``): the install that follows keeps what it finds there; so
-        it takes every file on disk, after a lock of this run or from a lock cloned with the project.
+        it takes every file on disk (numpy from a local index too), after a lock of this run or from a
+        lock cloned with the project. Sdists are left to the install (some build against torch).
         """
         from ..sources.index import local_path
         from ..sources.locate import on_this_machine
@@ -381,39 +383,24 @@ class WheelLocker:
         def here(wheel: LockedWheel) -> bool:   # where this run's locating found it, or where a lock's file lies
             found = local_path(self.found.get(wheel.filename, ""))
             return (found is not None and found.is_file()) or on_this_machine(sources, wheel)
-        if (not self.warmable and into_new_env is None) or all(here(w) for w in wheels):
-            return
+        if not self.warmable and into_new_env is None:
+            return None
+        on_disk = {w.filename for w in wheels if here(w)}
+        if len(on_disk) == len(wheels):
+            return None
         if into_new_env is not None:
-            early = self._on_disk(wheels, sources)
-            if early and into_new_env(early, {w.filename: w.sha256 for w in wheels}):
-                self.warmable = []
-                return
+            early = {name for name in on_disk if name.endswith(".whl") and name not in self.unchecked}
+            if early:
+                hashes = {w.filename: w.sha256 for w in wheels}
+                return OnDisk(frozenset(early), lambda files: self._install_early(into_new_env, files, hashes))
         self._warm("downloads")
+        return None
 
-    def _on_disk(self, wheels: Sequence[LockedWheel], sources: Sources) -> list[Path]:
-        """The hash-checked paths of the wheels already on this machine, as ``_fetch`` will give them.
-
-        Why every such file, not only torch: in a new env the early install takes all that need no
-        download (numpy, sympy... from a local index), so the install after the downloads has only
-        the downloaded files left; and why the same paths: uv keeps a package it finds installed from
-        the very file the install names. Sdists are left to the install (some build against torch).
-        """
-        from ..errors import HashMismatch
-        from ..sources.fetch import fetch
-        from ..sources.index import local_path
-        from ..sources.locate import local_places
-
-        out = []
-        for w in wheels:
-            if not w.filename.endswith(".whl") or not w.sha256 or w.filename in self.unchecked:
-                continue
-            found = local_path(self.found[w.filename]) if self.found.get(w.filename) else None
-            places = [*local_places(sources, w), *([str(found)] if found is not None else [])]
-            try:
-                out.append(fetch(w.filename, w.sha256, places))
-            except (HashMismatch, SourceError):
-                continue   # not here, or other bytes: ``_fetch`` gets it from the sources
-        return out
+    def _install_early(self, into_new_env: EarlyInstall, files: list[Path], hashes: dict[str, str]) -> None:
+        if into_new_env(files, hashes):
+            self.warmable = []
+        else:
+            self._warm("downloads")
 
     def _warm(self, beside: Beside) -> None:
         warmable, self.warmable = self.warmable, []
@@ -441,11 +428,15 @@ class WheelLocker:
                                    hint="a mirror serves other bytes than its index lists; run `torchenv up` "
                                         "again, or choose another mirror (`torchenv mirror test`)")
 
-    def _fetch(self, wheels: list[LockedWheel]) -> list[Path]:
+    def _fetch(self, wheels: list[LockedWheel], on_disk: OnDisk | None = None) -> list[Path]:
+        """Every wheel's file, all at once; ``on_disk``: the files on this machine, handed on as soon as they
+        are checked (hashing them here, beside the downloads, holds nothing back), while the others download."""
+        from contextlib import nullcontext
+
         from ..sources.getfile import wheel_file
 
         sources = plan_sources(self.plan)
-        if len(wheels) < 2 or self.ui is None:
+        if (len(wheels) < 2 or self.ui is None) and on_disk is None:
             return [wheel_file(sources, w, memory=self.memory, ui=self.ui, first=self.found.get(w.filename))
                     for w in wheels]
         from concurrent.futures import ThreadPoolExecutor
@@ -453,16 +444,25 @@ class WheelLocker:
         from ..sources.budget import budget_size
 
         # all files at once: torch-family and PyPI-side downloads share the run's connection budget
-        with self.ui.progress(_("getting {count} files").format(count=len(wheels))), \
+        with (self.ui.progress(_("getting {count} files").format(count=len(wheels))) if self.ui else nullcontext()), \
                 ThreadPoolExecutor(max_workers=min(len(wheels), budget_size(), 8)) as pool:
             futures = [pool.submit(wheel_file, sources, w, memory=self.memory, ui=self.ui,
                                    first=self.found.get(w.filename)) for w in wheels]
             try:
+                if on_disk is not None:   # the very paths the install names: uv keeps what it finds installed
+                    on_disk.start([f.result() for w, f in zip(wheels, futures) if w.filename in on_disk.names])
                 return [f.result() for f in futures]
             except BaseException:
                 for f in futures:
                     f.cancel()
                 raise
+
+
+@dataclass(frozen=True)
+class OnDisk:
+    """The files of a fetch already on this machine (``names``), and what starts once they are checked."""
+    names: frozenset[str]
+    start: Callable[[list[Path]], None]
 
 
 def _replace(wheel: LockedWheel, **changes: Any) -> LockedWheel:
