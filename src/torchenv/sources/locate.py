@@ -175,22 +175,15 @@ def on_this_machine(sources: Sources, wheel: LockedWheel) -> bool:
     """Is the file of ``wheel`` here already: in torchenv's cache, a local folder or ``file://`` index of
     ``sources``, or a local torch source? (Whether it holds the right bytes is checked when it is used.)"""
     from ..paths import wheel_cache
-
-    if (wheel_cache() / wheel.sha256[:2] / wheel.sha256 / wheel.filename).is_file():
-        return True
-    return any(Path(p).is_file() for p in local_places(sources, wheel))
-
-
-def local_places(sources: Sources, wheel: LockedWheel) -> list[str]:
-    """The paths on this machine where ``sources`` may hold the file of ``wheel`` (local folders, ``file://``
-    indexes, and for the torch family the local torch sources); which exist, and hold its bytes, is not checked."""
     from .index import local_path
     from .routing import torch_candidates
 
+    if (wheel_cache() / wheel.sha256[:2] / wheel.sha256 / wheel.filename).is_file():
+        return True
     places = local_candidates(sources, wheel)
     if wheel.name in torch_family():
         places += torch_candidates(sources, wheel.filename)
-    return [str(p) for p in map(local_path, places) if p is not None]
+    return any(p is not None and p.is_file() for p in map(local_path, places))
 
 
 def local_candidates(sources: Sources, wheel: LockedWheel) -> list[str]:
