@@ -12,8 +12,23 @@ from tests.support.wheels import wheels
 __all__ = ["_isolated_torchenv_home", "installed_torchenv", "wheels"]
 
 
+def ctrl_c_as_from_a_terminal() -> None:
+    """Let the commands the tests start hear Ctrl-C (SIGINT) as they would from a terminal.
+
+    Why: a suite started as a background job of a non-interactive shell (``./bootstrap test &``)
+    inherits SIGINT ignored, and every command it starts would too: the Ctrl-C tests then saw
+    ``up`` finish with 0 instead of stopping with 130. A handled signal is reset to its default
+    in the commands the tests start; an ignored one stays ignored.
+    """
+    import signal
+
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config):
+    ctrl_c_as_from_a_terminal()
     use_run_uv_cache(config)     # after pytest's tmpdir plugin set up the run's temp folder
     one_test_at_a_time(config)   # before xdist makes its scheduler (tests/support/order.py)
 
