@@ -341,7 +341,6 @@ def test_a_project_with_its_own_requirements_unpacks_torch_while_they_resolve(wo
 def test_an_early_install_that_failed_half_way_makes_the_install_put_everything_back(world, monkeypatch):
     """An early install that did not finish cleanly may have left a package's metadata without its files; the
     install after it reinstalls every file instead of keeping what it finds."""
-    import subprocess
     import sys
     import tempfile
 
@@ -349,8 +348,8 @@ def test_an_early_install_that_failed_half_way_makes_the_install_put_everything_
     from torchenv.engines.uv import UvEngine
 
     def failing_early(self, *, env_python, files, hashes):
-        proc = subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"])
-        self._start(proc, tempfile.mkdtemp(prefix="torchenv-early-"), into_env=True)
+        self._start([sys.executable, "-c", "raise SystemExit(3)"], tempfile.mkdtemp(prefix="torchenv-early-"),
+                    into_env=True)
         return True
 
     ran: list[list[str]] = []

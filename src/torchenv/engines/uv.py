@@ -279,8 +279,7 @@ class UvEngine(WheelEngine):
                "--no-header", *target, str(req), "-o", str(Path(tmp) / "warm.txt")] if beside == "resolve" else \
             [uv_bin(), "pip", "install", "--no-config", "--quiet", "--no-deps", "--no-index", *target,
              "--target", str(Path(tmp) / "unpacked"), "-r", str(req)]
-        self._start(subprocess.Popen(cmd, env=uv_environ(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL),
-                    tmp)
+        self._start(cmd, tmp)
 
     def install_early(self, *, env_python: Path, files: list[Path], hashes: dict[str, str]) -> bool:
         """``uv pip install --no-deps`` of the files into the new env, in the background, on every core.
@@ -300,15 +299,16 @@ class UvEngine(WheelEngine):
         req.write_text(uv_install_lines(files, hashes, {}))   # the lines the sync names them by: one cache entry
         cmd = [uv_bin(), "pip", "install", "--no-config", "--quiet", "--no-deps", "--no-index",
                "--python", str(env_python), "-r", str(req)]
-        self._start(subprocess.Popen(cmd, env=uv_environ(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL),
-                    tmp, into_env=True)
+        self._start(cmd, tmp, into_env=True)
         return True
 
-    def _start(self, proc: subprocess.Popen[bytes], tmp: str, *, into_env: bool = False) -> None:
+    def _start(self, cmd: list[str], tmp: str, *, into_env: bool = False) -> None:
+        """Run ``cmd`` in the background (``_settle`` waits for it, then removes ``tmp``)."""
         if not self._warming:
             import atexit
 
             atexit.register(self.stop_warming)   # `torchenv lock` installs nothing: no unpacking outlives it
+        proc = subprocess.Popen(cmd, env=uv_environ(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self._warming.append((proc, tmp, into_env))
 
     def stop_warming(self) -> None:
