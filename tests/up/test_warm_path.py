@@ -308,3 +308,49 @@ def test_the_verified_hash_index_is_parsed_once_per_run_and_reread_when_another_
     index.write_text(json.dumps(data) + " ")
     assert fetch.fetch(c_path.name, c_sha, [str(c_path)], cache=cache) == c_path
     assert parsed == [1] and hashed == []
+
+
+def _held_elsewhere(path):
+    """The lock taken through another open file, as another process would hold it (``flock`` is per open file)."""
+    from torchenv.flows.projectlock import _Flock
+
+    other = _Flock(path)
+    other.acquire(timeout=0)
+    return other
+
+
+def test_a_run_that_asks_just_before_the_holder_writes_its_pid_names_the_holder(tmp_path):
+    import threading
+
+    from torchenv.flows.projectlock import LOCK_NAME, PID_NAME, _Flock, _holder_pid, _Timeout
+
+    state = tmp_path / ".torchenv"
+    state.mkdir()
+    other = _held_elsewhere(str(state / LOCK_NAME))
+    writer = threading.Timer(0.15, lambda: (state / PID_NAME).write_text("4242\n"))
+    writer.start()
+    try:
+        assert _holder_pid(state / PID_NAME, _Flock(str(state / LOCK_NAME)), _Timeout) == "4242"
+    finally:
+        writer.join()
+        other.release()
+
+
+def test_a_run_that_asks_as_the_holder_lets_go_takes_the_lock_without_saying_it_waits(tmp_path):
+    import threading
+
+    from torchenv.flows.projectlock import LOCK_NAME, PID_NAME, _Flock, _holder_pid, _Timeout
+
+    state = tmp_path / ".torchenv"
+    state.mkdir()
+    other = _held_elsewhere(str(state / LOCK_NAME))
+    mine = _Flock(str(state / LOCK_NAME))
+    releaser = threading.Timer(0.15, other.release)
+    releaser.start()
+    try:
+        assert _holder_pid(state / PID_NAME, mine, _Timeout) is None
+        with pytest.raises(_Timeout):
+            _held_elsewhere(str(state / LOCK_NAME))     # this run holds it now
+    finally:
+        releaser.join()
+        mine.release()

@@ -90,15 +90,11 @@ def project_lock(project_dir: Path, ui: Any = None, *, timeout: float = -1) -> I
         lock.acquire(timeout=0)
     except Timeout:
         waited = True
+        holder = _holder_pid(pid_file, lock, Timeout)
         try:
-            holder = pid_file.read_text().strip() or "?"
-        except OSError:
-            holder = "?"
-        if ui is not None:
-            ui.warn(_("another torchenv (PID {pid}) is working in {project}; waiting for it to finish").format(
-                pid=holder, project=project_dir))
-        try:
-            lock.acquire(timeout=timeout)
+            if holder is not None:
+                _say_waiting(ui, holder, project_dir)
+                lock.acquire(timeout=timeout)
         except Timeout:
             raise ConcurrentRun(f"another torchenv (PID {holder}) still holds {state / LOCK_NAME}",
                                 hint=f"wait for it, or stop process {holder} if it is stuck") from None
@@ -111,6 +107,41 @@ def project_lock(project_dir: Path, ui: Any = None, *, timeout: float = -1) -> I
     finally:
         pid_file.unlink(missing_ok=True)
         lock.release()
+
+
+PID_WAIT_S = 1.0
+
+
+def _holder_pid(pid_file: Path, lock: Any, timeout_error: type[BaseException]) -> str | None:
+    """The PID the holder wrote, or ``None`` when the lock came free while asking (we hold it now).
+
+    Why poll: the holder writes its PID just after taking the lock and removes it just before
+    letting go, so a run that asks in either gap finds no file. It asks again for up to
+    ``PID_WAIT_S``, taking the lock if it is free, before it names the holder ``?``.
+    """
+    import time
+
+    deadline = time.monotonic() + PID_WAIT_S
+    while True:
+        try:
+            holder = pid_file.read_text().strip()
+        except OSError:
+            holder = ""
+        if holder:
+            return holder
+        try:
+            lock.acquire(timeout=0)
+            return None
+        except timeout_error:
+            if time.monotonic() >= deadline:
+                return "?"
+        time.sleep(0.02)
+
+
+def _say_waiting(ui: Any, holder: str, project_dir: Path) -> None:
+    if ui is not None:
+        ui.warn(_("another torchenv (PID {pid}) is working in {project}; waiting for it to finish").format(
+            pid=holder, project=project_dir))
 
 
 def _not_writable(project_dir: Path, exc: OSError) -> Exception:
