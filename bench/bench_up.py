@@ -302,7 +302,10 @@ def main() -> int:
     ap.add_argument("--write", metavar="FILE")
     ap.add_argument("--cold-only", action="store_true",
                     help="only the cold pair (--cold-runs of each, ABBA), printed as medians; nothing written")
-    ap.add_argument("--cold-stack", choices=["cpu", "cuda"], default="cpu", help="the stack --cold-only measures")
+    ap.add_argument("--warm-only", action="store_true",
+                    help="only the warm triple (--runs of each, rotated), printed as medians; nothing written")
+    ap.add_argument("--cold-stack", choices=["cpu", "cuda"], default="cpu",
+                    help="the stack --cold-only or --warm-only measures")
     opts = ap.parse_args()
     python = real_interpreter(shutil.which("python3.11") or sys.executable)
     work = Path(tempfile.mkdtemp(prefix="torchenv-bench-"))
@@ -313,6 +316,8 @@ def main() -> int:
     b = Bench(work, python, uv, env)
     if opts.cold_only:
         return cold_only(b, opts.cold_runs, work, CUDA_TOML if opts.cold_stack == "cuda" else TOML)
+    if opts.warm_only:
+        return warm_only(b, opts.runs, work, CUDA_TOML if opts.cold_stack == "cuda" else TOML)
     house = None if opts.no_project else wheelhouse(sys.executable)
 
     proj = b.project("p0")
@@ -404,6 +409,17 @@ def cold_only(b: Bench, runs: int, work: Path, toml: str) -> int:
     ours, theirs = b.cold(runs, "", torch_args, toml=toml)
     print(f"cold `up --no-verify`: {med(ours)} s; `uv venv` + `uv pip install`: {med(theirs)} s; "
           f"ratio of medians {ratio(ours, theirs):.2f}x")
+    shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+def warm_only(b: Bench, runs: int, work: Path, toml: str) -> int:
+    """The warm triple alone (torchenv, uv, the Python floor), after one ``up`` that locks and fills the caches."""
+    proj = b.project("p0", toml=toml)
+    b.up(proj, "--no-verify")
+    ours, theirs, floor = b.warm(runs, proj, locked_files(proj) + [SEED])
+    print(f"warm `up --frozen --no-verify`: {med(ours)} s; uv: {med(theirs)} s; floor: {med(floor)} s; "
+          f"over the floor {ratio(ours, floor):.2f}x, over uv {ratio(ours, theirs):.2f}x")
     shutil.rmtree(work, ignore_errors=True)
     return 0
 
