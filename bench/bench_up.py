@@ -251,17 +251,24 @@ class Bench:
     def warm(self, runs: int, proj: Path, files: list[str], extra: dict | None = None,
              verify: bool = False) -> tuple[list, list, list]:
         """A fresh env from an existing lock, warm caches: ``up --frozen --no-verify`` vs uv of the lock's files,
-        and the least a Python command can do for it (``front_end_floor.py``), rotated."""
+        and the least a Python command can do for it (``front_end_floor.py``), rotated.
+
+        Each run starts with the write-back flushed (``os.sync``, not timed), as a cold run does: removing the
+        last run's env (thousands of hardlinks) and the cold runs before left work for the disk that landed on
+        whichever run came next, and the same three commands took 0.4 s alone and 0.9-1.2 s here.
+        """
         def ours(_i: int) -> float:
             d = self.project("warm", (proj / "requirements.txt").read_text()
                              if (proj / "requirements.txt").exists() else "", lock_from=proj,
                              toml=(proj / "torchenv.toml").read_text())
+            os.sync()
             took = self.up(d, "--frozen", *(() if verify else ("--no-verify",)), extra=extra)
             shutil.rmtree(d, ignore_errors=True)
             return took
 
         def theirs(_i: int) -> float:
             d = self.fresh("uvwarm") / "venv"
+            os.sync()
             took = self.uv_install(d, "--no-deps --no-index " + " ".join(files), self.uv_env(extra=extra))
             shutil.rmtree(d.parent, ignore_errors=True)
             return took
@@ -271,6 +278,7 @@ class Bench:
 
         def floor(_i: int) -> float:
             d = self.fresh("floor") / "venv"
+            os.sync()
             took = timed([sys.executable, str(FLOOR), str(proj / "torchenv.lock"), str(listed), str(d), self.uv,
                           self.python], self.uv_env(extra=extra))
             shutil.rmtree(d.parent, ignore_errors=True)
