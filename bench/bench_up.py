@@ -322,7 +322,7 @@ def main() -> int:
                     help="only the cold pair (--cold-runs of each, ABBA), printed as medians; nothing written")
     ap.add_argument("--warm-only", action="store_true",
                     help="only the warm triple (--runs of each, rotated), printed as medians; nothing written")
-    ap.add_argument("--cold-stack", choices=["cpu", "cuda"], default="cpu",
+    ap.add_argument("--stack", "--cold-stack", dest="stack", choices=["cpu", "cuda"], default="cpu",
                     help="the stack --cold-only or --warm-only measures")
     opts = ap.parse_args()
     python = real_interpreter(shutil.which("python3.11") or sys.executable)
@@ -332,10 +332,11 @@ def main() -> int:
     uv = subprocess.run([sys.executable, "-c", "import uv; print(uv.find_uv_bin())"], capture_output=True,
                         text=True).stdout.strip()
     b = Bench(work, python, uv, env)
+    toml = CUDA_TOML if opts.stack == "cuda" else TOML
     if opts.cold_only:
-        return cold_only(b, opts.cold_runs, work, CUDA_TOML if opts.cold_stack == "cuda" else TOML)
+        return cold_only(b, opts.cold_runs, work, toml)
     if opts.warm_only:
-        return warm_only(b, opts.runs, work, CUDA_TOML if opts.cold_stack == "cuda" else TOML)
+        return warm_only(b, opts.runs, work, toml)
     house = None if opts.no_project else wheelhouse(sys.executable)
 
     proj = b.project("p0")
